@@ -1,0 +1,247 @@
+package registry
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Sentinel errors the generic store returns; branch on them with errors.Is.
+// ToStatus maps each to the Status upstream answers.
+var (
+	// ErrNotFound: the object does not exist (404 NotFound).
+	ErrNotFound = errors.New("not found")
+	// ErrAlreadyExists: create of a name that exists (409 AlreadyExists).
+	ErrAlreadyExists = errors.New("already exists")
+	// ErrConflict: a stale resourceVersion or failed precondition (409 Conflict).
+	ErrConflict = errors.New("conflict")
+)
+
+// FieldErrorType names the kind of a field validation failure, mirroring
+// field.ErrorType (k8s.io/apimachinery/pkg/util/validation/field/errors.go).
+type FieldErrorType string
+
+// The field error types upstream reports, with their cause reasons.
+const (
+	FieldValueNotFound     FieldErrorType = "FieldValueNotFound"
+	FieldValueRequired     FieldErrorType = "FieldValueRequired"
+	FieldValueDuplicate    FieldErrorType = "FieldValueDuplicate"
+	FieldValueInvalid      FieldErrorType = "FieldValueInvalid"
+	FieldValueNotSupported FieldErrorType = "FieldValueNotSupported"
+	FieldValueForbidden    FieldErrorType = "FieldValueForbidden"
+	FieldValueTooLong      FieldErrorType = "FieldValueTooLong"
+	FieldValueTooMany      FieldErrorType = "FieldValueTooMany"
+	InternalError          FieldErrorType = "InternalError"
+)
+
+func (t FieldErrorType) String() string {
+	switch t {
+	case FieldValueNotFound:
+		return "Not found"
+	case FieldValueRequired:
+		return "Required value"
+	case FieldValueDuplicate:
+		return "Duplicate value"
+	case FieldValueInvalid:
+		return "Invalid value"
+	case FieldValueNotSupported:
+		return "Unsupported value"
+	case FieldValueForbidden:
+		return "Forbidden"
+	case FieldValueTooLong:
+		return "Too long"
+	case FieldValueTooMany:
+		return "Too many"
+	case InternalError:
+		return "Internal error"
+	}
+	return string(t)
+}
+
+// FieldError is one validation failure on one field, formatted like
+// field.Error: `<field>: <Type string>[: <value>][: <detail>]`.
+type FieldError struct {
+	Type     FieldErrorType
+	Field    string
+	BadValue any
+	Detail   string
+}
+
+// Error returns the upstream text, e.g.
+// `spec.versionPriority: Invalid value: 0: must be positive and less than 1000`.
+func (e *FieldError) Error() string { return e.Field + ": " + e.ErrorBody() }
+
+// ErrorBody is the message without the field path, as used in StatusCause.
+func (e *FieldError) ErrorBody() string {
+	s := e.Type.String()
+	switch e.Type {
+	case FieldValueRequired, FieldValueForbidden, FieldValueTooLong, InternalError:
+		// upstream omits the value for these types
+	default:
+		s += ": " + formatBadValue(e.BadValue)
+	}
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return s
+}
+
+func formatBadValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return fmt.Sprintf("%q", x)
+	case *string:
+		if x == nil {
+			return "null"
+		}
+		return fmt.Sprintf("%q", *x)
+	case int, int32, int64, uint, uint32, uint64, bool, float64:
+		return fmt.Sprint(x)
+	case *int32:
+		if x == nil {
+			return "null"
+		}
+		return fmt.Sprint(*x)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%#v", v)
+	}
+	return string(b)
+}
+
+// FieldErrors is the list a Validate function returns; empty means valid.
+type FieldErrors []*FieldError
+
+// Invalid builds a FieldValueInvalid error.
+func Invalid(field string, value any, detail string) *FieldError {
+	return &FieldError{Type: FieldValueInvalid, Field: field, BadValue: value, Detail: detail}
+}
+
+// Required builds a FieldValueRequired error.
+func Required(field, detail string) *FieldError {
+	return &FieldError{Type: FieldValueRequired, Field: field, Detail: detail}
+}
+
+// Forbidden builds a FieldValueForbidden error.
+func Forbidden(field, detail string) *FieldError {
+	return &FieldError{Type: FieldValueForbidden, Field: field, Detail: detail}
+}
+
+// NotSupported builds a FieldValueNotSupported error listing the valid values
+// as upstream does: `supported values: "a", "b"`.
+func NotSupported(field string, value any, valid []string) *FieldError {
+	q := make([]string, len(valid))
+	for i, v := range valid {
+		q[i] = fmt.Sprintf("%q", v)
+	}
+	return &FieldError{Type: FieldValueNotSupported, Field: field, BadValue: value, Detail: "supported values: " + strings.Join(q, ", ")}
+}
+
+// StatusError is an error that carries the exact Status to answer with.
+// Handlers never pick HTTP codes themselves: they return errors and
+// ToStatus turns them into one of these.
+type StatusError struct {
+	Status Status
+}
+
+func (e *StatusError) Error() string { return e.Status.Message }
+
+// NewStatusError builds a Failure Status with the given code, reason and
+// message.
+func NewStatusError(code int, reason, message string) *StatusError {
+	return &StatusError{Status: Status{
+		TypeMeta: TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   "Failure", Message: message, Reason: reason, Code: int32(code),
+	}}
+}
+
+// GroupResource names a resource for error messages: "apiservices.apiregistration.k8s.io",
+// or just "services" for the core group.
+type GroupResource struct {
+	Group    string
+	Resource string
+}
+
+func (gr GroupResource) String() string {
+	if gr.Group == "" {
+		return gr.Resource
+	}
+	return gr.Resource + "." + gr.Group
+}
+
+// NewNotFound mirrors apierrors.NewNotFound: 404 `<resource>.<group> "<name>" not found`.
+func NewNotFound(gr GroupResource, name string) *StatusError {
+	e := NewStatusError(http.StatusNotFound, "NotFound", fmt.Sprintf("%s %q not found", gr, name))
+	e.Status.Details = &StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource}
+	return e
+}
+
+// NewAlreadyExists mirrors apierrors.NewAlreadyExists: 409 `<resource>.<group> "<name>" already exists`.
+func NewAlreadyExists(gr GroupResource, name string) *StatusError {
+	e := NewStatusError(http.StatusConflict, "AlreadyExists", fmt.Sprintf("%s %q already exists", gr, name))
+	e.Status.Details = &StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource}
+	return e
+}
+
+// NewConflict mirrors apierrors.NewConflict: 409 `Operation cannot be fulfilled on <resource>.<group> "<name>": <msg>`.
+func NewConflict(gr GroupResource, name string, msg string) *StatusError {
+	e := NewStatusError(http.StatusConflict, "Conflict", fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", gr, name, msg))
+	e.Status.Details = &StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource}
+	return e
+}
+
+// NewBadRequest mirrors apierrors.NewBadRequest (400 BadRequest).
+func NewBadRequest(msg string) *StatusError {
+	return NewStatusError(http.StatusBadRequest, "BadRequest", msg)
+}
+
+// NewInternalError mirrors apierrors.NewInternalError: 500 `Internal error occurred: <err>`.
+func NewInternalError(err error) *StatusError {
+	e := NewStatusError(http.StatusInternalServerError, "InternalError", "Internal error occurred: "+err.Error())
+	e.Status.Details = &StatusDetails{Causes: []StatusCause{{Message: err.Error()}}}
+	return e
+}
+
+// NewInvalid mirrors apierrors.NewInvalid: 422 Invalid with one cause per
+// field error, several errors joined as `[a, b]` in the message.
+// kind is the Kind ("APIService"), group its API group.
+func NewInvalid(group, kind, name string, errs FieldErrors) *StatusError {
+	causes := make([]StatusCause, 0, len(errs))
+	msgs := make([]string, 0, len(errs))
+	for _, fe := range errs {
+		causes = append(causes, StatusCause{Reason: string(fe.Type), Message: fe.ErrorBody(), Field: fe.Field})
+		msgs = append(msgs, fe.Error())
+	}
+	qualified := kind
+	if group != "" {
+		qualified = kind + "." + group
+	}
+	var msg string
+	switch len(msgs) {
+	case 0:
+		msg = fmt.Sprintf("%s %q is invalid", qualified, name)
+	case 1:
+		msg = fmt.Sprintf("%s %q is invalid: %s", qualified, name, msgs[0])
+	default:
+		msg = fmt.Sprintf("%s %q is invalid: [%s]", qualified, name, strings.Join(msgs, ", "))
+	}
+	e := NewStatusError(http.StatusUnprocessableEntity, "Invalid", msg)
+	e.Status.Details = &StatusDetails{Name: name, Group: group, Kind: kind, Causes: causes}
+	return e
+}
+
+// ToStatus turns any error into the Status to answer with. A *StatusError
+// (possibly wrapped) is returned as is; anything else becomes a 500
+// InternalError. This is the one place errors become HTTP codes.
+func ToStatus(err error) *StatusError {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se
+	}
+	return NewInternalError(err)
+}

@@ -1,0 +1,90 @@
+package registry
+
+// Object is what the generic store persists: any wire type that embeds
+// TypeMeta and ObjectMeta (pointer receivers).
+type Object interface {
+	GetTypeMeta() *TypeMeta
+	GetObjectMeta() *ObjectMeta
+}
+
+// ResourceInfo describes one REST resource for routing, discovery and error
+// messages, as an APIResource does.
+type ResourceInfo struct {
+	Group       string   // "" for the core group
+	Version     string   // "v1"
+	Kind        string   // "APIService"
+	ListKind    string   // "APIServiceList"
+	Resource    string   // plural, "apiservices"
+	Singular    string   // "apiservice"
+	ShortNames  []string // e.g. ["svc"]
+	Categories  []string // e.g. ["api-extensions"]
+	Namespaced  bool
+	Verbs       []string // discovery verbs, upstream order
+	HasStatus   bool     // serves the /status subresource
+	StatusVerbs []string // verbs of the /status subresource
+}
+
+// GroupResource returns the group/resource pair used in error messages.
+func (i ResourceInfo) GroupResource() GroupResource {
+	return GroupResource{Group: i.Group, Resource: i.Resource}
+}
+
+// APIVersion returns "group/version", or "version" for the core group.
+func (i ResourceInfo) APIVersion() string {
+	if i.Group == "" {
+		return i.Version
+	}
+	return i.Group + "/" + i.Version
+}
+
+// TableColumnDefinition mirrors metav1.TableColumnDefinition.
+type TableColumnDefinition struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Format      string `json:"format"`
+	Description string `json:"description"`
+	Priority    int32  `json:"priority"`
+}
+
+// Strategy is the per-resource behaviour the generic store calls, as in
+// the "Registry and Strategy" design of custom API servers (upstream:
+// kube-aggregator/pkg/registry/apiservice/strategy.go). The store owns
+// metadata bookkeeping (uid, resourceVersion, creationTimestamp,
+// generateName, generation = 1 on create); a strategy bumps generation in
+// PrepareForUpdate when the spec changed (use BumpGeneration).
+type Strategy interface {
+	// Info describes the resource.
+	Info() ResourceInfo
+	// New returns an empty object of the resource's type; NewList an empty
+	// list whose Items the store fills (see List).
+	New() Object
+	// PrepareForCreate clears fields a client may not set on create (e.g.
+	// status) and applies defaults.
+	PrepareForCreate(obj Object)
+	// PrepareForUpdate copies what an update of the main resource must keep
+	// from old (e.g. status) and bumps generation on spec change.
+	PrepareForUpdate(obj, old Object)
+	// PrepareForStatusUpdate keeps everything but status from old, for
+	// writes to /status. Only called when Info().HasStatus.
+	PrepareForStatusUpdate(obj, old Object)
+	// Validate checks a new object; ValidateUpdate an update (also of
+	// /status). Empty means valid.
+	Validate(obj Object) FieldErrors
+	ValidateUpdate(obj, old Object) FieldErrors
+	// Canonicalize normalises an object before it is stored.
+	Canonicalize(obj Object)
+	// TableColumns and TableRow produce the server-side table for
+	// `kubectl get` (Accept: ...;as=Table;g=meta.k8s.io;v=v1). TableRow's
+	// cells line up with TableColumns.
+	TableColumns() []TableColumnDefinition
+	TableRow(obj Object) []any
+}
+
+// BumpGeneration sets newMeta.Generation to old+1 when specChanged, and keeps
+// the old generation otherwise, as upstream strategies do.
+func BumpGeneration(newMeta, oldMeta *ObjectMeta, specChanged bool) {
+	newMeta.Generation = oldMeta.Generation
+	if specChanged {
+		newMeta.Generation++
+	}
+}
