@@ -1,0 +1,340 @@
+package proxy
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults of TransportOptions, as client-go and apimachinery set them
+// (apimachinery/pkg/util/net/http.go SetTransportDefaults,
+// client-go/transport/cache.go).
+const (
+	defaultDialTimeout         = 30 * time.Second
+	defaultKeepAlive           = 30 * time.Second
+	defaultTLSHandshakeTimeout = 10 * time.Second
+	defaultIdleConnTimeout     = 90 * time.Second
+	defaultMaxIdleConnsPerHost = 25
+	defaultHTTP2ReadIdle       = 30 * time.Second
+	defaultHTTP2PingTimeout    = 15 * time.Second
+)
+
+// TransportOptions configures Transports. A zero field means the default
+// stated on it.
+type TransportOptions struct {
+	// GetClientCertificate returns the front-proxy client certificate
+	// (--proxy-client-cert-file/--proxy-client-key-file) to present to
+	// backends. It is called on every TLS handshake, so a reloading source
+	// makes every new connection use the current certificate. nil means no
+	// client certificate is presented.
+	GetClientCertificate func(*tls.CertificateRequestInfo) (*tls.Certificate, error)
+	// DialTimeout bounds the TCP dial; 0 means 30s.
+	DialTimeout time.Duration
+	// TLSHandshakeTimeout bounds the TLS handshake; 0 means 10s.
+	TLSHandshakeTimeout time.Duration
+	// DisableHTTP2 keeps every backend connection on HTTP/1.1 (upstream's
+	// DISABLE_HTTP2 environment variable). false means HTTP/2 is offered
+	// through ALPN and used when the backend accepts it.
+	DisableHTTP2 bool
+}
+
+// TLSConfig is what distinguishes one backend transport from another: the
+// APIService's spec.caBundle, the verification name and
+// spec.insecureSkipTLSVerify. It mirrors the TLS part of
+// BuildTransportConfig
+// (kube-aggregator/pkg/controllers/status/remote/remote_available_controller.go).
+type TLSConfig struct {
+	// CABundle is PEM; empty means the system roots verify the backend.
+	CABundle []byte
+	// ServerName is the SNI and verification name, <service>.<namespace>.svc.
+	ServerName string
+	// Insecure skips verification of the backend's serving certificate.
+	Insecure bool
+}
+
+type transportKey struct {
+	caBundle   string
+	serverName string
+	insecure   bool
+}
+
+// Transports caches backend transports per distinct TLSConfig, shared by
+// every Handler built with it, as client-go's transport cache is shared by
+// all APIServices. It is safe for concurrent use; do not copy it.
+type Transports struct {
+	opts TransportOptions
+
+	// gen counts CloseIdleConnections calls; a Handler whose snapshot was
+	// built for an older generation rebuilds it before serving.
+	gen atomic.Uint64
+
+	mu    sync.Mutex // guards cache, probe and every entry's refs
+	cache map[transportKey]*transportEntry
+	probe *backendTransport // lazily built, dropped with the cache
+}
+
+// transportEntry is one cached transport with the number of Handler
+// snapshots using it.
+type transportEntry struct {
+	key  transportKey
+	rt   *backendTransport
+	refs int  // guarded by Transports.mu
+	live bool // guarded by Transports.mu: still in Transports.cache
+}
+
+// NewTransports returns an empty transport cache.
+func NewTransports(opts TransportOptions) *Transports {
+	if opts.DialTimeout == 0 {
+		opts.DialTimeout = defaultDialTimeout
+	}
+	if opts.TLSHandshakeTimeout == 0 {
+		opts.TLSHandshakeTimeout = defaultTLSHandshakeTimeout
+	}
+	return &Transports{opts: opts, cache: map[transportKey]*transportEntry{}}
+}
+
+// generation returns the current cache generation.
+func (t *Transports) generation() uint64 { return t.gen.Load() }
+
+// acquire returns the shared transport for cfg, building it on first use,
+// and counts a reference that release gives back. A caBundle that is not
+// PEM fails with upstream's message
+// `unable to load root certificates: unable to parse bytes as PEM block`.
+func (t *Transports) acquire(cfg TLSConfig) (*transportEntry, error) {
+	key := transportKey{caBundle: string(cfg.CABundle), serverName: cfg.ServerName, insecure: cfg.Insecure}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e, ok := t.cache[key]; ok {
+		e.refs++
+		return e, nil
+	}
+	tlsCfg, err := t.clientTLSConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	e := &transportEntry{key: key, rt: t.newBackendTransport(tlsCfg), refs: 1, live: true}
+	t.cache[key] = e
+	return e, nil
+}
+
+// release gives back a reference taken by acquire. The last reference
+// drops the entry from the cache and closes its idle connections.
+func (t *Transports) release(e *transportEntry) {
+	if e == nil {
+		return
+	}
+	t.mu.Lock()
+	e.refs--
+	drop := e.refs == 0
+	if drop && e.live {
+		delete(t.cache, e.key)
+		e.live = false
+	}
+	t.mu.Unlock()
+	if drop {
+		e.rt.CloseIdleConnections()
+	}
+}
+
+// CloseIdleConnections drops every cached transport, closing their idle
+// connections; requests in flight finish on their connections. Call it
+// when the front-proxy client certificate changes: the next request of
+// every Handler builds a new transport, so it opens a new connection and
+// presents the new certificate (upstream drops its cached transports the
+// same way when the proxy certificate is reloaded).
+func (t *Transports) CloseIdleConnections() {
+	t.mu.Lock()
+	old := t.cache
+	probe := t.probe
+	t.cache = map[transportKey]*transportEntry{}
+	t.probe = nil
+	for _, e := range old {
+		e.live = false
+	}
+	t.gen.Add(1)
+	t.mu.Unlock()
+	for _, e := range old {
+		e.rt.CloseIdleConnections()
+	}
+	if probe != nil {
+		probe.CloseIdleConnections()
+	}
+}
+
+// ProbeTransport returns the round tripper the availability controller
+// uses for its GET /apis/<group>/<version> checks. Like upstream's probe it
+// presents the front-proxy client certificate but does NOT verify the
+// backend's serving certificate, and its SNI is the dialled host name
+// (none for an IP address) (FINDINGS §2). It follows CloseIdleConnections:
+// the returned value always uses the current probe transport.
+func (t *Transports) ProbeTransport() http.RoundTripper { return probeRoundTripper{t} }
+
+type probeRoundTripper struct{ t *Transports }
+
+func (p probeRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	p.t.mu.Lock()
+	rt := p.t.probe
+	if rt == nil {
+		rt = p.t.newBackendTransport(&tls.Config{
+			MinVersion:           tls.VersionTLS12,
+			InsecureSkipVerify:   true, //nolint:gosec // upstream's probe does not verify; FINDINGS §2.
+			GetClientCertificate: p.t.opts.GetClientCertificate,
+		})
+		p.t.probe = rt
+	}
+	p.t.mu.Unlock()
+	return rt.RoundTrip(req)
+}
+
+// clientTLSConfig builds the backend TLS client configuration.
+func (t *Transports) clientTLSConfig(cfg TLSConfig) (*tls.Config, error) {
+	c := &tls.Config{
+		MinVersion:         tls.VersionTLS12,
+		ServerName:         cfg.ServerName,
+		InsecureSkipVerify: cfg.Insecure, //nolint:gosec // spec.insecureSkipTLSVerify.
+	}
+	if t.opts.GetClientCertificate != nil {
+		c.GetClientCertificate = t.opts.GetClientCertificate
+	}
+	if len(cfg.CABundle) > 0 {
+		if cfg.Insecure {
+			// client-go refuses this combination; validation prevents it.
+			return nil, errors.New("specifying a root certificates file with the insecure flag is not allowed")
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(cfg.CABundle) {
+			return nil, errors.New("unable to load root certificates: unable to parse bytes as PEM block")
+		}
+		c.RootCAs = pool
+	}
+	return c, nil
+}
+
+// backendTransport sends normal requests through an HTTP/2-capable
+// transport and upgrade requests (Connection: Upgrade) through an
+// HTTP/1.1-only one, since an HTTP/2 stream cannot switch protocols
+// (upstream forces ALPN http/1.1 for upgrades,
+// apimachinery/pkg/util/proxy/dial.go).
+type backendTransport struct {
+	main    *http.Transport
+	upgrade *http.Transport
+}
+
+func (b *backendTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if isUpgrade(req.Header) {
+		return b.upgrade.RoundTrip(req)
+	}
+	return b.main.RoundTrip(req)
+}
+
+// CloseIdleConnections closes the idle connections of both transports.
+func (b *backendTransport) CloseIdleConnections() {
+	b.main.CloseIdleConnections()
+	b.upgrade.CloseIdleConnections()
+}
+
+func (t *Transports) newBackendTransport(tlsCfg *tls.Config) *backendTransport {
+	h2 := !t.opts.DisableHTTP2
+	mainCfg := tlsCfg.Clone()
+	if h2 {
+		mainCfg.NextProtos = []string{"h2", "http/1.1"}
+	} else {
+		mainCfg.NextProtos = []string{"http/1.1"}
+	}
+	upCfg := tlsCfg.Clone()
+	upCfg.NextProtos = []string{"http/1.1"}
+
+	main := t.newHTTPTransport(mainCfg)
+	if h2 {
+		main.ForceAttemptHTTP2 = true
+		main.HTTP2 = &http.HTTP2Config{SendPingTimeout: defaultHTTP2ReadIdle, PingTimeout: defaultHTTP2PingTimeout}
+	} else {
+		main.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+	}
+	up := t.newHTTPTransport(upCfg)
+	up.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+	return &backendTransport{main: main, upgrade: up}
+}
+
+func (t *Transports) newHTTPTransport(tlsCfg *tls.Config) *http.Transport {
+	d := &tlsDialer{
+		net:     &net.Dialer{Timeout: t.opts.DialTimeout, KeepAlive: defaultKeepAlive},
+		tls:     tlsCfg,
+		timeout: t.opts.TLSHandshakeTimeout,
+	}
+	return &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         d.dial,
+		DialTLSContext:      d.dialTLS,
+		TLSClientConfig:     tlsCfg, // used only through an HTTP proxy (CONNECT)
+		TLSHandshakeTimeout: t.opts.TLSHandshakeTimeout,
+		MaxIdleConnsPerHost: defaultMaxIdleConnsPerHost,
+		IdleConnTimeout:     defaultIdleConnTimeout,
+	}
+}
+
+// tlsDialer dials TCP and does the TLS handshake itself so that every
+// failure before the request is written becomes a *DialError.
+type tlsDialer struct {
+	net     *net.Dialer
+	tls     *tls.Config
+	timeout time.Duration
+}
+
+func (d *tlsDialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := d.net.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, &DialError{Addr: addr, Err: err}
+	}
+	return c, nil
+}
+
+func (d *tlsDialer) dialTLS(ctx context.Context, network, addr string) (net.Conn, error) {
+	raw, err := d.net.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, &DialError{Addr: addr, Err: err}
+	}
+	cfg := d.tls
+	if cfg.ServerName == "" {
+		// The probe transport: SNI is the dialled host, none for an IP.
+		host, _, _ := net.SplitHostPort(addr)
+		if net.ParseIP(host) == nil {
+			cfg = cfg.Clone()
+			cfg.ServerName = host
+		}
+	}
+	tc := tls.Client(raw, cfg)
+	hctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	if err := tc.HandshakeContext(hctx); err != nil {
+		raw.Close()
+		return nil, &DialError{Addr: addr, Err: err}
+	}
+	return tc, nil
+}
+
+// isUpgrade reports whether h asks for a protocol switch
+// (Connection: Upgrade plus an Upgrade header).
+func isUpgrade(h http.Header) bool {
+	if len(h["Upgrade"]) == 0 {
+		return false
+	}
+	for _, v := range h["Connection"] {
+		for _, tok := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(tok), "upgrade") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var _ http.RoundTripper = (*backendTransport)(nil)
+var _ http.RoundTripper = probeRoundTripper{}

@@ -1,0 +1,437 @@
+package registry
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// SelectorOp is the operator of one label selector requirement, as in
+// k8s.io/apimachinery/pkg/selection/operator.go.
+type SelectorOp string
+
+// The label selector operators upstream's parser accepts.
+const (
+	OpEquals       SelectorOp = "="
+	OpDoubleEquals SelectorOp = "=="
+	OpNotEquals    SelectorOp = "!="
+	OpIn           SelectorOp = "in"
+	OpNotIn        SelectorOp = "notin"
+	OpExists       SelectorOp = "exists"
+	OpDoesNotExist SelectorOp = "!"
+	OpGreaterThan  SelectorOp = "gt"
+	OpLessThan     SelectorOp = "lt"
+)
+
+// Requirement is one term of a label selector: a key, an operator and the
+// values it compares against (mirrors labels.Requirement,
+// k8s.io/apimachinery/pkg/labels/selector.go).
+type Requirement struct {
+	Key    string
+	Op     SelectorOp
+	Values []string
+}
+
+// Matches reports whether the label set satisfies the requirement.
+func (r Requirement) Matches(ls map[string]string) bool {
+	v, ok := ls[r.Key]
+	switch r.Op {
+	case OpEquals, OpDoubleEquals, OpIn:
+		if !ok {
+			return false
+		}
+		for _, w := range r.Values {
+			if v == w {
+				return true
+			}
+		}
+		return false
+	case OpNotEquals, OpNotIn:
+		if !ok {
+			return true
+		}
+		for _, w := range r.Values {
+			if v == w {
+				return false
+			}
+		}
+		return true
+	case OpExists:
+		return ok
+	case OpDoesNotExist:
+		return !ok
+	case OpGreaterThan, OpLessThan:
+		if !ok || len(r.Values) != 1 {
+			return false
+		}
+		have, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return false
+		}
+		want, err := strconv.ParseInt(r.Values[0], 10, 64)
+		if err != nil {
+			return false
+		}
+		if r.Op == OpGreaterThan {
+			return have > want
+		}
+		return have < want
+	}
+	return false
+}
+
+// LabelSelector is a parsed label selector: all requirements must match. The
+// zero value matches everything.
+type LabelSelector []Requirement
+
+// Matches reports whether every requirement matches ls.
+func (s LabelSelector) Matches(ls map[string]string) bool {
+	for _, r := range s {
+		if !r.Matches(ls) {
+			return false
+		}
+	}
+	return true
+}
+
+// Empty reports whether the selector matches everything.
+func (s LabelSelector) Empty() bool { return len(s) == 0 }
+
+// ParseLabelSelector parses the labelSelector query parameter syntax of
+// k8s.io/apimachinery/pkg/labels/selector.go (Parse): comma-separated terms
+// `k`, `!k`, `k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k>n`,
+// `k<n`. Keys must be qualified names and values label values. Errors are
+// *StatusError BadRequest with upstream's wording where it is known.
+func ParseLabelSelector(s string) (LabelSelector, error) {
+	p := &selParser{s: s}
+	var out LabelSelector
+	p.skipSpace()
+	if p.eof() {
+		return nil, nil
+	}
+	for {
+		r, err := p.requirement()
+		if err != nil {
+			return nil, NewBadRequest(err.Error())
+		}
+		out = append(out, r)
+		p.skipSpace()
+		if p.eof() {
+			break
+		}
+		if p.s[p.i] != ',' {
+			return nil, NewBadRequest(fmt.Sprintf("found '%s', expected: ',' or 'end of string'", p.word()))
+		}
+		p.i++
+		p.skipSpace()
+		if p.eof() {
+			return nil, NewBadRequest("found '', expected: !, identifier, or 'end of string'")
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out, nil
+}
+
+type selParser struct {
+	s string
+	i int
+}
+
+func (p *selParser) eof() bool { return p.i >= len(p.s) }
+
+func (p *selParser) skipSpace() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == '\n' || p.s[p.i] == '\r') {
+		p.i++
+	}
+}
+
+func isSelSpecial(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', ',', '=', '!', '(', ')', '<', '>':
+		return true
+	}
+	return false
+}
+
+// word reads an identifier up to the next special character.
+func (p *selParser) word() string {
+	start := p.i
+	for p.i < len(p.s) && !isSelSpecial(p.s[p.i]) {
+		p.i++
+	}
+	return p.s[start:p.i]
+}
+
+func (p *selParser) requirement() (Requirement, error) {
+	p.skipSpace()
+	if !p.eof() && p.s[p.i] == '!' {
+		p.i++
+		p.skipSpace()
+		key := p.word()
+		if key == "" {
+			return Requirement{}, fmt.Errorf("found '%s', expected: identifier after '!'", p.rest())
+		}
+		if err := validateLabelKey(key); err != nil {
+			return Requirement{}, err
+		}
+		return Requirement{Key: key, Op: OpDoesNotExist}, nil
+	}
+	key := p.word()
+	if key == "" {
+		return Requirement{}, fmt.Errorf("found '%s', expected: !, identifier, or 'end of string'", p.rest())
+	}
+	if err := validateLabelKey(key); err != nil {
+		return Requirement{}, err
+	}
+	p.skipSpace()
+	if p.eof() || p.s[p.i] == ',' {
+		return Requirement{Key: key, Op: OpExists}, nil
+	}
+	var op SelectorOp
+	switch {
+	case strings.HasPrefix(p.s[p.i:], "=="):
+		op, p.i = OpDoubleEquals, p.i+2
+	case strings.HasPrefix(p.s[p.i:], "!="):
+		op, p.i = OpNotEquals, p.i+2
+	case p.s[p.i] == '=':
+		op, p.i = OpEquals, p.i+1
+	case p.s[p.i] == '>':
+		op, p.i = OpGreaterThan, p.i+1
+	case p.s[p.i] == '<':
+		op, p.i = OpLessThan, p.i+1
+	default:
+		w := p.word()
+		switch w {
+		case "in":
+			op = OpIn
+		case "notin":
+			op = OpNotIn
+		default:
+			return Requirement{}, fmt.Errorf("found '%s', expected: in, notin, =, ==, !=, gt, lt", w)
+		}
+	}
+	p.skipSpace()
+	if op == OpIn || op == OpNotIn {
+		if p.eof() || p.s[p.i] != '(' {
+			return Requirement{}, fmt.Errorf("found '%s', expected: '('", p.rest())
+		}
+		p.i++
+		var vals []string
+		for {
+			p.skipSpace()
+			v := p.word()
+			if err := validateLabelValue(key, v); err != nil {
+				return Requirement{}, err
+			}
+			vals = append(vals, v)
+			p.skipSpace()
+			if p.eof() {
+				return Requirement{}, fmt.Errorf("found '', expected: ',', or ')'")
+			}
+			if p.s[p.i] == ')' {
+				p.i++
+				break
+			}
+			if p.s[p.i] != ',' {
+				return Requirement{}, fmt.Errorf("found '%s', expected: ',', or ')'", p.rest())
+			}
+			p.i++
+		}
+		sort.Strings(vals)
+		return Requirement{Key: key, Op: op, Values: dedupeSorted(vals)}, nil
+	}
+	v := p.word()
+	if op == OpGreaterThan || op == OpLessThan {
+		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+			return Requirement{}, fmt.Errorf("unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer")
+		}
+	} else if err := validateLabelValue(key, v); err != nil {
+		return Requirement{}, err
+	}
+	return Requirement{Key: key, Op: op, Values: []string{v}}, nil
+}
+
+func (p *selParser) rest() string {
+	if p.eof() {
+		return ""
+	}
+	if isSelSpecial(p.s[p.i]) {
+		return p.s[p.i : p.i+1]
+	}
+	start := p.i
+	w := p.word()
+	p.i = start
+	return w
+}
+
+func dedupeSorted(v []string) []string {
+	out := v[:0]
+	for i, s := range v {
+		if i == 0 || s != v[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// validateLabelKey checks a qualified name ([prefix/]name), as
+// validation.IsQualifiedName does.
+func validateLabelKey(k string) error {
+	name := k
+	if i := strings.LastIndexByte(k, '/'); i >= 0 {
+		prefix := k[:i]
+		name = k[i+1:]
+		if prefix == "" || len(prefix) > 253 || !isDNSSubdomain(prefix) {
+			return fmt.Errorf("unable to parse requirement: key: Invalid value: %q: prefix part must be a lowercase RFC 1123 subdomain", k)
+		}
+	}
+	if name == "" || len(name) > 63 || !isQualifiedNamePart(name) {
+		return fmt.Errorf("unable to parse requirement: key: Invalid value: %q: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')", k)
+	}
+	return nil
+}
+
+func validateLabelValue(key, v string) error {
+	if v == "" {
+		return nil
+	}
+	if len(v) > 63 || !isQualifiedNamePart(v) {
+		return fmt.Errorf("unable to parse requirement: values[0][%s]: Invalid value: %q: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')", key, v)
+	}
+	return nil
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isQualifiedNamePart(s string) bool {
+	if s == "" || !isAlnum(s[0]) || !isAlnum(s[len(s)-1]) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !isAlnum(c) && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+func isDNSSubdomain(s string) bool {
+	for _, part := range strings.Split(s, ".") {
+		if part == "" || len(part) > 63 {
+			return false
+		}
+		for i := 0; i < len(part); i++ {
+			c := part[i]
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+		if part[0] == '-' || part[len(part)-1] == '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// FieldRequirement is one term of a field selector: `field=value`,
+// `field==value` or `field!=value` (mirrors fields.Requirement).
+type FieldRequirement struct {
+	Field string
+	Value string
+	Not   bool // true for !=
+}
+
+// FieldSelector is a parsed field selector; all terms must match. The zero
+// value matches everything.
+type FieldSelector []FieldRequirement
+
+// FieldsProvider is an optional Strategy extension naming the fields a
+// field selector may use beyond metadata.name and metadata.namespace, with
+// their values for one object (upstream: the strategy's GetAttrs /
+// SelectableFields).
+type FieldsProvider interface {
+	SelectableFields(obj Object) map[string]string
+}
+
+// ParseFieldSelector parses the fieldSelector query parameter
+// (k8s.io/apimachinery/pkg/fields/selector.go ParseSelector). Values may
+// escape `\,`, `\=` and `\\`. Fields are checked against known later by the
+// store.
+func ParseFieldSelector(s string) (FieldSelector, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out FieldSelector
+	for _, term := range splitUnescaped(s, ',') {
+		var r FieldRequirement
+		switch {
+		case strings.Contains(term, "!="):
+			i := strings.Index(term, "!=")
+			r = FieldRequirement{Field: term[:i], Value: term[i+2:], Not: true}
+		case strings.Contains(term, "=="):
+			i := strings.Index(term, "==")
+			r = FieldRequirement{Field: term[:i], Value: term[i+2:]}
+		case strings.Contains(term, "="):
+			i := strings.Index(term, "=")
+			r = FieldRequirement{Field: term[:i], Value: term[i+1:]}
+		default:
+			return nil, NewBadRequest(fmt.Sprintf("invalid selector: '%s'; can't understand '%s'", s, term))
+		}
+		r.Field = strings.TrimSpace(r.Field)
+		r.Value = unescapeFieldValue(r.Value)
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func splitUnescaped(s string, sep byte) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			i++
+			continue
+		}
+		if s[i] == sep {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+func unescapeFieldValue(v string) string {
+	if !strings.Contains(v, `\`) {
+		return v
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) {
+			i++
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
+}
+
+// Matches reports whether the object's fields satisfy every term.
+func (s FieldSelector) Matches(fields map[string]string) bool {
+	for _, r := range s {
+		if (fields[r.Field] == r.Value) == r.Not {
+			return false
+		}
+	}
+	return true
+}
+
+// selector is the compiled label + field selector of one list or watch.
+type selector struct {
+	labels LabelSelector
+	fields FieldSelector
+}
+
+func (s selector) empty() bool { return len(s.labels) == 0 && len(s.fields) == 0 }

@@ -1,0 +1,828 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aggsim/aggsim/registry/storage"
+)
+
+// StoreOptions configures a Store. A zero field means the documented
+// default.
+type StoreOptions struct {
+	// Clock returns the current time for creationTimestamp and
+	// managedFields; nil means time.Now.
+	Clock func() time.Time
+	// NamespaceExists reports whether a namespace exists; creates of
+	// namespaced objects into a missing namespace fail with 404
+	// `namespaces "<ns>" not found` (upstream's NamespaceLifecycle
+	// admission). nil means every namespace exists.
+	NamespaceExists func(ctx context.Context, ns string) (bool, error)
+	// Logger receives debug logs; nil means slog.Default().
+	Logger *slog.Logger
+	// BookmarkInterval is how often a watch with allowWatchBookmarks sends
+	// a BOOKMARK event; zero means one minute (as upstream's watch cache).
+	BookmarkInterval time.Duration
+}
+
+// Store is the generic registry store: create, get, list, update, delete
+// and watch of one resource over a storage.Storage, with the per-resource
+// behaviour supplied by a Strategy. It mirrors
+// k8s.io/apiserver/pkg/registry/generic/registry/store.go. Objects are kept
+// as JSON under "/registry/<group>/<resource>/[<namespace>/]<name>" (group
+// "core" for the legacy core group), without metadata.resourceVersion: the
+// store injects the key's ModRevision (decimal) on every read.
+//
+// A Store is safe for concurrent use.
+type Store struct {
+	st       storage.Storage
+	strategy Strategy
+	info     ResourceInfo
+	prefix   string // "/registry/<group>/<resource>/"
+	clock    func() time.Time
+	nsExists func(ctx context.Context, ns string) (bool, error)
+	log      *slog.Logger
+	bookmark time.Duration
+	// mergeKeys are the strategic-merge-patch keys of the resource
+	// (including those of ObjectMeta), see PatchMetaProvider.
+	mergeKeys map[string]string
+}
+
+// CreateOnUpdater is an optional Strategy extension: when
+// AllowCreateOnUpdate returns true, an update (PUT or apply) of a missing
+// object creates it (upstream: RESTUpdateStrategy.AllowCreateOnUpdate).
+// Without it, updating a missing object is 404 NotFound.
+type CreateOnUpdater interface {
+	AllowCreateOnUpdate() bool
+}
+
+// UnconditionalUpdater is an optional Strategy extension: when
+// AllowUnconditionalUpdate returns false, an update without
+// metadata.resourceVersion is rejected with 422
+// `metadata.resourceVersion: Invalid value: 0: must be specified for an
+// update` (upstream: RESTUpdateStrategy.AllowUnconditionalUpdate; the
+// APIService strategy says false). Without it, unconditional updates are
+// allowed.
+type UnconditionalUpdater interface {
+	AllowUnconditionalUpdate() bool
+}
+
+// DeletedObjectReturner is an optional Strategy extension: when
+// ReturnDeletedObject returns true, DELETE answers with the deleted object;
+// otherwise with a Success Status naming it (upstream:
+// Store.ReturnDeletedObject, set e.g. for namespaces and services).
+type DeletedObjectReturner interface {
+	ReturnDeletedObject() bool
+}
+
+// NewStore returns a Store for the strategy's resource over st.
+func NewStore(st storage.Storage, s Strategy, opts StoreOptions) *Store {
+	info := s.Info()
+	group := info.Group
+	if group == "" {
+		group = "core"
+	}
+	store := &Store{
+		st:       st,
+		strategy: s,
+		info:     info,
+		prefix:   "/registry/" + group + "/" + info.Resource + "/",
+		clock:    opts.Clock,
+		nsExists: opts.NamespaceExists,
+		log:      opts.Logger,
+		bookmark: opts.BookmarkInterval,
+	}
+	if store.clock == nil {
+		store.clock = time.Now
+	}
+	if store.log == nil {
+		store.log = slog.Default()
+	}
+	if store.bookmark <= 0 {
+		store.bookmark = time.Minute
+	}
+	store.mergeKeys = map[string]string{
+		"metadata.ownerReferences": "uid",
+		"metadata.finalizers":      "",
+	}
+	if pm, ok := s.(PatchMetaProvider); ok {
+		for k, v := range pm.MergeKeys() {
+			store.mergeKeys[k] = v
+		}
+	}
+	return store
+}
+
+// Info describes the store's resource.
+func (s *Store) Info() ResourceInfo { return s.info }
+
+// Strategy returns the strategy the store was built with.
+func (s *Store) Strategy() Strategy { return s.strategy }
+
+type dryRunKey struct{}
+
+// WithDryRun returns a copy of ctx under which the store's writes (Create,
+// Update, UpdateStatus, Delete) validate and return their result without
+// persisting it (?dryRun=All).
+func WithDryRun(ctx context.Context) context.Context {
+	return context.WithValue(ctx, dryRunKey{}, true)
+}
+
+func isDryRun(ctx context.Context) bool {
+	v, _ := ctx.Value(dryRunKey{}).(bool)
+	return v
+}
+
+func (s *Store) key(ns, name string) string {
+	if s.info.Namespaced {
+		return s.prefix + ns + "/" + name
+	}
+	return s.prefix + name
+}
+
+// listPrefix is the key prefix of a list in ns ("" = all namespaces).
+func (s *Store) listPrefix(ns string) string {
+	if s.info.Namespaced && ns != "" {
+		return s.prefix + ns + "/"
+	}
+	return s.prefix
+}
+
+// decode turns stored bytes into an object with resourceVersion rev.
+func (s *Store) decode(value []byte, rev int64) (Object, error) {
+	obj := s.strategy.New()
+	if err := json.Unmarshal(value, obj); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", s.info.Resource, err)
+	}
+	tm := obj.GetTypeMeta()
+	tm.Kind, tm.APIVersion = s.info.Kind, s.info.APIVersion()
+	obj.GetObjectMeta().ResourceVersion = strconv.FormatInt(rev, 10)
+	return obj, nil
+}
+
+// encode serialises obj for storage (without resourceVersion).
+func (s *Store) encode(obj Object) ([]byte, error) {
+	m := obj.GetObjectMeta()
+	rv, sl := m.ResourceVersion, m.SelfLink
+	m.ResourceVersion, m.SelfLink = "", ""
+	tm := obj.GetTypeMeta()
+	tm.Kind, tm.APIVersion = s.info.Kind, s.info.APIVersion()
+	b, err := json.Marshal(obj)
+	m.ResourceVersion, m.SelfLink = rv, sl
+	return b, err
+}
+
+// deepCopy copies obj by a JSON round trip.
+func (s *Store) deepCopy(obj Object) Object {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		panic(fmt.Sprintf("registry: deep copy of %T: %v", obj, err))
+	}
+	out := s.strategy.New()
+	if err := json.Unmarshal(b, out); err != nil {
+		panic(fmt.Sprintf("registry: deep copy of %T: %v", obj, err))
+	}
+	return out
+}
+
+func (s *Store) notFound(name string) error { return NewNotFound(s.info.GroupResource(), name) }
+
+// storageErr maps a storage error for name onto the upstream Status error.
+func (s *Store) storageErr(err error, name string) error {
+	switch {
+	case errors.Is(err, storage.ErrKeyNotFound):
+		return s.notFound(name)
+	case errors.Is(err, storage.ErrKeyExists):
+		return NewAlreadyExists(s.info.GroupResource(), name)
+	case errors.Is(err, storage.ErrRevisionMismatch):
+		return NewConflict(s.info.GroupResource(), name, conflictMessage)
+	}
+	var se *StatusError
+	if errors.As(err, &se) {
+		return err
+	}
+	return NewInternalError(err)
+}
+
+// conflictMessage is upstream's OptimisticLockErrorMsg.
+const conflictMessage = "the object has been modified; please apply your changes to the latest version and try again"
+
+// Get returns the object ns/name (ns ignored for cluster-scoped resources),
+// or 404 NotFound.
+func (s *Store) Get(ctx context.Context, namespace, name string) (Object, error) {
+	obj, _, err := s.get(ctx, namespace, name)
+	return obj, err
+}
+
+func (s *Store) get(ctx context.Context, namespace, name string) (Object, int64, error) {
+	if name == "" {
+		return nil, 0, s.notFound(name)
+	}
+	kv, err := s.st.Get(ctx, s.key(namespace, name))
+	if err != nil {
+		return nil, 0, s.storageErr(err, name)
+	}
+	obj, err := s.decode(kv.Value, kv.ModRevision)
+	if err != nil {
+		return nil, 0, NewInternalError(err)
+	}
+	return obj, kv.ModRevision, nil
+}
+
+// ListOptions are the query parameters of list and watch requests
+// (metav1.ListOptions).
+type ListOptions struct {
+	LabelSelector, FieldSelector string
+	// Limit is the page size; 0 means all.
+	Limit int64
+	// Continue is the opaque token of the previous page.
+	Continue string
+	// ResourceVersion and ResourceVersionMatch select the state to list
+	// or the revision to watch from (see Watch).
+	ResourceVersion, ResourceVersionMatch string
+	// AllowWatchBookmarks asks a watch for periodic BOOKMARK events.
+	AllowWatchBookmarks bool
+	// SendInitialEvents (watch with resourceVersionMatch=NotOlderThan):
+	// true sends the current state as ADDED events then a BOOKMARK
+	// annotated k8s.io/initial-events-end.
+	SendInitialEvents *bool
+	// TimeoutSeconds ends a watch after this many seconds.
+	TimeoutSeconds *int64
+}
+
+// listResult is one page of a list.
+type listResult struct {
+	items     []Object
+	rv        string
+	cont      string
+	remaining *int64
+}
+
+// continueToken is the decoded continue parameter, shaped like upstream's
+// (k8s.io/apiserver/pkg/storage/continue.go): the list RV and the key
+// (relative to the list prefix) to start after.
+type continueToken struct {
+	APIVersion      string `json:"v"`
+	ResourceVersion int64  `json:"rv"`
+	StartKey        string `json:"start"`
+}
+
+func encodeContinue(rv int64, start string) string {
+	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: rv, StartKey: start})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeContinue(s string) (continueToken, error) {
+	var t continueToken
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return t, NewBadRequest(fmt.Sprintf("continue key is not valid: %v", err))
+	}
+	if err := json.Unmarshal(b, &t); err != nil {
+		return t, NewBadRequest(fmt.Sprintf("continue key is not valid: %v", err))
+	}
+	if t.APIVersion != "meta.k8s.io/v1" {
+		return t, NewBadRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	}
+	if t.StartKey == "" || strings.Contains(t.StartKey, "..") || strings.HasPrefix(t.StartKey, "/") {
+		return t, NewBadRequest("continue key is not valid: invalid start key")
+	}
+	return t, nil
+}
+
+// compileSelector parses the label and field selectors of opts.
+func (s *Store) compileSelector(opts ListOptions) (selector, error) {
+	ls, err := ParseLabelSelector(opts.LabelSelector)
+	if err != nil {
+		return selector{}, err
+	}
+	fs, err := ParseFieldSelector(opts.FieldSelector)
+	if err != nil {
+		return selector{}, err
+	}
+	var extra map[string]string
+	if fp, ok := s.strategy.(FieldsProvider); ok {
+		extra = fp.SelectableFields(s.strategy.New())
+	}
+	for _, r := range fs {
+		if r.Field == "metadata.name" || r.Field == "metadata.namespace" {
+			continue
+		}
+		if _, ok := extra[r.Field]; !ok {
+			return selector{}, NewBadRequest(fmt.Sprintf("field label not supported: %s", r.Field))
+		}
+	}
+	return selector{labels: ls, fields: fs}, nil
+}
+
+// matches applies sel to obj.
+func (s *Store) matches(sel selector, obj Object) bool {
+	if sel.empty() {
+		return true
+	}
+	m := obj.GetObjectMeta()
+	if !sel.labels.Matches(m.Labels) {
+		return false
+	}
+	if len(sel.fields) == 0 {
+		return true
+	}
+	f := map[string]string{"metadata.name": m.Name}
+	if s.info.Namespaced {
+		f["metadata.namespace"] = m.Namespace
+	}
+	if fp, ok := s.strategy.(FieldsProvider); ok {
+		for k, v := range fp.SelectableFields(obj) {
+			f[k] = v
+		}
+	}
+	return sel.fields.Matches(f)
+}
+
+func parseRV(rv string) (int64, error) {
+	if rv == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil || n < 0 {
+		return 0, NewBadRequest(fmt.Sprintf("invalid resource version: %s", rv))
+	}
+	return n, nil
+}
+
+// List returns the objects in namespace ("" = all namespaces, ignored for
+// cluster-scoped resources) that match the selectors of opts, in key
+// order, with the list's resourceVersion and, when opts.Limit cut the list
+// short, the continue token of the next page. Later pages are read from
+// the current state (storage has no snapshot reads) but report the first
+// page's resourceVersion.
+func (s *Store) List(ctx context.Context, namespace string, opts ListOptions) (items []Object, resourceVersion string, continueToken string, err error) {
+	r, err := s.list(ctx, namespace, opts)
+	if err != nil {
+		return nil, "", "", err
+	}
+	return r.items, r.rv, r.cont, nil
+}
+
+func (s *Store) list(ctx context.Context, namespace string, opts ListOptions) (listResult, error) {
+	sel, err := s.compileSelector(opts)
+	if err != nil {
+		return listResult{}, err
+	}
+	if _, err := parseRV(opts.ResourceVersion); err != nil {
+		return listResult{}, err
+	}
+	if opts.Limit < 0 {
+		opts.Limit = 0
+	}
+	prefix := s.listPrefix(namespace)
+	kvs, rev, err := s.st.List(ctx, prefix)
+	if err != nil {
+		return listResult{}, NewInternalError(err)
+	}
+	var start string
+	if opts.Continue != "" {
+		tok, err := decodeContinue(opts.Continue)
+		if err != nil {
+			return listResult{}, err
+		}
+		rev = tok.ResourceVersion
+		start = prefix + tok.StartKey
+	}
+	res := listResult{rv: strconv.FormatInt(rev, 10), items: []Object{}}
+	var remaining int64
+	for i, kv := range kvs {
+		if start != "" && kv.Key < start {
+			continue
+		}
+		if opts.Limit > 0 && int64(len(res.items)) >= opts.Limit {
+			// Is there anything left? Upstream answers a continue token
+			// whenever more keys follow, even if none of them match.
+			res.cont = encodeContinue(rev, strings.TrimPrefix(kvs[i-1].Key, prefix)+"\x00")
+			remaining = int64(len(kvs) - i)
+			break
+		}
+		obj, err := s.decode(kv.Value, kv.ModRevision)
+		if err != nil {
+			return listResult{}, NewInternalError(err)
+		}
+		if !s.matches(sel, obj) {
+			continue
+		}
+		res.items = append(res.items, obj)
+	}
+	if res.cont != "" && sel.empty() {
+		res.remaining = &remaining
+	}
+	return res, nil
+}
+
+// newUID returns a random RFC 4122 version 4 UUID in its text form.
+func newUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// nameAlphabet is upstream's utilrand alphabet (no vowels, no confusable
+// characters), used for generateName suffixes.
+const nameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// generateName appends 5 random characters to prefix, truncating prefix to
+// 58 characters first (names.SimpleNameGenerator).
+func generateName(prefix string) string {
+	if len(prefix) > 58 {
+		prefix = prefix[:58]
+	}
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	suffix := make([]byte, 5)
+	for i := range b {
+		suffix[i] = nameAlphabet[int(b[i])%len(nameAlphabet)]
+	}
+	return prefix + string(suffix)
+}
+
+// dedupeFieldErrors drops errors whose text appeared before.
+func dedupeFieldErrors(errs FieldErrors) FieldErrors {
+	seen := map[string]bool{}
+	out := errs[:0:0]
+	for _, e := range errs {
+		if seen[e.Error()] {
+			continue
+		}
+		seen[e.Error()] = true
+		out = append(out, e)
+	}
+	return out
+}
+
+func (s *Store) invalid(name string, errs FieldErrors) error {
+	return NewInvalid(s.info.Group, s.info.Kind, name, dedupeFieldErrors(errs))
+}
+
+// checkNamespace returns 404 `namespaces "<ns>" not found` when the
+// namespace of a namespaced object does not exist.
+func (s *Store) checkNamespace(ctx context.Context, ns string) error {
+	if !s.info.Namespaced || s.nsExists == nil {
+		return nil
+	}
+	ok, err := s.nsExists(ctx, ns)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return NewNotFound(GroupResource{Resource: "namespaces"}, ns)
+	}
+	return nil
+}
+
+// Create persists a new object. The store sets uid, creationTimestamp,
+// generation 1 and resourceVersion, generates the name from
+// metadata.generateName when name is empty (retrying on collision), and
+// runs the strategy's PrepareForCreate, Validate and Canonicalize. Errors:
+// 404 for a missing namespace, 422 Invalid, 409 AlreadyExists.
+func (s *Store) Create(ctx context.Context, obj Object) (Object, error) {
+	m := obj.GetObjectMeta()
+	if !s.info.Namespaced {
+		m.Namespace = ""
+	}
+	if s.info.Namespaced && m.Namespace == "" {
+		return nil, s.invalid(m.Name, FieldErrors{Required("metadata.namespace", "")})
+	}
+	if err := s.checkNamespace(ctx, m.Namespace); err != nil {
+		return nil, err
+	}
+	now := NewTime(s.clock())
+	m.UID = newUID()
+	m.CreationTimestamp = now
+	m.Generation = 1
+	m.ResourceVersion = ""
+	m.SelfLink = ""
+	m.DeletionTimestamp = nil
+	m.DeletionGracePeriodSeconds = nil
+	s.strategy.PrepareForCreate(obj)
+	generated := false
+	if m.Name == "" && m.GenerateName != "" {
+		m.Name = generateName(m.GenerateName)
+		generated = true
+	}
+	var errs FieldErrors
+	if m.Name == "" {
+		errs = append(errs, Required("metadata.name", "name or generateName is required"))
+	}
+	errs = append(errs, s.strategy.Validate(obj)...)
+	if len(errs) > 0 {
+		return nil, s.invalid(m.Name, errs)
+	}
+	s.strategy.Canonicalize(obj)
+	if isDryRun(ctx) {
+		return obj, nil
+	}
+	for attempt := 0; ; attempt++ {
+		b, err := s.encode(obj)
+		if err != nil {
+			return nil, NewInternalError(err)
+		}
+		rev, err := s.st.Create(ctx, s.key(m.Namespace, m.Name), b)
+		if errors.Is(err, storage.ErrKeyExists) && generated && attempt < 8 {
+			m.Name = generateName(m.GenerateName)
+			continue
+		}
+		if err != nil {
+			return nil, s.storageErr(err, m.Name)
+		}
+		m.ResourceVersion = strconv.FormatInt(rev, 10)
+		s.log.Debug("created", "resource", s.info.GroupResource().String(), "namespace", m.Namespace, "name", m.Name, "rv", rev)
+		return obj, nil
+	}
+}
+
+// Update replaces the main resource (not status) of an existing object.
+// A non-empty metadata.resourceVersion is a precondition (409 Conflict
+// `... the object has been modified; please apply your changes to the
+// latest version and try again`). The strategy's PrepareForUpdate,
+// ValidateUpdate and Canonicalize run; an update that changes nothing
+// returns the stored object without a write.
+func (s *Store) Update(ctx context.Context, obj Object) (Object, error) {
+	obj, _, err := s.update(ctx, obj, false)
+	return obj, err
+}
+
+// UpdateStatus replaces the status of an existing object (the /status
+// subresource): the strategy's PrepareForStatusUpdate keeps everything but
+// status from the stored object.
+func (s *Store) UpdateStatus(ctx context.Context, obj Object) (Object, error) {
+	if !s.info.HasStatus {
+		return nil, NewMethodNotSupported(s.info.GroupResource(), "update")
+	}
+	obj, _, err := s.update(ctx, obj, true)
+	return obj, err
+}
+
+// NewMethodNotSupported mirrors apierrors.NewMethodNotSupported: 405
+// MethodNotAllowed `<action> is not supported on resources of kind "<resource>.<group>"`.
+func NewMethodNotSupported(gr GroupResource, action string) *StatusError {
+	e := NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", fmt.Sprintf("%s is not supported on resources of kind %q", action, gr.String()))
+	e.Status.Details = &StatusDetails{Group: gr.Group, Kind: gr.Resource}
+	return e
+}
+
+// update is Update/UpdateStatus; created reports a create-on-update.
+func (s *Store) update(ctx context.Context, obj Object, status bool) (Object, bool, error) {
+	m := obj.GetObjectMeta()
+	if !s.info.Namespaced {
+		m.Namespace = ""
+	}
+	name := m.Name
+	if name == "" {
+		return nil, false, s.invalid(name, FieldErrors{Required("metadata.name", "name or generateName is required")})
+	}
+	var want int64
+	if m.ResourceVersion != "" {
+		n, err := strconv.ParseInt(m.ResourceVersion, 10, 64)
+		if err != nil {
+			return nil, false, s.invalid(name, FieldErrors{Invalid("metadata.resourceVersion", m.ResourceVersion, "must be a valid resource version")})
+		}
+		want = n
+	}
+	for attempt := 0; ; attempt++ {
+		old, rev, err := s.get(ctx, m.Namespace, name)
+		if err != nil {
+			if !status && isNotFound(err) {
+				if cu, ok := s.strategy.(CreateOnUpdater); ok && cu.AllowCreateOnUpdate() {
+					if want != 0 {
+						return nil, false, s.notFound(name)
+					}
+					m.ResourceVersion = ""
+					created, err := s.Create(ctx, obj)
+					if err != nil && isAlreadyExists(err) && attempt < 3 {
+						continue
+					}
+					return created, err == nil, err
+				}
+			}
+			return nil, false, err
+		}
+		if want == 0 {
+			if uu, ok := s.strategy.(UnconditionalUpdater); ok && !uu.AllowUnconditionalUpdate() {
+				return nil, false, s.invalid(name, FieldErrors{Invalid("metadata.resourceVersion", int64(0), "must be specified for an update")})
+			}
+		} else if want != rev {
+			return nil, false, NewConflict(s.info.GroupResource(), name, conflictMessage)
+		}
+		out, err := s.applyUpdate(ctx, obj, old, rev, status)
+		if errors.Is(err, errRetry) && want == 0 && attempt < 16 {
+			continue
+		}
+		if errors.Is(err, errRetry) {
+			return nil, false, NewConflict(s.info.GroupResource(), name, conflictMessage)
+		}
+		return out, false, err
+	}
+}
+
+var errRetry = errors.New("registry: concurrent modification, retry")
+
+func isNotFound(err error) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.Status.Reason == "NotFound"
+}
+
+func isAlreadyExists(err error) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.Status.Reason == "AlreadyExists"
+}
+
+// applyUpdate writes obj over old (stored at rev). It returns errRetry if
+// the key changed meanwhile.
+func (s *Store) applyUpdate(ctx context.Context, obj, old Object, rev int64, status bool) (Object, error) {
+	m, om := obj.GetObjectMeta(), old.GetObjectMeta()
+	var errs FieldErrors
+	if m.UID != "" && m.UID != om.UID {
+		errs = append(errs, Invalid("metadata.uid", m.UID, "field is immutable"))
+	}
+	m.UID = om.UID
+	m.CreationTimestamp = om.CreationTimestamp
+	m.Generation = om.Generation
+	m.DeletionTimestamp = om.DeletionTimestamp
+	m.DeletionGracePeriodSeconds = om.DeletionGracePeriodSeconds
+	m.SelfLink = ""
+	if status {
+		s.strategy.PrepareForStatusUpdate(obj, old)
+	} else {
+		s.strategy.PrepareForUpdate(obj, old)
+	}
+	errs = append(errs, s.strategy.ValidateUpdate(obj, old)...)
+	if len(errs) > 0 {
+		return nil, s.invalid(m.Name, errs)
+	}
+	s.strategy.Canonicalize(obj)
+	newBytes, err := s.encode(obj)
+	if err != nil {
+		return nil, NewInternalError(err)
+	}
+	oldBytes, err := s.encode(old)
+	if err != nil {
+		return nil, NewInternalError(err)
+	}
+	if bytes.Equal(newBytes, oldBytes) || sameIgnoringManagedFields(s, obj, old) {
+		return old, nil
+	}
+	// Finalized delete: the last finalizer went away after deletion began.
+	if m.DeletionTimestamp != nil && len(m.Finalizers) == 0 {
+		if isDryRun(ctx) {
+			return obj, nil
+		}
+		_, _, err := s.st.Delete(ctx, s.key(m.Namespace, m.Name), rev)
+		if errors.Is(err, storage.ErrRevisionMismatch) {
+			return nil, errRetry
+		}
+		if err != nil {
+			return nil, s.storageErr(err, m.Name)
+		}
+		return obj, nil
+	}
+	if isDryRun(ctx) {
+		m.ResourceVersion = strconv.FormatInt(rev, 10)
+		return obj, nil
+	}
+	newRev, err := s.st.Update(ctx, s.key(m.Namespace, m.Name), newBytes, rev)
+	if errors.Is(err, storage.ErrRevisionMismatch) {
+		return nil, errRetry
+	}
+	if err != nil {
+		return nil, s.storageErr(err, m.Name)
+	}
+	m.ResourceVersion = strconv.FormatInt(newRev, 10)
+	return obj, nil
+}
+
+// sameIgnoringManagedFields reports whether obj and old differ only in
+// managedFields timestamps (upstream skips such no-op writes).
+func sameIgnoringManagedFields(s *Store, obj, old Object) bool {
+	m, om := obj.GetObjectMeta(), old.GetObjectMeta()
+	if len(m.ManagedFields) != len(om.ManagedFields) {
+		return false
+	}
+	saved := m.ManagedFields
+	m.ManagedFields = om.ManagedFields
+	a, err1 := s.encode(obj)
+	m.ManagedFields = saved
+	b, err2 := s.encode(old)
+	if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+		return false
+	}
+	for i := range saved {
+		x, y := saved[i], om.ManagedFields[i]
+		if x.Manager != y.Manager || x.Operation != y.Operation || x.Subresource != y.Subresource || !bytes.Equal(x.FieldsV1, y.FieldsV1) {
+			return false
+		}
+	}
+	m.ManagedFields = om.ManagedFields
+	return true
+}
+
+// Preconditions must hold for a Delete to proceed (metav1.Preconditions).
+type Preconditions struct {
+	UID, ResourceVersion *string
+}
+
+// Delete removes ns/name and returns the object as it was. Preconditions
+// that fail are 409 Conflict `Precondition failed: UID in precondition: x,
+// UID in object meta: y` (ResourceVersion likewise). An object with
+// metadata.finalizers is not removed: its deletionTimestamp is set and it
+// is removed by the update that clears the last finalizer.
+func (s *Store) Delete(ctx context.Context, namespace, name string, pre *Preconditions) (Object, error) {
+	if !s.info.Namespaced {
+		namespace = ""
+	}
+	for attempt := 0; ; attempt++ {
+		obj, rev, err := s.get(ctx, namespace, name)
+		if err != nil {
+			return nil, err
+		}
+		m := obj.GetObjectMeta()
+		if pre != nil && pre.UID != nil && *pre.UID != m.UID {
+			return nil, NewConflict(s.info.GroupResource(), name, fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", *pre.UID, m.UID))
+		}
+		if pre != nil && pre.ResourceVersion != nil && *pre.ResourceVersion != m.ResourceVersion {
+			return nil, NewConflict(s.info.GroupResource(), name, fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s", *pre.ResourceVersion, m.ResourceVersion))
+		}
+		if len(m.Finalizers) > 0 {
+			if m.DeletionTimestamp != nil {
+				return obj, nil
+			}
+			now := NewTime(s.clock())
+			var zero int64
+			m.DeletionTimestamp = &now
+			m.DeletionGracePeriodSeconds = &zero
+			if isDryRun(ctx) {
+				return obj, nil
+			}
+			b, err := s.encode(obj)
+			if err != nil {
+				return nil, NewInternalError(err)
+			}
+			newRev, err := s.st.Update(ctx, s.key(namespace, name), b, rev)
+			if errors.Is(err, storage.ErrRevisionMismatch) && attempt < 16 {
+				continue
+			}
+			if err != nil {
+				return nil, s.storageErr(err, name)
+			}
+			m.ResourceVersion = strconv.FormatInt(newRev, 10)
+			return obj, nil
+		}
+		if isDryRun(ctx) {
+			return obj, nil
+		}
+		_, _, err = s.st.Delete(ctx, s.key(namespace, name), rev)
+		if errors.Is(err, storage.ErrRevisionMismatch) && attempt < 16 {
+			continue
+		}
+		if err != nil {
+			return nil, s.storageErr(err, name)
+		}
+		s.log.Debug("deleted", "resource", s.info.GroupResource().String(), "namespace", namespace, "name", name)
+		return obj, nil
+	}
+}
+
+// DeleteCollection deletes every object in namespace matching the
+// selectors of opts and returns the deleted objects in key order.
+// Objects deleted concurrently by someone else are skipped.
+func (s *Store) DeleteCollection(ctx context.Context, namespace string, opts ListOptions) ([]Object, error) {
+	opts.Limit, opts.Continue = 0, ""
+	items, _, _, err := s.List(ctx, namespace, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Object, 0, len(items))
+	for _, it := range items {
+		m := it.GetObjectMeta()
+		obj, err := s.Delete(ctx, m.Namespace, m.Name, nil)
+		if isNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, obj)
+	}
+	return out, nil
+}

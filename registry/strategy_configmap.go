@@ -1,0 +1,67 @@
+package registry
+
+import "time"
+
+// ConfigMapStrategy is the Strategy of core/v1 configmaps
+// (kubernetes/pkg/registry/core/configmap/strategy.go). ConfigMaps have no
+// spec or status: nothing is cleared or defaulted. The zero value is ready
+// to use.
+type ConfigMapStrategy struct {
+	// Now is the clock for AGE cells; nil means time.Now.
+	Now func() time.Time
+}
+
+var _ Strategy = ConfigMapStrategy{}
+
+// Info describes configmaps as /api/v1 discovery does (short name cm).
+func (ConfigMapStrategy) Info() ResourceInfo {
+	return ResourceInfo{
+		Group: GroupCore, Version: VersionV1,
+		Kind: "ConfigMap", ListKind: "ConfigMapList",
+		Resource: "configmaps", Singular: "configmap",
+		ShortNames: []string{"cm"},
+		Namespaced: true,
+		Verbs:      []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"},
+	}
+}
+
+// New returns an empty *ConfigMap.
+func (ConfigMapStrategy) New() Object { return &ConfigMap{} }
+
+// PrepareForCreate does nothing: a ConfigMap is stored as sent.
+func (ConfigMapStrategy) PrepareForCreate(Object) {}
+
+// PrepareForUpdate keeps generation (ConfigMaps have no spec).
+func (ConfigMapStrategy) PrepareForUpdate(obj, old Object) {
+	c, o := obj.(*ConfigMap), old.(*ConfigMap)
+	BumpGeneration(&c.ObjectMeta, &o.ObjectMeta, false)
+}
+
+// PrepareForStatusUpdate is never called: ConfigMaps have no /status.
+func (ConfigMapStrategy) PrepareForStatusUpdate(obj, old Object) {}
+
+// Validate runs ValidateConfigMap.
+func (ConfigMapStrategy) Validate(obj Object) FieldErrors { return ValidateConfigMap(obj.(*ConfigMap)) }
+
+// ValidateUpdate runs ValidateConfigMapUpdate.
+func (ConfigMapStrategy) ValidateUpdate(obj, old Object) FieldErrors {
+	return ValidateConfigMapUpdate(obj.(*ConfigMap), old.(*ConfigMap))
+}
+
+// Canonicalize does nothing for ConfigMaps.
+func (ConfigMapStrategy) Canonicalize(Object) {}
+
+// TableColumns are NAME, DATA (an integer), AGE.
+func (ConfigMapStrategy) TableColumns() []TableColumnDefinition {
+	return []TableColumnDefinition{
+		nameColumn(),
+		{Name: "Data", Type: "integer", Description: "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process."},
+		ageColumn(),
+	}
+}
+
+// TableRow returns name, the number of data plus binaryData keys, and age.
+func (s ConfigMapStrategy) TableRow(obj Object) []any {
+	c := obj.(*ConfigMap)
+	return []any{c.Name, int64(len(c.Data) + len(c.BinaryData)), ageCell(c.CreationTimestamp, nowOr(s.Now))}
+}

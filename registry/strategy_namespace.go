@@ -1,0 +1,107 @@
+package registry
+
+import (
+	"reflect"
+	"time"
+)
+
+// NamespaceStrategy is the Strategy of core/v1 namespaces, as
+// kubernetes/pkg/registry/core/namespace/strategy.go: phase Active, the
+// "kubernetes" finalizer and the kubernetes.io/metadata.name label are set
+// on create. aggsim does not run namespace finalization: deleting a
+// namespace removes it at once and leaves its objects in place.
+// The zero value is ready to use.
+type NamespaceStrategy struct {
+	// Now is the clock for AGE cells; nil means time.Now.
+	Now func() time.Time
+}
+
+var _ Strategy = NamespaceStrategy{}
+
+// Info describes namespaces as /api/v1 discovery does (short name ns, no
+// deletecollection, status subresource).
+func (NamespaceStrategy) Info() ResourceInfo {
+	return ResourceInfo{
+		Group: GroupCore, Version: VersionV1,
+		Kind: "Namespace", ListKind: "NamespaceList",
+		Resource: "namespaces", Singular: "namespace",
+		ShortNames:  []string{"ns"},
+		Namespaced:  false,
+		Verbs:       []string{"create", "delete", "get", "list", "patch", "update", "watch"},
+		HasStatus:   true,
+		StatusVerbs: []string{"get", "patch", "update"},
+	}
+}
+
+// New returns an empty *Namespace.
+func (NamespaceStrategy) New() Object { return &Namespace{} }
+
+// PrepareForCreate sets status.phase Active and adds the "kubernetes"
+// finalizer and the metadata.name label.
+func (NamespaceStrategy) PrepareForCreate(obj Object) {
+	ns := obj.(*Namespace)
+	ns.Status = NamespaceStatus{Phase: NamespaceActive}
+	has := false
+	for _, f := range ns.Spec.Finalizers {
+		if f == FinalizerKubernetes {
+			has = true
+		}
+	}
+	if !has {
+		ns.Spec.Finalizers = append(ns.Spec.Finalizers, FinalizerKubernetes)
+	}
+	setNamespaceNameLabel(ns)
+}
+
+func setNamespaceNameLabel(ns *Namespace) {
+	if ns.Name == "" {
+		return
+	}
+	if ns.Labels == nil {
+		ns.Labels = map[string]string{}
+	}
+	ns.Labels[LabelMetadataName] = ns.Name
+}
+
+// PrepareForUpdate keeps the old status and finalizers (spec.finalizers
+// only change through /finalize upstream) and the name label.
+func (NamespaceStrategy) PrepareForUpdate(obj, old Object) {
+	ns, o := obj.(*Namespace), old.(*Namespace)
+	ns.Status = o.Status
+	ns.Spec.Finalizers = o.Spec.Finalizers
+	setNamespaceNameLabel(ns)
+	BumpGeneration(&ns.ObjectMeta, &o.ObjectMeta, !reflect.DeepEqual(ns.Spec, o.Spec))
+}
+
+// PrepareForStatusUpdate keeps the old spec and metadata.
+func (NamespaceStrategy) PrepareForStatusUpdate(obj, old Object) {
+	ns, o := obj.(*Namespace), old.(*Namespace)
+	ns.Spec = o.Spec
+	keepMetadataForStatus(&ns.ObjectMeta, &o.ObjectMeta)
+}
+
+// Validate runs ValidateNamespace.
+func (NamespaceStrategy) Validate(obj Object) FieldErrors { return ValidateNamespace(obj.(*Namespace)) }
+
+// ValidateUpdate runs ValidateNamespaceUpdate.
+func (NamespaceStrategy) ValidateUpdate(obj, old Object) FieldErrors {
+	return ValidateNamespaceUpdate(obj.(*Namespace), old.(*Namespace))
+}
+
+// Canonicalize keeps the kubernetes.io/metadata.name label in place.
+func (NamespaceStrategy) Canonicalize(obj Object) { setNamespaceNameLabel(obj.(*Namespace)) }
+
+// TableColumns are NAME, STATUS, AGE.
+func (NamespaceStrategy) TableColumns() []TableColumnDefinition {
+	return []TableColumnDefinition{
+		nameColumn(),
+		stringColumn("Status", "The status of the namespace"),
+		ageColumn(),
+	}
+}
+
+// TableRow returns name, phase and age.
+func (s NamespaceStrategy) TableRow(obj Object) []any {
+	ns := obj.(*Namespace)
+	return []any{ns.Name, ns.Status.Phase, ageCell(ns.CreationTimestamp, nowOr(s.Now))}
+}

@@ -1,0 +1,316 @@
+package registry
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"strings"
+)
+
+// Validation of the core subset, with the messages of
+// kubernetes/pkg/apis/core/validation/validation.go for the common errors.
+// Rules aggsim does not need (label syntax, IP-family consistency,
+// load-balancer source ranges, topology) are not checked.
+
+var supportedProtocols = []string{ProtocolSCTP, ProtocolTCP, ProtocolUDP}
+
+// ValidateNamespace checks a Namespace: the name is a DNS-1123 label, the
+// object is cluster-scoped.
+func ValidateNamespace(ns *Namespace) FieldErrors {
+	errs := validateObjectName(&ns.ObjectMeta, dnsLabelName)
+	errs = append(errs, validateNamespaceField(&ns.ObjectMeta, false)...)
+	for i, f := range ns.Spec.Finalizers {
+		if f == "" {
+			errs = append(errs, Required(fmt.Sprintf("spec.finalizers[%d]", i), ""))
+		}
+	}
+	return errs
+}
+
+// ValidateNamespaceUpdate checks an update (also of /status).
+func ValidateNamespaceUpdate(ns, old *Namespace) FieldErrors {
+	errs := validateObjectMetaUpdate(&ns.ObjectMeta, &old.ObjectMeta)
+	return append(errs, ValidateNamespace(ns)...)
+}
+
+// ValidateService checks a Service: the name is a DNS-1035 label; ports
+// are required except for headless and ExternalName Services; each port
+// has a valid number, protocol and targetPort; names are required when
+// there is more than one port and must be unique DNS-1123 labels;
+// ExternalName Services need spec.externalName.
+func ValidateService(s *Service) FieldErrors {
+	errs := validateObjectName(&s.ObjectMeta, dns1035Name)
+	errs = append(errs, validateNamespaceField(&s.ObjectMeta, true)...)
+	headless := s.Spec.ClusterIP == ClusterIPNone
+
+	if len(s.Spec.Ports) == 0 && !headless && s.Spec.Type != ServiceTypeExternalName {
+		errs = append(errs, Required("spec.ports", ""))
+	}
+	if s.Spec.Type == ServiceTypeExternalName {
+		if s.Spec.ClusterIP != "" {
+			errs = append(errs, Forbidden("spec.clusterIP", "may not be set for ExternalName services"))
+		}
+		name := strings.TrimSuffix(s.Spec.ExternalName, ".")
+		if name == "" {
+			errs = append(errs, Required("spec.externalName", ""))
+		} else {
+			for _, msg := range IsDNS1123Subdomain(name) {
+				errs = append(errs, Invalid("spec.externalName", s.Spec.ExternalName, msg))
+			}
+		}
+	}
+
+	names := map[string]bool{}
+	for i := range s.Spec.Ports {
+		errs = append(errs, validateServicePort(&s.Spec.Ports[i], len(s.Spec.Ports) > 1, names, s.Spec.Type, fmt.Sprintf("spec.ports[%d]", i))...)
+	}
+
+	switch s.Spec.Type {
+	case "":
+		errs = append(errs, Required("spec.type", ""))
+	case ServiceTypeClusterIP, ServiceTypeNodePort, ServiceTypeLoadBalancer, ServiceTypeExternalName:
+	default:
+		errs = append(errs, NotSupported("spec.type", s.Spec.Type, []string{ServiceTypeClusterIP, ServiceTypeExternalName, ServiceTypeLoadBalancer, ServiceTypeNodePort}))
+	}
+	switch s.Spec.SessionAffinity {
+	case "":
+		if s.Spec.Type != ServiceTypeExternalName {
+			errs = append(errs, Required("spec.sessionAffinity", ""))
+		}
+	case ServiceAffinityNone, ServiceAffinityClientIP:
+	default:
+		errs = append(errs, NotSupported("spec.sessionAffinity", s.Spec.SessionAffinity, []string{ServiceAffinityClientIP, ServiceAffinityNone}))
+	}
+	for i, ip := range s.Spec.ClusterIPs {
+		if ip == ClusterIPNone && i == 0 {
+			continue
+		}
+		if _, err := netip.ParseAddr(ip); err != nil {
+			errs = append(errs, Invalid(fmt.Sprintf("spec.clusterIPs[%d]", i), ip, "must be empty, 'None', or a valid IP address"))
+		}
+	}
+	for i, ip := range s.Spec.ExternalIPs {
+		for _, msg := range IsValidIP(ip) {
+			errs = append(errs, Invalid(fmt.Sprintf("spec.externalIPs[%d]", i), ip, msg))
+		}
+	}
+	return errs
+}
+
+func validateServicePort(p *ServicePort, requireName bool, names map[string]bool, svcType, path string) FieldErrors {
+	var errs FieldErrors
+	if requireName && p.Name == "" {
+		errs = append(errs, Required(path+".name", ""))
+	} else if p.Name != "" {
+		for _, msg := range IsDNS1123Label(p.Name) {
+			errs = append(errs, Invalid(path+".name", p.Name, msg))
+		}
+		if names[p.Name] {
+			errs = append(errs, &FieldError{Type: FieldValueDuplicate, Field: path + ".name", BadValue: p.Name})
+		}
+		names[p.Name] = true
+	}
+	for _, msg := range IsValidPortNum(int(p.Port)) {
+		errs = append(errs, Invalid(path+".port", p.Port, msg))
+	}
+	errs = append(errs, validateProtocol(p.Protocol, path+".protocol")...)
+	if p.TargetPort.Type == IntOrStringString {
+		for _, msg := range IsValidPortName(p.TargetPort.StrVal) {
+			errs = append(errs, Invalid(path+".targetPort", p.TargetPort.StrVal, msg))
+		}
+	} else {
+		for _, msg := range IsValidPortNum(int(p.TargetPort.IntVal)) {
+			errs = append(errs, Invalid(path+".targetPort", p.TargetPort.IntVal, msg))
+		}
+	}
+	if p.NodePort != 0 {
+		if svcType != ServiceTypeNodePort && svcType != ServiceTypeLoadBalancer {
+			errs = append(errs, Forbidden(path+".nodePort", "may not be used when `type` is '"+svcType+"'"))
+		} else {
+			for _, msg := range IsValidPortNum(int(p.NodePort)) {
+				errs = append(errs, Invalid(path+".nodePort", p.NodePort, msg))
+			}
+		}
+	}
+	return errs
+}
+
+func validateProtocol(proto, path string) FieldErrors {
+	switch proto {
+	case "":
+		return FieldErrors{Required(path, "")}
+	case ProtocolTCP, ProtocolUDP, ProtocolSCTP:
+		return nil
+	}
+	return FieldErrors{NotSupported(path, proto, supportedProtocols)}
+}
+
+// ValidateServiceUpdate checks an update: immutable metadata, everything
+// ValidateService checks, and that an allocated clusterIP does not change
+// (unless the Service becomes or was ExternalName).
+func ValidateServiceUpdate(s, old *Service) FieldErrors {
+	errs := validateObjectMetaUpdate(&s.ObjectMeta, &old.ObjectMeta)
+	if s.Spec.Type != ServiceTypeExternalName && old.Spec.Type != ServiceTypeExternalName &&
+		old.Spec.ClusterIP != "" && s.Spec.ClusterIP != old.Spec.ClusterIP {
+		errs = append(errs, Invalid("spec.clusterIPs[0]", s.Spec.ClusterIP, "may not change once set"))
+	}
+	return append(errs, ValidateService(s)...)
+}
+
+// ValidateEndpoints checks Endpoints: the name is a DNS-1123 subdomain;
+// each subset has addresses and ports; IPs are valid; ports have a valid
+// number, protocol and (with several ports) a unique name.
+//
+// Unlike upstream, loopback addresses (127.0.0.0/8, ::1) are ALLOWED:
+// aggsim is a single-machine sandbox whose backends listen on loopback,
+// while kube-apiserver answers `may not be in the loopback range
+// (127.0.0.0/8, ::1/128)`.
+func ValidateEndpoints(e *Endpoints) FieldErrors {
+	errs := validateObjectName(&e.ObjectMeta, dnsSubdomainName)
+	errs = append(errs, validateNamespaceField(&e.ObjectMeta, true)...)
+	for i, ss := range e.Subsets {
+		path := fmt.Sprintf("subsets[%d]", i)
+		if len(ss.Addresses) == 0 && len(ss.NotReadyAddresses) == 0 {
+			errs = append(errs, Required(path, "must specify `addresses` or `notReadyAddresses`"))
+		}
+		for j := range ss.Addresses {
+			errs = append(errs, validateEndpointAddress(&ss.Addresses[j], fmt.Sprintf("%s.addresses[%d]", path, j))...)
+		}
+		for j := range ss.NotReadyAddresses {
+			errs = append(errs, validateEndpointAddress(&ss.NotReadyAddresses[j], fmt.Sprintf("%s.notReadyAddresses[%d]", path, j))...)
+		}
+		names := map[string]bool{}
+		for j, p := range ss.Ports {
+			pp := fmt.Sprintf("%s.ports[%d]", path, j)
+			if len(ss.Ports) > 1 && p.Name == "" {
+				errs = append(errs, Required(pp+".name", ""))
+			} else if p.Name != "" {
+				for _, msg := range IsDNS1123Label(p.Name) {
+					errs = append(errs, Invalid(pp+".name", p.Name, msg))
+				}
+				if names[p.Name] {
+					errs = append(errs, &FieldError{Type: FieldValueDuplicate, Field: pp + ".name", BadValue: p.Name})
+				}
+				names[p.Name] = true
+			}
+			for _, msg := range IsValidPortNum(int(p.Port)) {
+				errs = append(errs, Invalid(pp+".port", p.Port, msg))
+			}
+			errs = append(errs, validateProtocol(p.Protocol, pp+".protocol")...)
+		}
+	}
+	return errs
+}
+
+func validateEndpointAddress(a *EndpointAddress, path string) FieldErrors {
+	var errs FieldErrors
+	for _, msg := range IsValidIP(a.IP) {
+		errs = append(errs, Invalid(path+".ip", a.IP, msg))
+	}
+	if a.Hostname != "" {
+		for _, msg := range IsDNS1123Label(a.Hostname) {
+			errs = append(errs, Invalid(path+".hostname", a.Hostname, msg))
+		}
+	}
+	if a.NodeName != nil && *a.NodeName != "" {
+		for _, msg := range IsDNS1123Subdomain(*a.NodeName) {
+			errs = append(errs, Invalid(path+".nodeName", *a.NodeName, msg))
+		}
+	}
+	return errs
+}
+
+// ValidateEndpointsUpdate checks an update.
+func ValidateEndpointsUpdate(e, old *Endpoints) FieldErrors {
+	errs := validateObjectMetaUpdate(&e.ObjectMeta, &old.ObjectMeta)
+	return append(errs, ValidateEndpoints(e)...)
+}
+
+// MaxConfigMapSize is the largest total of keys and values a ConfigMap may
+// hold (1 MiB), as upstream's corevalidation.MaxSecretSize.
+const MaxConfigMapSize = 1 << 20
+
+// ValidateConfigMap checks a ConfigMap: the name is a DNS-1123 subdomain;
+// every key is a valid config key, unique across data and binaryData; the
+// total size is at most 1 MiB.
+func ValidateConfigMap(c *ConfigMap) FieldErrors {
+	errs := validateObjectName(&c.ObjectMeta, dnsSubdomainName)
+	errs = append(errs, validateNamespaceField(&c.ObjectMeta, true)...)
+	total := 0
+	for _, k := range sortedKeys(c.Data) {
+		for _, msg := range IsConfigMapKey(k) {
+			errs = append(errs, Invalid("data["+k+"]", k, msg))
+		}
+		total += len(k) + len(c.Data[k])
+	}
+	bkeys := make([]string, 0, len(c.BinaryData))
+	for k := range c.BinaryData {
+		bkeys = append(bkeys, k)
+	}
+	sort.Strings(bkeys)
+	for _, k := range bkeys {
+		for _, msg := range IsConfigMapKey(k) {
+			errs = append(errs, Invalid("binaryData["+k+"]", k, msg))
+		}
+		if _, dup := c.Data[k]; dup {
+			errs = append(errs, Invalid("data["+k+"]", k, "duplicate of key present in binaryData"))
+		}
+		total += len(k) + len(c.BinaryData[k])
+	}
+	if total > MaxConfigMapSize {
+		errs = append(errs, &FieldError{Type: FieldValueTooLong, Field: "data", Detail: fmt.Sprintf("may not be more than %d bytes", MaxConfigMapSize)})
+	}
+	return errs
+}
+
+// ValidateConfigMapUpdate checks an update: immutable metadata, the
+// ConfigMap rules, and that an immutable ConfigMap keeps its data and
+// stays immutable.
+func ValidateConfigMapUpdate(c, old *ConfigMap) FieldErrors {
+	errs := validateObjectMetaUpdate(&c.ObjectMeta, &old.ObjectMeta)
+	if old.Immutable != nil && *old.Immutable {
+		if c.Immutable == nil || !*c.Immutable {
+			errs = append(errs, Forbidden("immutable", "field is immutable when `immutable` is set"))
+		}
+		if !equalStringMaps(c.Data, old.Data) {
+			errs = append(errs, Forbidden("data", "field is immutable when `immutable` is set"))
+		}
+		if !equalBytesMaps(c.BinaryData, old.BinaryData) {
+			errs = append(errs, Forbidden("binaryData", "field is immutable when `immutable` is set"))
+		}
+	}
+	return append(errs, ValidateConfigMap(c)...)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func equalStringMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func equalBytesMaps(a, b map[string][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || string(w) != string(v) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,263 @@
+package registry
+
+import (
+	"fmt"
+	"net/netip"
+	"regexp"
+	"strings"
+)
+
+// Name-format helpers with upstream's exact messages. They mirror
+// k8s.io/apimachinery/pkg/util/validation/validation.go and
+// k8s.io/apimachinery/pkg/api/validation/path/name.go. Each returns the
+// problems as detail strings (empty means valid) so callers can wrap them in
+// a FieldError with the field path they validate.
+
+// Length limits of the name formats, in bytes.
+const (
+	// DNS1123LabelMaxLength is the longest RFC 1123 label (63).
+	DNS1123LabelMaxLength = 63
+	// DNS1123SubdomainMaxLength is the longest RFC 1123 subdomain (253).
+	DNS1123SubdomainMaxLength = 253
+	// DNS1035LabelMaxLength is the longest RFC 1035 label (63).
+	DNS1035LabelMaxLength = 63
+	// ConfigMapKeyMaxLength is the longest ConfigMap/Secret key (253).
+	ConfigMapKeyMaxLength = 253
+)
+
+const (
+	dns1123LabelFmt     = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+	dns1123SubdomainFmt = dns1123LabelFmt + "(\\." + dns1123LabelFmt + ")*"
+	dns1035LabelFmt     = "[a-z]([-a-z0-9]*[a-z0-9])?"
+	configMapKeyFmt     = `[-._a-zA-Z0-9]+`
+)
+
+var (
+	dns1123LabelRE     = regexp.MustCompile("^" + dns1123LabelFmt + "$")
+	dns1123SubdomainRE = regexp.MustCompile("^" + dns1123SubdomainFmt + "$")
+	dns1035LabelRE     = regexp.MustCompile("^" + dns1035LabelFmt + "$")
+	configMapKeyRE     = regexp.MustCompile("^" + configMapKeyFmt + "$")
+	ianaSvcNameLetter  = regexp.MustCompile("[a-z]")
+	ianaSvcNameChars   = regexp.MustCompile("^[-a-z0-9]+$")
+)
+
+func regexError(msg, fmtRE string, examples ...string) string {
+	if len(examples) == 0 {
+		return msg + " (regex used for validation is '" + fmtRE + "')"
+	}
+	msg += " (e.g. "
+	for i := range examples {
+		if i > 0 {
+			msg += " or "
+		}
+		msg += "'" + examples[i] + "', "
+	}
+	msg += "regex used for validation is '" + fmtRE + "')"
+	return msg
+}
+
+func maxLenError(n int) string { return fmt.Sprintf("must be no more than %d characters", n) }
+
+// IsDNS1123Label reports why value is not a lowercase RFC 1123 label
+// (namespace names, Service names, port names in Endpoints).
+// Mirrors validation.IsDNS1123Label.
+func IsDNS1123Label(value string) []string {
+	var errs []string
+	if len(value) > DNS1123LabelMaxLength {
+		errs = append(errs, maxLenError(DNS1123LabelMaxLength))
+	}
+	if !dns1123LabelRE.MatchString(value) {
+		if dns1123SubdomainRE.MatchString(value) {
+			errs = append(errs, "must not contain dots")
+		} else {
+			errs = append(errs, regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", dns1123LabelFmt, "my-name", "123-abc"))
+		}
+	}
+	return errs
+}
+
+// IsDNS1123Subdomain reports why value is not a lowercase RFC 1123
+// subdomain (API group names, most object names). Mirrors
+// validation.IsDNS1123Subdomain.
+func IsDNS1123Subdomain(value string) []string {
+	var errs []string
+	if len(value) > DNS1123SubdomainMaxLength {
+		errs = append(errs, maxLenError(DNS1123SubdomainMaxLength))
+	}
+	if !dns1123SubdomainRE.MatchString(value) {
+		errs = append(errs, regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", dns1123SubdomainFmt, "example.com"))
+	}
+	return errs
+}
+
+// IsDNS1035Label reports why value is not an RFC 1035 label (API versions,
+// Service names). Mirrors validation.IsDNS1035Label; the double space in
+// "'my-name',  or 'abc-123'" comes from how examples are joined, as upstream.
+func IsDNS1035Label(value string) []string {
+	var errs []string
+	if len(value) > DNS1035LabelMaxLength {
+		errs = append(errs, maxLenError(DNS1035LabelMaxLength))
+	}
+	if !dns1035LabelRE.MatchString(value) {
+		errs = append(errs, regexError("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", dns1035LabelFmt, "my-name", "abc-123"))
+	}
+	return errs
+}
+
+// ValidatePathSegmentName reports why name cannot be used as one segment
+// of a URL path: "." and "..", or any '/' or '%'. prefix allows a
+// generateName prefix. Mirrors path.ValidatePathSegmentName, the only name
+// rule APIService applies (so "V1.Bad_Group" passes it).
+func ValidatePathSegmentName(name string, prefix bool) []string {
+	var errs []string
+	if !prefix {
+		switch name {
+		case ".", "..":
+			errs = append(errs, fmt.Sprintf("may not be '%s'", name))
+		}
+	}
+	for _, illegal := range []string{"/", "%"} {
+		if strings.Contains(name, illegal) {
+			errs = append(errs, fmt.Sprintf("may not contain '%s'", illegal))
+		}
+	}
+	return errs
+}
+
+// IsValidPortNum reports why port is not in 1..65535. Mirrors
+// validation.IsValidPortNum.
+func IsValidPortNum(port int) []string {
+	if port >= 1 && port <= 65535 {
+		return nil
+	}
+	return []string{"must be between 1 and 65535, inclusive"}
+}
+
+// IsValidPortName reports why name is not an IANA_SVC_NAME (RFC 6335):
+// at most 15 characters, [-a-z0-9], at least one letter, no leading,
+// trailing or double hyphen. Mirrors validation.IsValidPortName.
+func IsValidPortName(port string) []string {
+	var errs []string
+	if len(port) > 15 {
+		errs = append(errs, maxLenError(15))
+	}
+	if !ianaSvcNameChars.MatchString(port) {
+		errs = append(errs, "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+	}
+	if !ianaSvcNameLetter.MatchString(port) {
+		errs = append(errs, "must contain at least one letter (a-z)")
+	}
+	if strings.Contains(port, "--") {
+		errs = append(errs, "must not contain consecutive hyphens")
+	}
+	if len(port) > 0 && (port[0] == '-' || port[len(port)-1] == '-') {
+		errs = append(errs, "must not begin or end with a hyphen")
+	}
+	return errs
+}
+
+// IsConfigMapKey reports why value cannot be a ConfigMap data or
+// binaryData key. Mirrors validation.IsConfigMapKey.
+func IsConfigMapKey(value string) []string {
+	var errs []string
+	if len(value) > ConfigMapKeyMaxLength {
+		errs = append(errs, maxLenError(ConfigMapKeyMaxLength))
+	}
+	if !configMapKeyRE.MatchString(value) {
+		errs = append(errs, regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", configMapKeyFmt, "key.name", "KEY_NAME", "key-name"))
+	}
+	switch {
+	case value == ".":
+		errs = append(errs, "must not be '.'")
+	case value == "..":
+		errs = append(errs, "must not be '..'")
+	case strings.HasPrefix(value, ".."):
+		errs = append(errs, "must not start with '..'")
+	}
+	return errs
+}
+
+// IsValidIP reports why value is not an IPv4 or IPv6 address in canonical
+// textual form (no zone, no leading zeros). Mirrors validation.IsValidIP's
+// message.
+func IsValidIP(value string) []string {
+	a, err := netip.ParseAddr(value)
+	if err != nil || a.Zone() != "" {
+		return []string{"must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"}
+	}
+	return nil
+}
+
+// validateObjectName applies a name-format function to metadata.name (or
+// the generateName prefix) and returns one FieldError per problem, as
+// upstream's ValidateObjectMeta does. Required when both are empty.
+func validateObjectName(meta *ObjectMeta, check func(string, bool) []string) FieldErrors {
+	var errs FieldErrors
+	if meta.GenerateName != "" {
+		for _, msg := range check(meta.GenerateName, true) {
+			errs = append(errs, Invalid("metadata.generateName", meta.GenerateName, msg))
+		}
+	}
+	if meta.Name == "" {
+		if meta.GenerateName == "" {
+			errs = append(errs, Required("metadata.name", "name or generateName is required"))
+		}
+		return errs
+	}
+	for _, msg := range check(meta.Name, false) {
+		errs = append(errs, Invalid("metadata.name", meta.Name, msg))
+	}
+	return errs
+}
+
+// validateNamespaceField checks metadata.namespace for namespaced (must be
+// a DNS-1123 label, Required when empty) or cluster-scoped (must be empty)
+// resources, as ValidateObjectMeta does.
+func validateNamespaceField(meta *ObjectMeta, namespaced bool) FieldErrors {
+	var errs FieldErrors
+	if namespaced {
+		if meta.Namespace == "" {
+			return FieldErrors{Required("metadata.namespace", "")}
+		}
+		for _, msg := range IsDNS1123Label(meta.Namespace) {
+			errs = append(errs, Invalid("metadata.namespace", meta.Namespace, msg))
+		}
+		return errs
+	}
+	if meta.Namespace != "" {
+		errs = append(errs, Forbidden("metadata.namespace", "not allowed on this type"))
+	}
+	return errs
+}
+
+// dnsSubdomainName adapts IsDNS1123Subdomain to the name-check signature
+// (a generateName prefix may end in '-', so it is checked with a suffix).
+func dnsSubdomainName(name string, prefix bool) []string {
+	if prefix {
+		name = maskTrailingDash(name)
+	}
+	return IsDNS1123Subdomain(name)
+}
+
+// dnsLabelName adapts IsDNS1123Label to the name-check signature.
+func dnsLabelName(name string, prefix bool) []string {
+	if prefix {
+		name = maskTrailingDash(name)
+	}
+	return IsDNS1123Label(name)
+}
+
+// dns1035Name adapts IsDNS1035Label to the name-check signature.
+func dns1035Name(name string, prefix bool) []string {
+	if prefix {
+		name = maskTrailingDash(name)
+	}
+	return IsDNS1035Label(name)
+}
+
+func maskTrailingDash(name string) string {
+	if len(name) > 1 && strings.HasSuffix(name, "-") {
+		return name[:len(name)-1] + "a"
+	}
+	return name
+}
