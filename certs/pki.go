@@ -69,6 +69,15 @@ type PKI struct {
 	Created []string
 }
 
+// Files returns the paths of the ten PKI files in kubeadm order: each CA
+// pair, then its leaves (the order EnsurePKI writes them in).
+func (p *PKI) Files() []string {
+	return []string{
+		p.CACert, p.CAKey, p.ServingCert, p.ServingKey, p.AdminCert, p.AdminKey,
+		p.FrontProxyCACert, p.FrontProxyCAKey, p.FrontProxyClientCert, p.FrontProxyClientKey,
+	}
+}
+
 // Kubeconfig returns an admin kubeconfig for server (e.g.
 // "https://127.0.0.1:6443") built from the CA and admin files in the PKI.
 func (p *PKI) Kubeconfig(server string) ([]byte, error) {
@@ -85,6 +94,15 @@ func (p *PKI) Kubeconfig(server string) ([]byte, error) {
 		return nil, err
 	}
 	return KubeconfigBytes(server, ca, cert, key, "")
+}
+
+// WriteKubeconfig writes Kubeconfig(server) to path atomically with mode 0600.
+func (p *PKI) WriteKubeconfig(path, server string) error {
+	data, err := p.Kubeconfig(server)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, data, 0o600)
 }
 
 // ServingSANs returns the SANs EnsurePKI puts in apiserver.crt: localhost,

@@ -79,6 +79,9 @@ type APIService struct {
 	// appears in legacy /apis and /apis/<g> but not in aggregated discovery,
 	// as in kube-apiserver. Ignored for remote APIServices.
 	Resources []byte
+
+	// key caches keyOf for APIServices the Manager stores.
+	key *serviceKey
 }
 
 // IsLocal reports whether the APIService has no spec.service.
@@ -103,7 +106,24 @@ func (k serviceKey) String() string {
 	return fmt.Sprintf("%s/%s:%d", k.namespace, k.name, k.port)
 }
 
+// keyOf returns the backend cache key of a remote APIService.
 func keyOf(s *APIService) serviceKey {
+	if s.key != nil {
+		return *s.key
+	}
+	return computeKey(s)
+}
+
+// storeKey computes and caches the key of an APIService the Manager stores.
+func storeKey(s *APIService) {
+	s.key = nil
+	if !s.IsLocal() {
+		k := computeKey(s)
+		s.key = &k
+	}
+}
+
+func computeKey(s *APIService) serviceKey {
 	sum := sha256.Sum256(s.CABundle)
 	return serviceKey{
 		namespace: s.Service.Namespace,
@@ -182,8 +202,8 @@ func (a *gvResult) equal(b *gvResult) bool {
 // Writers (Set, Update, Remove, SetCoreResources, fetch results) take mu and
 // rebuild; readers (the Serve methods) only load the current snapshot.
 type Manager struct {
-	opts         Options
-	logger       *slog.Logger
+	opts          Options
+	logger        *slog.Logger
 	notAcceptable []byte // the 406 Status body, built once
 
 	mu sync.Mutex // guards services, results, localCache, backends, dirty, core, and rebuilds
@@ -298,15 +318,15 @@ func (m *Manager) Set(apiServices []APIService) {
 	m.services = make(map[string]*APIService, len(apiServices))
 	for i := range apiServices {
 		s := apiServices[i]
+		storeKey(&s)
 		m.services[s.Name] = &s
 	}
 	m.dirty = map[serviceKey]struct{}{}
-	for name, s := range m.services {
+	for _, s := range m.services {
 		m.updateResultLocked(s)
 		if !s.IsLocal() {
 			m.dirty[keyOf(s)] = struct{}{}
 		}
-		_ = name
 	}
 	m.pruneLocked()
 	m.rebuildLocked()
@@ -314,11 +334,14 @@ func (m *Manager) Set(apiServices []APIService) {
 }
 
 // Update adds or replaces one APIService (by Name) and rebuilds the
-// documents once. A remote APIService's backend is marked for fetching.
+// documents once, unless nothing they show changed (a status-only update).
+// A remote APIService's backend is marked for fetching.
 func (m *Manager) Update(s APIService) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	old := m.services[s.Name]
+	prev := m.results[s.Name]
+	storeKey(&s)
 	m.services[s.Name] = &s
 	if old != nil && (old.IsLocal() != s.IsLocal() || old.Group != s.Group || old.Version != s.Version) {
 		delete(m.results, s.Name)
@@ -327,9 +350,25 @@ func (m *Manager) Update(s APIService) {
 	if !s.IsLocal() {
 		m.dirty[keyOf(&s)] = struct{}{}
 	}
-	m.pruneLocked()
-	m.rebuildLocked()
+	if old != nil && !old.IsLocal() && (s.IsLocal() || keyOf(old) != keyOf(&s)) {
+		m.pruneLocked()
+	}
+	// Status-only updates (the availability controller's) change nothing
+	// the documents show unless they change the aggregated entry: skip the
+	// rebuild then.
+	next := m.results[s.Name]
+	sameEntry := (prev == nil && next == nil) || (prev != nil && next != nil && prev.equal(next))
+	if old == nil || !sameListing(old, &s) || !sameEntry {
+		m.rebuildLocked()
+	}
 	m.poke()
+}
+
+// sameListing reports whether two versions of an APIService list the same
+// way in every document (resources aside).
+func sameListing(a, b *APIService) bool {
+	return a.Group == b.Group && a.Version == b.Version && a.IsLocal() == b.IsLocal() &&
+		a.GroupPriorityMinimum == b.GroupPriorityMinimum && a.VersionPriority == b.VersionPriority
 }
 
 // Remove deletes the APIService called name, if present, and rebuilds the

@@ -127,6 +127,7 @@ func isNotFound(obj bool, err error) bool {
 	return (err == nil && !obj) || errors.Is(err, registry.ErrNotFound)
 }
 
+// ResolveEndpoint implements ServiceResolver; see NewEndpointServiceResolver.
 func (r *endpointResolver) ResolveEndpoint(namespace, name string, port int32) (*url.URL, error) {
 	svc, err := r.lister.GetService(namespace, name)
 	if isNotFound(svc != nil, err) {

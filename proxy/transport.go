@@ -178,6 +178,8 @@ func (t *Transports) ProbeTransport() http.RoundTripper { return probeRoundTripp
 
 type probeRoundTripper struct{ t *Transports }
 
+// RoundTrip sends req through the current probe transport, building it on
+// first use.
 func (p probeRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	p.t.mu.Lock()
 	rt := p.t.probe
@@ -227,6 +229,7 @@ type backendTransport struct {
 	upgrade *http.Transport
 }
 
+// RoundTrip picks the HTTP/1.1 transport for upgrades, else the main one.
 func (b *backendTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if isUpgrade(req.Header) {
 		return b.upgrade.RoundTrip(req)

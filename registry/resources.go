@@ -1,9 +1,6 @@
 package registry
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
 // API group names of aggsim's own resources.
 const (
@@ -54,60 +51,4 @@ func ageColumn() TableColumnDefinition {
 
 func stringColumn(name, description string) TableColumnDefinition {
 	return TableColumnDefinition{Name: name, Type: "string", Description: description}
-}
-
-// ageCell is the AGE cell of an object created at t, seen at now:
-// "<unknown>" for a zero timestamp, else the short human duration.
-func ageCell(t Time, now time.Time) string {
-	if t.IsZero() {
-		return "<unknown>"
-	}
-	return shortHumanDuration(now.Sub(t.Time))
-}
-
-// shortHumanDuration renders d as kubectl's AGE column does
-// (apimachinery/pkg/util/duration.HumanDuration): seconds below 2m,
-// minutes+seconds below 10m, minutes below 3h, hours+minutes below 8h,
-// hours below 2d, days+hours below 8d, days below 2y, years+days below 8y.
-// Kept private as a fallback for the store's exported HumanDuration.
-func shortHumanDuration(d time.Duration) string {
-	if s := int(d.Seconds()); s < -1 {
-		return "<invalid>"
-	} else if s < 0 {
-		return "0s"
-	} else if s < 120 {
-		return fmt.Sprintf("%ds", s)
-	}
-	minutes := int(d / time.Minute)
-	if minutes < 10 {
-		if s := int(d/time.Second) % 60; s != 0 {
-			return fmt.Sprintf("%dm%ds", minutes, s)
-		}
-		return fmt.Sprintf("%dm", minutes)
-	} else if minutes < 180 {
-		return fmt.Sprintf("%dm", minutes)
-	}
-	hours := int(d / time.Hour)
-	switch {
-	case hours < 8:
-		if m := minutes % 60; m != 0 {
-			return fmt.Sprintf("%dh%dm", hours, m)
-		}
-		return fmt.Sprintf("%dh", hours)
-	case hours < 48:
-		return fmt.Sprintf("%dh", hours)
-	case hours < 24*8:
-		if h := hours % 24; h != 0 {
-			return fmt.Sprintf("%dd%dh", hours/24, h)
-		}
-		return fmt.Sprintf("%dd", hours/24)
-	case hours < 24*365*2:
-		return fmt.Sprintf("%dd", hours/24)
-	case hours < 24*365*8:
-		if dy := (hours / 24) % 365; dy != 0 {
-			return fmt.Sprintf("%dy%dd", hours/24/365, dy)
-		}
-		return fmt.Sprintf("%dy", hours/24/365)
-	}
-	return fmt.Sprintf("%dy", hours/24/365)
 }

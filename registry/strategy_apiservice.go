@@ -20,7 +20,13 @@ type APIServiceStrategy struct {
 // names a Service without a port (apiregistration/v1 defaults.go).
 const DefaultServicePort int32 = 443
 
-var _ Strategy = APIServiceStrategy{}
+// Interface guards: the optional store extensions this strategy implements.
+var (
+	_ Strategy             = APIServiceStrategy{}
+	_ CreateOnUpdater      = APIServiceStrategy{}
+	_ UnconditionalUpdater = APIServiceStrategy{}
+	_ PatchMetaProvider    = APIServiceStrategy{}
+)
 
 // Info describes apiservices as upstream's discovery does: cluster-scoped,
 // category api-extensions, no short names, with a status subresource.
@@ -117,7 +123,7 @@ func (s APIServiceStrategy) TableRow(obj Object) []any {
 	if a.Spec.Service != nil {
 		service = a.Spec.Service.Namespace + "/" + a.Spec.Service.Name
 	}
-	return []any{a.Name, service, availableCell(a), ageCell(a.CreationTimestamp, nowOr(s.Now))}
+	return []any{a.Name, service, availableCell(a), TableAge(a.CreationTimestamp, nowOr(s.Now))}
 }
 
 // availableCell is "Unknown" without an Available condition, "True", or
@@ -133,4 +139,17 @@ func availableCell(a *APIService) string {
 		return string(c.Status) + " (" + c.Reason + ")"
 	}
 	return string(c.Status)
+}
+
+// AllowCreateOnUpdate is false: PUT of a missing APIService is 404.
+func (APIServiceStrategy) AllowCreateOnUpdate() bool { return false }
+
+// AllowUnconditionalUpdate is false: an update must carry
+// metadata.resourceVersion.
+func (APIServiceStrategy) AllowUnconditionalUpdate() bool { return false }
+
+// MergeKeys are the strategic-merge-patch keys of APIService lists
+// (field path → merge key): status.conditions merge on type.
+func (APIServiceStrategy) MergeKeys() map[string]string {
+	return map[string]string{"status.conditions": "type"}
 }

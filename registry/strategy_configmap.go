@@ -63,5 +63,11 @@ func (ConfigMapStrategy) TableColumns() []TableColumnDefinition {
 // TableRow returns name, the number of data plus binaryData keys, and age.
 func (s ConfigMapStrategy) TableRow(obj Object) []any {
 	c := obj.(*ConfigMap)
-	return []any{c.Name, int64(len(c.Data) + len(c.BinaryData)), ageCell(c.CreationTimestamp, nowOr(s.Now))}
+	return []any{c.Name, int64(len(c.Data) + len(c.BinaryData)), TableAge(c.CreationTimestamp, nowOr(s.Now))}
 }
+
+// AllowCreateOnUpdate is false for ConfigMaps.
+func (ConfigMapStrategy) AllowCreateOnUpdate() bool { return false }
+
+// AllowUnconditionalUpdate is true for ConfigMaps.
+func (ConfigMapStrategy) AllowUnconditionalUpdate() bool { return true }

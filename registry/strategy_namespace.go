@@ -16,7 +16,11 @@ type NamespaceStrategy struct {
 	Now func() time.Time
 }
 
-var _ Strategy = NamespaceStrategy{}
+var (
+	_ Strategy              = NamespaceStrategy{}
+	_ DeletedObjectReturner = NamespaceStrategy{}
+	_ PatchMetaProvider     = NamespaceStrategy{}
+)
 
 // Info describes namespaces as /api/v1 discovery does (short name ns, no
 // deletecollection, status subresource).
@@ -103,5 +107,19 @@ func (NamespaceStrategy) TableColumns() []TableColumnDefinition {
 // TableRow returns name, phase and age.
 func (s NamespaceStrategy) TableRow(obj Object) []any {
 	ns := obj.(*Namespace)
-	return []any{ns.Name, ns.Status.Phase, ageCell(ns.CreationTimestamp, nowOr(s.Now))}
+	return []any{ns.Name, ns.Status.Phase, TableAge(ns.CreationTimestamp, nowOr(s.Now))}
+}
+
+// AllowCreateOnUpdate is false for namespaces.
+func (NamespaceStrategy) AllowCreateOnUpdate() bool { return false }
+
+// AllowUnconditionalUpdate is true for namespaces.
+func (NamespaceStrategy) AllowUnconditionalUpdate() bool { return true }
+
+// ReturnDeletedObject is true: DELETE answers with the namespace.
+func (NamespaceStrategy) ReturnDeletedObject() bool { return true }
+
+// MergeKeys are the strategic-merge-patch keys of Namespace lists.
+func (NamespaceStrategy) MergeKeys() map[string]string {
+	return map[string]string{"status.conditions": "type"}
 }

@@ -600,11 +600,13 @@ func testConcurrentWriters(t *testing.T, open newStoreFunc) {
 				}
 				last = rev
 				mu.Lock()
-				if prev, dup := written[rev]; dup {
-					errs <- fmt.Errorf("revision %d given to %v and %s=%s", rev, prev, key, value)
-				}
+				prev, dup := written[rev]
 				written[rev] = write{key, value}
 				mu.Unlock()
+				if dup {
+					errs <- fmt.Errorf("revision %d given to %v and %s=%s", rev, prev, key, value)
+					return
+				}
 			}
 		}()
 	}

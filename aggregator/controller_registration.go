@@ -1,0 +1,193 @@
+package aggregator
+
+import (
+	"sync"
+
+	"github.com/aggsim/aggsim/discovery"
+	"github.com/aggsim/aggsim/proxy"
+	"github.com/aggsim/aggsim/registry"
+)
+
+// registrationController keeps the router, the proxy handlers and
+// discovery in step with the APIServices in the store, as upstream's
+// APIServiceRegistrationController with its APIHandlerManager
+// (kube-aggregator/pkg/apiserver/apiservice_controller.go and
+// apiserver.go AddAPIService/RemoveAPIService). It is level-triggered:
+// sync(name) reads the current object from the informer, and "not found"
+// means remove.
+type registrationController struct {
+	s *Server
+
+	mu sync.Mutex // guards handlers and groups; serialises syncs
+	// handlers holds the proxy handler of every remote APIService by name.
+	handlers map[string]*proxy.Handler
+	// groups maps a group to the names of its APIServices, so /apis/<g>
+	// stays routed while any version of the group exists.
+	groups map[string]map[string]struct{}
+	// gvOf remembers each registered APIService's group and version.
+	gvOf map[string][2]string
+}
+
+func newRegistrationController(s *Server) *registrationController {
+	return &registrationController{
+		s:        s,
+		handlers: map[string]*proxy.Handler{},
+		groups:   map[string]map[string]struct{}{},
+		gvOf:     map[string][2]string{},
+	}
+}
+
+// onChange is the APIService informer handler.
+func (c *registrationController) onChange(old, cur registry.Object) {
+	o := cur
+	if o == nil {
+		o = old
+	}
+	c.sync(o.GetObjectMeta().Name)
+}
+
+// proxyHandler returns the handler of a remote APIService, or nil.
+func (c *registrationController) proxyHandler(name string) *proxy.Handler {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.handlers[name]
+}
+
+// sync brings routes, proxy and discovery in line with the current state of
+// the APIService name.
+func (c *registrationController) sync(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	obj, ok := c.s.apiServices.Get("", name)
+	if !ok {
+		c.remove(name)
+		return
+	}
+	a := obj.(*registry.APIService)
+	if prev, ok := c.gvOf[name]; ok && (prev[0] != a.Spec.Group || prev[1] != a.Spec.Version) {
+		c.remove(name)
+	}
+	c.add(a)
+}
+
+func isAvailable(a *registry.APIService) bool {
+	cond := a.GetCondition(registry.Available)
+	return cond != nil && cond.Status == registry.ConditionTrue
+}
+
+// add registers (or refreshes) the routes, handler and discovery entry of a.
+// Called with c.mu held.
+func (c *registrationController) add(a *registry.APIService) {
+	s := c.s
+	group, version := a.Spec.Group, a.Spec.Version
+	c.gvOf[a.Name] = [2]string{group, version}
+	if group == "" {
+		// The legacy core group is served at /api and not listed in /apis.
+		return
+	}
+	gvPath := "/apis/" + group + "/" + version
+	d := discovery.APIService{
+		Name: a.Name, Group: group, Version: version,
+		GroupPriorityMinimum: a.Spec.GroupPriorityMinimum, VersionPriority: a.Spec.VersionPriority,
+		CABundle: a.Spec.CABundle, InsecureSkipTLSVerify: a.Spec.InsecureSkipTLSVerify,
+		Available: isAvailable(a),
+	}
+	if a.Spec.Service == nil {
+		if h := c.handlers[a.Name]; h != nil {
+			h.Close()
+			delete(c.handlers, a.Name)
+		}
+		if res, ok := s.api.APIResourceList(group, version); ok {
+			d.Resources = res
+			if group != registry.GroupAPIRegistration {
+				s.mux.Update(func(tx *MuxTx) {
+					tx.Handle(gvPath, s.api)
+					tx.UnlistedHandlePrefix(gvPath+"/", s.api)
+				})
+			}
+		} else {
+			// A Local APIService of a group aggsim does not serve: listed in
+			// /apis, /apis/<g>/<v> answers 404 (capture i-lifecycle/local-custom*).
+			s.mux.Update(func(tx *MuxTx) {
+				tx.Unregister(gvPath)
+				tx.Unregister(gvPath + "/")
+			})
+		}
+	} else {
+		port := int32(443)
+		if a.Spec.Service.Port != nil {
+			port = *a.Spec.Service.Port
+		}
+		d.Service = &discovery.ServiceRef{Namespace: a.Spec.Service.Namespace, Name: a.Spec.Service.Name, Port: port}
+		h := c.handlers[a.Name]
+		if h == nil {
+			h = proxy.NewHandler(proxy.Options{
+				Resolver:   s.resolver,
+				Transports: s.transports,
+				Logger:     s.logger,
+				OnRequest:  s.onProxyRequest,
+			})
+			c.handlers[a.Name] = h
+		}
+		h.Update(proxy.Target{
+			APIServiceName: a.Name, Group: group, Version: version,
+			Service:  &proxy.ServiceRef{Namespace: a.Spec.Service.Namespace, Name: a.Spec.Service.Name, Port: port},
+			CABundle: a.Spec.CABundle, InsecureSkipTLSVerify: a.Spec.InsecureSkipTLSVerify,
+			Available: d.Available,
+		})
+		s.mux.Update(func(tx *MuxTx) {
+			tx.Handle(gvPath, h)
+			tx.UnlistedHandlePrefix(gvPath+"/", h)
+		})
+	}
+	if group != registry.GroupAPIRegistration {
+		names := c.groups[group]
+		if names == nil {
+			names = map[string]struct{}{}
+			c.groups[group] = names
+			gh := s.groupHandler(group)
+			s.mux.Update(func(tx *MuxTx) {
+				tx.Handle("/apis/"+group, gh)
+				tx.UnlistedHandle("/apis/"+group+"/", gh)
+			})
+		}
+		names[a.Name] = struct{}{}
+	}
+	s.discovery.Update(d)
+}
+
+// remove unregisters everything add registered for name. Called with c.mu
+// held.
+func (c *registrationController) remove(name string) {
+	s := c.s
+	gv, ok := c.gvOf[name]
+	if !ok {
+		return
+	}
+	delete(c.gvOf, name)
+	group, version := gv[0], gv[1]
+	if group == "" {
+		return
+	}
+	if h := c.handlers[name]; h != nil {
+		h.Close()
+		delete(c.handlers, name)
+	}
+	gvPath := "/apis/" + group + "/" + version
+	s.discovery.Remove(name)
+	if group == registry.GroupAPIRegistration {
+		return
+	}
+	s.mux.Update(func(tx *MuxTx) {
+		tx.Unregister(gvPath)
+		tx.Unregister(gvPath + "/")
+		if names := c.groups[group]; names != nil {
+			delete(names, name)
+			if len(names) == 0 {
+				delete(c.groups, group)
+				tx.Unregister("/apis/" + group)
+				tx.Unregister("/apis/" + group + "/")
+			}
+		}
+	})
+}

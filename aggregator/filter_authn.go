@@ -1,0 +1,414 @@
+package aggregator
+
+import (
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aggsim/aggsim/registry"
+)
+
+// AuthnOptions configures request authentication, named after
+// kube-apiserver's flags. Authenticators run in upstream's union order
+// (k8s.io/kubernetes/pkg/kubeapiserver/authenticator/config.go): front-proxy
+// request headers, then client certificates, then bearer tokens; the first
+// success wins. If none succeeds and any failed with an error (an untrusted
+// certificate, an unknown token), the answer is 401 even with Anonymous on,
+// as upstream's fail-on-error union does. With no credentials at all the
+// request is anonymous when Anonymous is set, else 401.
+type AuthnOptions struct {
+	// ClientCA returns the current --client-ca-file pool; it is called on
+	// every request so a reloaded file takes effect at once. nil (or a nil
+	// pool) disables client-certificate authentication.
+	ClientCA func() *x509.CertPool
+	// TokenFile holds --token-file's tokens; nil disables bearer tokens.
+	TokenFile *TokenFile
+	// RequestHeader enables front-proxy authentication
+	// (--requestheader-*); nil disables it.
+	RequestHeader *RequestHeaderOptions
+	// Anonymous lets requests without credentials through as
+	// system:anonymous in group system:unauthenticated (--anonymous-auth).
+	// aggsim's default is false.
+	Anonymous bool
+}
+
+// RequestHeaderOptions configures front-proxy authentication
+// (k8s.io/apiserver/pkg/authentication/request/headerrequest/requestheader.go).
+// The identity comes from headers only when the client presents a
+// certificate verified against ClientCA whose CN is in AllowedNames.
+type RequestHeaderOptions struct {
+	// ClientCA returns the current --requestheader-client-ca-file pool;
+	// nil (or a nil pool) disables front-proxy authentication.
+	ClientCA func() *x509.CertPool
+	// AllowedNames are the accepted certificate common names
+	// (--requestheader-allowed-names); empty accepts any CN.
+	AllowedNames []string
+	// UsernameHeaders are tried in order; the first non-empty one names the
+	// user. nil means [X-Remote-User].
+	UsernameHeaders []string
+	// UIDHeaders: the first non-empty one is the UID. nil means [X-Remote-Uid].
+	UIDHeaders []string
+	// GroupHeaders: every non-empty value of each is a group, in order. nil
+	// means [X-Remote-Group].
+	GroupHeaders []string
+	// ExtraHeaderPrefixes: `<prefix><escaped key>: value` adds an extra; the
+	// key is lower-cased and %-unescaped. nil means [X-Remote-Extra-].
+	ExtraHeaderPrefixes []string
+}
+
+func orDefault(v []string, def string) []string {
+	if v == nil {
+		return []string{def}
+	}
+	return v
+}
+
+// The standard front-proxy headers, always removed from an authenticated
+// request (apiserver/pkg/endpoints/filters/authentication.go).
+var standardRequestHeaders = RequestHeaderOptions{
+	UsernameHeaders:     []string{"X-Remote-User"},
+	UIDHeaders:          []string{"X-Remote-Uid"},
+	GroupHeaders:        []string{"X-Remote-Group"},
+	ExtraHeaderPrefixes: []string{"X-Remote-Extra-"},
+}
+
+func (o *RequestHeaderOptions) names() (user, uid, group, extra []string) {
+	return orDefault(o.UsernameHeaders, "X-Remote-User"), orDefault(o.UIDHeaders, "X-Remote-Uid"),
+		orDefault(o.GroupHeaders, "X-Remote-Group"), orDefault(o.ExtraHeaderPrefixes, "X-Remote-Extra-")
+}
+
+// errInvalidBearerToken is upstream's error for an unknown token.
+var errInvalidBearerToken = errors.New("invalid bearer token")
+
+// AuthenticateRequest runs the configured authenticators on r and returns
+// the user (with system:authenticated added as upstream's
+// AuthenticatedGroupAdder does), false with a nil error when r carries no
+// usable credentials, or an error when a credential was presented and
+// rejected. On success of the front-proxy authenticator its headers are
+// removed from r.Header; on success of a bearer token the Authorization
+// header is. Anonymous is not applied here; see WithAuthentication.
+func (o *AuthnOptions) AuthenticateRequest(r *http.Request) (*registry.UserInfo, bool, error) {
+	var errs []error
+	try := func(f func(*http.Request) (*registry.UserInfo, bool, error)) *registry.UserInfo {
+		u, ok, err := f(r)
+		if err != nil {
+			errs = append(errs, err)
+			return nil
+		}
+		if ok {
+			return u
+		}
+		return nil
+	}
+	var u *registry.UserInfo
+	if o.RequestHeader != nil && o.RequestHeader.ClientCA != nil {
+		u = try(o.RequestHeader.authenticate)
+	}
+	if u == nil && o.ClientCA != nil {
+		u = try(o.authenticateCert)
+	}
+	if u == nil && o.TokenFile != nil {
+		u = try(o.authenticateToken)
+	}
+	if u == nil {
+		return nil, false, errors.Join(errs...)
+	}
+	return addAuthenticatedGroup(u), true, nil
+}
+
+func addAuthenticatedGroup(u *registry.UserInfo) *registry.UserInfo {
+	if u.Username == UserAnonymous {
+		return u
+	}
+	for _, g := range u.Groups {
+		if g == GroupAuthenticated || g == GroupUnauthenticated {
+			return u
+		}
+	}
+	groups := make([]string, 0, len(u.Groups)+1)
+	groups = append(append(groups, u.Groups...), GroupAuthenticated)
+	cp := *u
+	cp.Groups = groups
+	return &cp
+}
+
+// verifyClientCert checks r's client certificate chain against pool for
+// client-auth usage, as upstream's x509 Verifier does.
+func verifyClientCert(r *http.Request, pool *x509.CertPool) (*x509.Certificate, error) {
+	leaf := r.TLS.PeerCertificates[0]
+	opts := x509.VerifyOptions{
+		Roots:         pool,
+		Intermediates: x509.NewCertPool(),
+		CurrentTime:   time.Now(),
+		KeyUsages:     []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	for _, c := range r.TLS.PeerCertificates[1:] {
+		opts.Intermediates.AddCert(c)
+	}
+	if _, err := leaf.Verify(opts); err != nil {
+		return nil, fmt.Errorf("verifying certificate %s failed: %w", certIdentifier(leaf), err)
+	}
+	return leaf, nil
+}
+
+func certIdentifier(c *x509.Certificate) string {
+	return fmt.Sprintf("SN=%s, SKID=%s, AKID=%s", c.SerialNumber, hexColon(c.SubjectKeyId), hexColon(c.AuthorityKeyId))
+}
+
+func hexColon(b []byte) string {
+	if len(b) == 0 {
+		return "<none>"
+	}
+	parts := make([]string, len(b))
+	for i, x := range b {
+		parts[i] = fmt.Sprintf("%02X", x)
+	}
+	return strings.Join(parts, ":")
+}
+
+func hasPeerCert(r *http.Request) bool {
+	return r.TLS != nil && len(r.TLS.PeerCertificates) > 0
+}
+
+// authenticateCert is upstream's x509 authenticator with
+// CommonNameUserConversion: user = CN, groups = O, extra credential-id
+// X509SHA256=<lower-case hex of the leaf's SHA-256>. A cert without CN
+// authenticates nobody (no error).
+func (o *AuthnOptions) authenticateCert(r *http.Request) (*registry.UserInfo, bool, error) {
+	if !hasPeerCert(r) {
+		return nil, false, nil
+	}
+	pool := o.ClientCA()
+	if pool == nil {
+		return nil, false, nil
+	}
+	leaf, err := verifyClientCert(r, pool)
+	if err != nil {
+		return nil, false, err
+	}
+	if leaf.Subject.CommonName == "" {
+		return nil, false, nil
+	}
+	sum := sha256.Sum256(leaf.Raw)
+	return &registry.UserInfo{
+		Username: leaf.Subject.CommonName,
+		Groups:   slices.Clone(leaf.Subject.Organization),
+		Extra:    map[string][]string{ExtraCredentialID: {"X509SHA256=" + hex.EncodeToString(sum[:])}},
+	}, true, nil
+}
+
+// authenticateToken is upstream's bearer-token authenticator over the token
+// file; it removes Authorization on success.
+func (o *AuthnOptions) authenticateToken(r *http.Request) (*registry.UserInfo, bool, error) {
+	auth := strings.TrimSpace(r.Header.Get("Authorization"))
+	if auth == "" {
+		return nil, false, nil
+	}
+	parts := strings.SplitN(auth, " ", 3)
+	if len(parts) < 2 || strings.ToLower(parts[0]) != "bearer" {
+		return nil, false, nil
+	}
+	token := parts[1]
+	if token == "" {
+		return nil, false, nil
+	}
+	u, ok := o.TokenFile.Lookup(token)
+	if !ok {
+		return nil, false, errInvalidBearerToken
+	}
+	r.Header.Del("Authorization")
+	return u, true, nil
+}
+
+// authenticate is upstream's requestheader authenticator behind its
+// CA-and-CN verifier.
+func (o *RequestHeaderOptions) authenticate(r *http.Request) (*registry.UserInfo, bool, error) {
+	if !hasPeerCert(r) {
+		return nil, false, nil
+	}
+	pool := o.ClientCA()
+	if pool == nil {
+		return nil, false, nil
+	}
+	leaf, err := verifyClientCert(r, pool)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(o.AllowedNames) > 0 && !slices.Contains(o.AllowedNames, leaf.Subject.CommonName) {
+		return nil, false, fmt.Errorf("x509: subject with cn=%s is not in the allowed list", leaf.Subject.CommonName)
+	}
+	userH, uidH, groupH, extraP := o.names()
+	name := firstHeader(r.Header, userH)
+	if name == "" {
+		return nil, false, nil
+	}
+	u := &registry.UserInfo{
+		Username: name,
+		UID:      firstHeader(r.Header, uidH),
+		Groups:   allHeaders(r.Header, groupH),
+		Extra:    extraHeaders(r.Header, extraP),
+	}
+	clearAuthHeaders(r.Header, userH, uidH, groupH, extraP)
+	return u, true, nil
+}
+
+func firstHeader(h http.Header, names []string) string {
+	for _, n := range names {
+		if v := h.Get(n); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func allHeaders(h http.Header, names []string) []string {
+	out := []string{}
+	for _, n := range names {
+		for _, v := range h[http.CanonicalHeaderKey(n)] {
+			if v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// unescapeExtraKey undoes the proxy's %-escaping of extra keys; a key that
+// does not unescape is used as is (upstream's unescapeExtraKey).
+func unescapeExtraKey(k string) string {
+	if u, err := url.PathUnescape(k); err == nil {
+		return u
+	}
+	return k
+}
+
+func extraHeaders(h http.Header, prefixes []string) map[string][]string {
+	out := map[string][]string{}
+	for name, values := range h {
+		lower := strings.ToLower(name)
+		for _, p := range prefixes {
+			if !strings.HasPrefix(lower, strings.ToLower(p)) {
+				continue
+			}
+			k := unescapeExtraKey(lower[len(p):])
+			out[k] = append(out[k], values...)
+		}
+	}
+	return out
+}
+
+func clearAuthHeaders(h http.Header, userH, uidH, groupH, extraP []string) {
+	for _, list := range [][]string{userH, uidH, groupH} {
+		for _, n := range list {
+			h.Del(n)
+		}
+	}
+	for name := range h {
+		lower := strings.ToLower(name)
+		for _, p := range extraP {
+			if strings.HasPrefix(lower, strings.ToLower(p)) {
+				delete(h, name)
+				break
+			}
+		}
+	}
+}
+
+// anonymousUser is upstream's anonymous authenticator's user.
+func anonymousUser() *registry.UserInfo {
+	return &registry.UserInfo{Username: UserAnonymous, Groups: []string{GroupUnauthenticated}}
+}
+
+// WithAuthentication authenticates every request with opts (see
+// AuthnOptions) and puts the user into the context with registry.WithUser;
+// it mirrors apiserver/pkg/endpoints/filters/authentication.go. Failures
+// answer 401 Status `Unauthorized` (reason Unauthorized) and are logged at
+// debug level. After success Authorization and every standard and configured
+// front-proxy header (X-Remote-User, -Uid, -Group, -Extra-*) are removed
+// from the request, so no client-sent identity header reaches a handler.
+func WithAuthentication(h http.Handler, opts AuthnOptions, logger *slog.Logger) http.Handler {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, ok, err := opts.AuthenticateRequest(r)
+		if err == nil && !ok && opts.Anonymous {
+			u, ok = anonymousUser(), true
+		}
+		if err != nil || !ok {
+			if err != nil {
+				logger.Debug("unable to authenticate the request", "err", err, "path", r.URL.Path)
+			}
+			writeStatus(w, r, newUnauthorized())
+			return
+		}
+		r.Header.Del("Authorization")
+		clearAuthHeaders(r.Header, standardRequestHeaders.UsernameHeaders, standardRequestHeaders.UIDHeaders,
+			standardRequestHeaders.GroupHeaders, standardRequestHeaders.ExtraHeaderPrefixes)
+		if rh := opts.RequestHeader; rh != nil {
+			userH, uidH, groupH, extraP := rh.names()
+			clearAuthHeaders(r.Header, userH, uidH, groupH, extraP)
+		}
+		ctx := registry.WithUser(r.Context(), u)
+		noteUser(ctx, u, false)
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// newUnauthorized mirrors apierrors.NewUnauthorized("Unauthorized").
+func newUnauthorized() *registry.StatusError {
+	return registry.NewStatusError(http.StatusUnauthorized, "Unauthorized", "Unauthorized")
+}
+
+// writeStatus answers with se's Status as upstream's ErrorNegotiated does
+// for JSON: Content-Type application/json, X-Content-Type-Options nosniff,
+// Retry-After when the details carry retryAfterSeconds; the body is compact
+// JSON plus "\n", or indented without a trailing newline when the client
+// asks for pretty output (?pretty=true, or a curl/Wget/browser User-Agent).
+func writeStatus(w http.ResponseWriter, r *http.Request, se *registry.StatusError) {
+	st := se.Status
+	if st.Kind == "" {
+		st.Kind, st.APIVersion = "Status", "v1"
+	}
+	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(int(st.Code))
+	_, _ = w.Write(statusBody(r, &st))
+}
+
+func statusBody(r *http.Request, st *registry.Status) []byte {
+	if isPrettyPrint(r) {
+		b, _ := json.MarshalIndent(st, "", "  ")
+		return b
+	}
+	b, _ := json.Marshal(st)
+	return append(b, '\n')
+}
+
+// isPrettyPrint mirrors upstream's responsewriters.isPrettyPrint.
+func isPrettyPrint(r *http.Request) bool {
+	if r != nil && r.URL != nil && strings.Contains(r.URL.RawQuery, "pretty") {
+		if pp := r.URL.Query().Get("pretty"); pp != "" {
+			b, _ := strconv.ParseBool(pp)
+			return b
+		}
+	}
+	if r == nil {
+		return false
+	}
+	ua := r.UserAgent()
+	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
+}

@@ -1,0 +1,249 @@
+package aggregator
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"time"
+
+	"github.com/aggsim/aggsim/registry"
+)
+
+// HeaderAuditID is the request/response header carrying the request id
+// (k8s.io/apiserver/pkg/apis/audit/types.go HeaderAuditID, canonicalised).
+const HeaderAuditID = "Audit-Id"
+
+// panicMessage is upstream's body for a handler panic
+// (apiserver/pkg/server/filters/wrap.go).
+const panicMessage = "This request caused apiserver to panic. Look in the logs for details."
+
+// requestRecord is what the access log learns about a request from inner
+// filters. It lives in the context; inner filters write it in the serving
+// goroutine before the handler runs, the log reads it after.
+type requestRecord struct {
+	id           string
+	user         string
+	impersonator string
+}
+
+type requestRecordKey struct{}
+
+// RequestIDFrom returns the request id (the Audit-Id) WithRequestLog gave
+// the request, or "".
+func RequestIDFrom(ctx context.Context) string {
+	if rec, ok := ctx.Value(requestRecordKey{}).(*requestRecord); ok {
+		return rec.id
+	}
+	return ""
+}
+
+// noteUser tells the access log who the request runs as.
+func noteUser(ctx context.Context, u *registry.UserInfo, impersonated bool) {
+	rec, ok := ctx.Value(requestRecordKey{}).(*requestRecord)
+	if !ok || u == nil {
+		return
+	}
+	if impersonated {
+		rec.impersonator = rec.user
+	}
+	rec.user = u.Username
+}
+
+// newUUID returns a random RFC 4122 version 4 UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// WithRequestLog gives every request an id and logs it when done, mirroring
+// upstream's WithAuditInit, WithCacheControl and httplog
+// (apiserver/pkg/endpoints/filters/audit_init.go, cachecontrol.go,
+// apiserver/pkg/server/httplog). The id is the client's Audit-ID header if
+// sent, else a new UUID; it is set as the Audit-Id response header (unless
+// already set) and as the request's Audit-Id header, so the proxy forwards it
+// to the backend as upstream does. Cache-Control defaults to
+// `no-cache, private` (a handler may overwrite it). After the handler
+// returns, one debug-level "HTTP" record is logged with method, path, user,
+// impersonator, status code, duration and audit ID; a panic is logged with
+// code 500 and re-raised.
+func WithRequestLog(h http.Handler, logger *slog.Logger) http.Handler {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get(HeaderAuditID)
+		if id == "" {
+			id = newUUID()
+			r.Header.Set(HeaderAuditID, id)
+		}
+		if w.Header().Get(HeaderAuditID) == "" {
+			w.Header().Set(HeaderAuditID, id)
+		}
+		if _, ok := w.Header()["Cache-Control"]; !ok {
+			w.Header().Set("Cache-Control", "no-cache, private")
+		}
+		rec := &requestRecord{id: id}
+		r = r.WithContext(context.WithValue(r.Context(), requestRecordKey{}, rec))
+		sw := &statusWriter{ResponseWriter: w}
+		completed := false
+		defer func() {
+			code := sw.code
+			if !completed {
+				code = http.StatusInternalServerError
+			} else if code == 0 {
+				code = http.StatusOK
+			}
+			if !logger.Enabled(r.Context(), slog.LevelDebug) {
+				return
+			}
+			attrs := []any{"verb", r.Method, "URI", r.RequestURI, "user", rec.user, "code", code,
+				"latency", time.Since(start), "userAgent", r.UserAgent(), "auditID", id, "srcIP", r.RemoteAddr}
+			if rec.impersonator != "" {
+				attrs = append(attrs, "impersonator", rec.impersonator)
+			}
+			logger.Debug("HTTP", attrs...)
+		}()
+		h.ServeHTTP(sw, r)
+		completed = true
+	})
+}
+
+// statusWriter records the status code for the access log and passes
+// Flush, Hijack and Unwrap through so watch and upgrade responses still work.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.code == 0 {
+		s.code = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(p []byte) (int, error) {
+	if s.code == 0 {
+		s.code = http.StatusOK
+	}
+	return s.ResponseWriter.Write(p)
+}
+
+// Flush flushes the underlying writer if it supports it.
+func (s *statusWriter) Flush() {
+	if s.code == 0 {
+		s.code = http.StatusOK
+	}
+	_ = http.NewResponseController(s.ResponseWriter).Flush()
+}
+
+// Hijack hijacks the underlying connection if it supports it.
+func (s *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := http.NewResponseController(s.ResponseWriter).Hijack()
+	if err == nil && s.code == 0 {
+		s.code = http.StatusSwitchingProtocols
+	}
+	return c, rw, err
+}
+
+// Unwrap returns the underlying writer for http.ResponseController.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// WithPanicRecovery turns a handler panic into 500 text/plain
+// `This request caused apiserver to panic. Look in the logs for details.`
+// and logs the panic value and stack at error level, as upstream's
+// WithPanicRecovery does (apiserver/pkg/server/filters/wrap.go).
+// http.ErrAbortHandler (a timed-out or aborted stream) is re-raised so
+// net/http aborts the connection without a response, logged at debug level.
+// Unlike upstream, other panics are not re-raised after the answer.
+func WithPanicRecovery(h http.Handler, logger *slog.Logger) http.Handler {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			p := recover()
+			if p == nil {
+				return
+			}
+			if p == http.ErrAbortHandler {
+				logger.Debug("timeout or abort while handling", "method", r.Method, "URI", r.RequestURI, "auditID", w.Header().Get(HeaderAuditID))
+				panic(p)
+			}
+			buf := make([]byte, 64<<10)
+			buf = buf[:runtime.Stack(buf, false)]
+			logger.Error("apiserver panic'd", "method", r.Method, "URI", r.RequestURI,
+				"auditID", w.Header().Get(HeaderAuditID), "panic", fmt.Sprint(p), "stack", string(buf))
+			http.Error(w, panicMessage, http.StatusInternalServerError)
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// ChainOptions configures BuildHandlerChain. The zero value is a chain that
+// authenticates nobody (every request 401) and allows everything else.
+type ChainOptions struct {
+	// Authn configures authentication; see AuthnOptions.
+	Authn AuthnOptions
+	// Authorizer decides requests; nil means AlwaysAllow.
+	Authorizer Authorizer
+	// ImpersonatorGroups are the groups whose members may impersonate,
+	// checked before Authorizer for the verb "impersonate"; nil means
+	// [system:masters], an empty non-nil slice leaves it to Authorizer.
+	ImpersonatorGroups []string
+	// RequestTimeout bounds non-long-running requests (--request-timeout);
+	// 0 means DefaultRequestTimeout.
+	RequestTimeout time.Duration
+	// Instrument, when set, wraps the chain just inside the request
+	// id/access log (where the lead inserts request metrics); it sees every
+	// request, including those refused by authentication.
+	Instrument func(http.Handler) http.Handler
+	// Logger receives access logs (debug), authn/authz decisions (debug)
+	// and panics (error); nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// BuildHandlerChain wraps h in aggsim's request filters, outermost first:
+// panic recovery → request id + access log (+ Cache-Control default) →
+// Instrument → RequestInfo → authentication → impersonation → authorization
+// → timeout for non-long-running requests → h. This is ARCHITECTURE.md's
+// order; kube-apiserver's DefaultBuildHandlerChain
+// (apiserver/pkg/server/config.go) has the same relative order of
+// authentication, impersonation and authorization but puts the timeout
+// outside authentication, so there the time spent authenticating counts
+// against the deadline.
+func BuildHandlerChain(h http.Handler, opts ChainOptions) http.Handler {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	authz := opts.Authorizer
+	if authz == nil {
+		authz = AlwaysAllow{}
+	}
+	h = WithTimeout(h, opts.RequestTimeout)
+	h = WithAuthorization(h, authz, logger)
+	h = WithImpersonation(h, ImpersonationAuthorizer{ImpersonatorGroups: opts.ImpersonatorGroups, Delegate: authz}, logger)
+	h = WithAuthentication(h, opts.Authn, logger)
+	h = WithRequestInfo(h)
+	if opts.Instrument != nil {
+		h = opts.Instrument(h)
+	}
+	h = WithRequestLog(h, logger)
+	h = WithPanicRecovery(h, logger)
+	return h
+}
+
+var (
+	_ http.Flusher  = (*statusWriter)(nil)
+	_ http.Hijacker = (*statusWriter)(nil)
+)

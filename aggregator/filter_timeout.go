@@ -1,0 +1,214 @@
+package aggregator
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aggsim/aggsim/registry"
+)
+
+// DefaultRequestTimeout is kube-apiserver's --request-timeout default.
+const DefaultRequestTimeout = 60 * time.Second
+
+// IsLongRunning reports whether a request is exempt from the request timeout,
+// as kube-apiserver's BasicLongRunningRequestCheck
+// (apiserver/pkg/server/filters/longrunning.go) configured with verbs
+// watch, proxy and subresources attach, exec, proxy, log, portforward; plus
+// non-resource paths under /debug/pprof/.
+func IsLongRunning(ri *RequestInfo) bool {
+	switch ri.Verb {
+	case "watch", "proxy":
+		return true
+	}
+	if ri.IsResourceRequest {
+		switch ri.Subresource {
+		case "attach", "exec", "proxy", "log", "portforward":
+			return true
+		}
+		return false
+	}
+	return strings.HasPrefix(ri.Path, "/debug/pprof/")
+}
+
+// newTimeoutStatus mirrors apierrors.NewTimeoutError(
+// "request did not complete within the allotted timeout", 0).
+func newTimeoutStatus() *registry.StatusError {
+	se := registry.NewStatusError(http.StatusGatewayTimeout, "Timeout", "Timeout: request did not complete within the allotted timeout")
+	se.Status.Details = &registry.StatusDetails{}
+	return se
+}
+
+// WithTimeout bounds non-long-running requests (see IsLongRunning), joining
+// upstream's WithRequestDeadline and WithTimeoutForNonLongRunningRequests
+// (apiserver/pkg/endpoints/filters/request_deadline.go,
+// apiserver/pkg/server/filters/timeout.go). The deadline is ?timeout= when it
+// parses as a Go duration greater than 0 and below max, else max (0 means
+// DefaultRequestTimeout); an unparsable ?timeout= answers 400 Status
+// `invalid timeout specified in the request URL - <err>`. The inner handler
+// runs in its own goroutine with the deadline on its context; when the
+// deadline passes before it has written a header, the client gets 504 Status
+// `Timeout: request did not complete within the allotted timeout` written as
+// upstream writes it: without kind/apiVersion and with no Content-Type of its
+// own (Go sniffs text/plain; charset=utf-8); later writes by the handler are
+// dropped.
+// If the handler had already started the response the stream is aborted
+// (panic(http.ErrAbortHandler)). A panic in the handler is re-raised in the
+// serving goroutine. RequestInfo must be in the context (WithRequestInfo);
+// without it the request is treated as not long-running.
+func WithTimeout(h http.Handler, max time.Duration) http.Handler {
+	if max <= 0 {
+		max = DefaultRequestTimeout
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ri, ok := RequestInfoFrom(r.Context()); ok && IsLongRunning(ri) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		timeout := max
+		if v := r.URL.Query().Get("timeout"); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				writeStatus(w, r, registry.NewBadRequest(fmt.Sprintf("invalid timeout specified in the request URL - %s", err)))
+				return
+			}
+			if d > 0 && d < max {
+				timeout = d
+			}
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
+		defer cancel()
+		r = r.WithContext(ctx)
+
+		tw := &timeoutWriter{w: w, h: w.Header().Clone()}
+		done := make(chan any, 1)
+		rc := r.Clone(ctx)
+		go func() {
+			defer func() {
+				p := recover()
+				if p != nil && p != http.ErrAbortHandler {
+					buf := make([]byte, 64<<10)
+					buf = buf[:runtime.Stack(buf, false)]
+					p = fmt.Sprintf("%v\n%s", p, buf)
+				}
+				done <- p
+			}()
+			h.ServeHTTP(tw, rc)
+		}()
+		select {
+		case p := <-done:
+			if p != nil {
+				panic(p)
+			}
+		case <-ctx.Done():
+			tw.timeout()
+		}
+	})
+}
+
+// timeoutWriter buffers headers so that a timed-out handler cannot touch the
+// real ResponseWriter's header map concurrently, and drops writes after the
+// timeout. It must not be copied.
+type timeoutWriter struct {
+	w http.ResponseWriter
+	h http.Header // the handler's header map; copied to w on WriteHeader
+
+	mu          sync.Mutex // guards wroteHeader, timedOut, hijacked and every use of w
+	wroteHeader bool
+	timedOut    bool
+	hijacked    bool
+}
+
+func (tw *timeoutWriter) Header() http.Header { return tw.h }
+
+func (tw *timeoutWriter) writeHeaderLocked(code int) {
+	if tw.wroteHeader {
+		return
+	}
+	tw.wroteHeader = true
+	dst := tw.w.Header()
+	for k := range dst {
+		if _, ok := tw.h[k]; !ok {
+			delete(dst, k)
+		}
+	}
+	for k, v := range tw.h {
+		dst[k] = v
+	}
+	tw.w.WriteHeader(code)
+}
+
+func (tw *timeoutWriter) WriteHeader(code int) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.timedOut || tw.hijacked {
+		return
+	}
+	tw.writeHeaderLocked(code)
+}
+
+func (tw *timeoutWriter) Write(p []byte) (int, error) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.timedOut {
+		return 0, http.ErrHandlerTimeout
+	}
+	if tw.hijacked {
+		return 0, http.ErrHijacked
+	}
+	tw.writeHeaderLocked(http.StatusOK)
+	return tw.w.Write(p)
+}
+
+// Flush flushes the real writer unless the request timed out.
+func (tw *timeoutWriter) Flush() {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.timedOut || tw.hijacked {
+		return
+	}
+	tw.writeHeaderLocked(http.StatusOK)
+	_ = http.NewResponseController(tw.w).Flush()
+}
+
+// Hijack hands the connection over (HTTP/1 only) unless it timed out.
+func (tw *timeoutWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.timedOut {
+		return nil, nil, http.ErrHandlerTimeout
+	}
+	c, rw, err := http.NewResponseController(tw.w).Hijack()
+	if err == nil {
+		tw.hijacked = true
+	}
+	return c, rw, err
+}
+
+func (tw *timeoutWriter) timeout() {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	tw.timedOut = true
+	if !tw.wroteHeader && !tw.hijacked {
+		tw.w.WriteHeader(http.StatusGatewayTimeout)
+		// Upstream encodes the bare Status with encoding/json: no kind or
+		// apiVersion, "metadata":{} and "details":{}.
+		st := newTimeoutStatus().Status
+		st.TypeMeta = registry.TypeMeta{}
+		_ = json.NewEncoder(tw.w).Encode(&st)
+		return
+	}
+	panic(http.ErrAbortHandler)
+}
+
+var (
+	_ http.Flusher  = (*timeoutWriter)(nil)
+	_ http.Hijacker = (*timeoutWriter)(nil)
+)

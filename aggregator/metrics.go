@@ -1,0 +1,526 @@
+package aggregator
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/aggsim/aggsim/proxy"
+	"github.com/aggsim/aggsim/registry"
+)
+
+// requestDurationBuckets are upstream's apiserver_request_duration_seconds
+// buckets (apiserver/pkg/endpoints/metrics/metrics.go), in seconds.
+var requestDurationBuckets = []float64{0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60}
+
+// The component label values of the request metrics: requests aggsim
+// serves itself, and requests proxied to an aggregated API server.
+const (
+	componentAPIServer  = "apiserver"
+	componentAggregator = "aggregator"
+)
+
+// The kind label values of aggsim_proxy_backend_errors_total.
+const (
+	errKindDial        = "dial"
+	errKindTLS         = "tls"
+	errKindResolve     = "resolve"
+	errKindUnavailable = "unavailable"
+	errKindOther       = "other"
+)
+
+// metrics holds the Server's Prometheus collectors: upstream's aggregator
+// metrics under their upstream names
+// (kube-aggregator/pkg/controllers/status/metrics/metrics.go,
+// kube-aggregator/pkg/apiserver/metrics.go,
+// apiserver/pkg/endpoints/discovery/aggregated/metrics.go,
+// apiserver/pkg/endpoints/metrics/metrics.go) and aggsim's own proxy and
+// discovery metrics under aggsim_. All methods are safe for concurrent use
+// and a nil *metrics ignores every call.
+type metrics struct {
+	gatherer prometheus.Gatherer
+
+	unavailable      *unavailableCollector
+	unavailableTotal *prometheus.CounterVec
+	missingSAN       prometheus.Counter
+	insecureSHA1     prometheus.Counter
+
+	requests        *prometheus.CounterVec
+	requestDuration *prometheus.HistogramVec
+
+	proxyRequests   *prometheus.CounterVec
+	proxyDuration   *prometheus.HistogramVec
+	proxyErrors     *prometheus.CounterVec
+	activeWatches   prometheus.Gauge
+	rebuilds        prometheus.Counter
+	rebuildDuration prometheus.Histogram
+	aggregations    prometheus.Counter
+}
+
+// newMetrics builds the collectors and registers them with reg. A nil reg
+// means a new registry of the Server's own with the Go and process
+// collectors; g (or reg when it is a Gatherer, or that own registry) serves
+// /metrics. A collector reg already holds under the same name is left in
+// place (ours then goes unexported).
+func newMetrics(reg prometheus.Registerer, g prometheus.Gatherer) *metrics {
+	if reg == nil {
+		r := prometheus.NewRegistry()
+		r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		reg = r
+	}
+	if g == nil {
+		if rg, ok := reg.(prometheus.Gatherer); ok {
+			g = rg
+		} else {
+			g = prometheus.NewRegistry()
+		}
+	}
+	m := &metrics{
+		gatherer:    g,
+		unavailable: newUnavailableCollector(),
+		unavailableTotal: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "aggregator_unavailable_apiservice_total",
+			Help: "[ALPHA] Counter of APIServices which are marked as unavailable broken down by APIService name and reason.",
+		}, []string{"name", "reason"}),
+		missingSAN: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "apiserver_kube_aggregator_x509_missing_san_total",
+			Help: "[ALPHA] Counts the number of requests to servers missing SAN extension in their serving certificate OR the number of connection failures due to the lack of x509 certificate SAN extension missing (either/or, based on the runtime environment)",
+		}),
+		insecureSHA1: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "apiserver_kube_aggregator_x509_insecure_sha1_total",
+			Help: "[ALPHA] Counts the number of requests to servers with insecure SHA1 signatures in their serving certificate OR the number of connection failures due to the insecure SHA1 signatures (either/or, based on the runtime environment)",
+		}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_request_total",
+			Help: "[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
+		}, []string{"verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component", "code"}),
+		requestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "apiserver_request_duration_seconds",
+			Help:    "[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
+			Buckets: requestDurationBuckets,
+		}, []string{"verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component"}),
+		proxyRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "aggsim_proxy_requests_total",
+			Help: "Requests proxied to aggregated API servers, by APIService and HTTP status code sent to the client.",
+		}, []string{"apiservice", "code"}),
+		proxyDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "aggsim_proxy_backend_duration_seconds",
+			Help:    "Time from receiving a proxied request to the end of its response, in seconds, by APIService.",
+			Buckets: requestDurationBuckets,
+		}, []string{"apiservice"}),
+		proxyErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "aggsim_proxy_backend_errors_total",
+			Help: "Proxied requests that failed before or while reaching the backend, by APIService and kind (dial, tls, resolve, unavailable, other).",
+		}, []string{"apiservice", "kind"}),
+		activeWatches: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "aggsim_proxy_active_watches",
+			Help: "Watch requests currently proxied to aggregated API servers.",
+		}),
+		rebuilds: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "aggsim_discovery_rebuilds_total",
+			Help: "Times the discovery documents (/apis, /api, aggregated discovery) were rebuilt.",
+		}),
+		rebuildDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "aggsim_discovery_rebuild_duration_seconds",
+			Help:    "Time one rebuild of the discovery documents took, in seconds.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
+		}),
+		aggregations: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "aggregator_discovery_aggregation_count_total",
+			Help: "[ALPHA] Counter of number of times discovery was aggregated",
+		}),
+	}
+	for _, c := range []prometheus.Collector{
+		m.unavailable, m.unavailableTotal, m.missingSAN, m.insecureSHA1,
+		m.requests, m.requestDuration,
+		m.proxyRequests, m.proxyDuration, m.proxyErrors, m.activeWatches,
+		m.rebuilds, m.rebuildDuration, m.aggregations,
+	} {
+		_ = reg.Register(c) // an AlreadyRegisteredError keeps the existing one
+	}
+	return m
+}
+
+// handler serves the gathered metrics in the Prometheus text format.
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.gatherer, promhttp.HandlerOpts{})
+}
+
+// setUnavailable sets aggregator_unavailable_apiservice{name} to 1 or 0.
+func (m *metrics) setUnavailable(name string, unavailable bool) {
+	if m == nil {
+		return
+	}
+	m.unavailable.set(name, unavailable)
+}
+
+// forgetAPIService drops name's aggregator_unavailable_apiservice series
+// (the APIService was deleted). The counter keeps its history, as upstream.
+func (m *metrics) forgetAPIService(name string) {
+	if m == nil {
+		return
+	}
+	m.unavailable.forget(name)
+}
+
+// unavailableTransition counts one Available=True → not-True write.
+func (m *metrics) unavailableTransition(name, reason string) {
+	if m == nil {
+		return
+	}
+	if reason == "" {
+		reason = "UnknownReason"
+	}
+	m.unavailableTotal.WithLabelValues(name, reason).Inc()
+}
+
+// unavailableCollector is upstream's custom collector behind
+// aggregator_unavailable_apiservice: one gauge series per APIService the
+// availability controller has seen, removed when it is deleted.
+type unavailableCollector struct {
+	desc *prometheus.Desc
+
+	mu    sync.Mutex // guards state
+	state map[string]bool
+}
+
+func newUnavailableCollector() *unavailableCollector {
+	return &unavailableCollector{
+		desc: prometheus.NewDesc("aggregator_unavailable_apiservice",
+			"[ALPHA] Gauge of APIServices which are marked as unavailable broken down by APIService name.",
+			[]string{"name"}, nil),
+		state: map[string]bool{},
+	}
+}
+
+func (c *unavailableCollector) set(name string, unavailable bool) {
+	c.mu.Lock()
+	c.state[name] = unavailable
+	c.mu.Unlock()
+}
+
+func (c *unavailableCollector) forget(name string) {
+	c.mu.Lock()
+	delete(c.state, name)
+	c.mu.Unlock()
+}
+
+// Describe implements prometheus.Collector.
+func (c *unavailableCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+// Collect implements prometheus.Collector, in name order.
+func (c *unavailableCollector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	names := make([]string, 0, len(c.state))
+	for n := range c.state {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	vals := make([]float64, len(names))
+	for i, n := range names {
+		if c.state[n] {
+			vals[i] = 1
+		}
+	}
+	c.mu.Unlock()
+	for i, n := range names {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, vals[i], n)
+	}
+}
+
+// onProxyRequest is the proxy handlers' OnRequest hook: it counts the
+// request by APIService and code, observes its duration, and classifies
+// its error (see proxyErrorKind). A request refused with 503 because the
+// APIService is not Available carries no error; it is counted as kind
+// unavailable when the APIService is currently not Available.
+func (s *Server) onProxyRequest(apiService string, code int, dur time.Duration, err error) {
+	m := s.metrics
+	if m == nil || apiService == "" {
+		return
+	}
+	m.proxyRequests.WithLabelValues(apiService, strconv.Itoa(code)).Inc()
+	m.proxyDuration.WithLabelValues(apiService).Observe(dur.Seconds())
+	kind := proxyErrorKind(err)
+	if kind == "" && code == http.StatusServiceUnavailable {
+		if o, ok := s.apiServices.Get("", apiService); ok && !o.(*registry.APIService).IsAvailable() {
+			kind = errKindUnavailable
+		}
+	}
+	if kind != "" {
+		m.proxyErrors.WithLabelValues(apiService, kind).Inc()
+	}
+	if isMissingSAN(err) {
+		m.missingSAN.Inc()
+	}
+}
+
+// proxyErrorKind classifies a proxy error: resolve (the service could not
+// be resolved to an endpoint), tls (the handshake or certificate
+// verification failed), dial (no TCP connection), unavailable
+// (proxy.ErrServiceUnavailable), other; "" for nil and for a request the
+// client cancelled.
+func proxyErrorKind(err error) string {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return ""
+	}
+	var (
+		snf *proxy.ServiceNotFoundError
+		spe *proxy.ServicePortError
+		enf *proxy.EndpointsNotFoundError
+		me  *proxy.MissingEndpointsError
+		ust *proxy.UnsupportedServiceTypeError
+		de  *proxy.DialError
+	)
+	switch {
+	case errors.Is(err, proxy.ErrServiceUnavailable):
+		return errKindUnavailable
+	case errors.As(err, &snf), errors.As(err, &spe), errors.As(err, &enf), errors.As(err, &me), errors.As(err, &ust):
+		return errKindResolve
+	case errors.As(err, &de):
+		if isTLSError(de.Err) {
+			return errKindTLS
+		}
+		return errKindDial
+	case isTLSError(err):
+		return errKindTLS
+	}
+	return errKindOther
+}
+
+// isTLSError reports whether err comes from the TLS handshake or from
+// certificate verification.
+func isTLSError(err error) bool {
+	var (
+		cve *tls.CertificateVerificationError
+		ae  tls.AlertError
+		rhe tls.RecordHeaderError
+		ua  x509.UnknownAuthorityError
+		he  x509.HostnameError
+		ci  x509.CertificateInvalidError
+	)
+	if errors.As(err, &cve) || errors.As(err, &ae) || errors.As(err, &rhe) ||
+		errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &ci) {
+		return true
+	}
+	return strings.Contains(err.Error(), "tls: ")
+}
+
+// isMissingSAN reports a certificate that only has a CommonName (upstream's
+// x509_missing_san counter).
+func isMissingSAN(err error) bool {
+	var he x509.HostnameError
+	if err == nil || !errors.As(err, &he) || he.Certificate == nil {
+		return false
+	}
+	c := he.Certificate
+	return len(c.DNSNames) == 0 && len(c.IPAddresses) == 0 && len(c.EmailAddresses) == 0 && len(c.URIs) == 0
+}
+
+// onDiscoveryRebuild is discovery.Options.OnRebuild: it counts a rebuild
+// of the discovery documents and observes its duration.
+func (s *Server) onDiscoveryRebuild(d time.Duration) {
+	m := s.metrics
+	if m == nil {
+		return
+	}
+	m.rebuilds.Inc()
+	m.aggregations.Inc()
+	m.rebuildDuration.Observe(d.Seconds())
+}
+
+// instrument is the ChainOptions.Instrument filter: it records
+// apiserver_request_total and apiserver_request_duration_seconds for every
+// request, with upstream's labels computed from NewRequestInfo (verb as
+// upstream reports it: GET, LIST, WATCH, POST, PUT, PATCH, APPLY, DELETE,
+// CONNECT; scope resource, namespace, cluster or "" for non-resource
+// paths; component aggregator for requests routed to a proxied APIService,
+// apiserver otherwise), and keeps aggsim_proxy_active_watches.
+func (s *Server) instrument(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m := s.metrics
+		if m == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		start := time.Now()
+		ri, err := NewRequestInfo(r)
+		if err != nil || ri == nil {
+			ri = &RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
+		}
+		component := componentAPIServer
+		if s.isProxiedPath(r.URL.Path) {
+			component = componentAggregator
+		}
+		verb := metricsVerb(r, ri)
+		if component == componentAggregator && verb == "WATCH" {
+			m.activeWatches.Inc()
+			defer m.activeWatches.Dec()
+		}
+		rw := &metricsWriter{ResponseWriter: w}
+		defer func() {
+			code := rw.code
+			if code == 0 {
+				code = http.StatusOK
+			}
+			labels := []string{verb, dryRunLabel(r), ri.APIGroup, ri.APIVersion, ri.Resource, ri.Subresource, metricsScope(ri), component}
+			if !ri.IsResourceRequest {
+				labels[2], labels[3], labels[4], labels[5] = "", "", "", nonResourceSubresource(r.URL.Path)
+			}
+			m.requestDuration.WithLabelValues(labels...).Observe(time.Since(start).Seconds())
+			m.requests.WithLabelValues(append(labels, strconv.Itoa(code))...).Inc()
+		}()
+		next.ServeHTTP(rw, r)
+	})
+}
+
+// isProxiedPath reports whether p lies under /apis/<group>/<version> of a
+// remote APIService.
+func (s *Server) isProxiedPath(p string) bool {
+	if s.registration == nil || !strings.HasPrefix(p, "/apis/") {
+		return false
+	}
+	parts := strings.SplitN(strings.TrimPrefix(p, "/apis/"), "/", 3)
+	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+		return false
+	}
+	return s.registration.proxyHandler(parts[1]+"."+parts[0]) != nil
+}
+
+// nonResourceSubresource is the subresource label upstream gives the
+// discovery root (/apis is instrumented with subresource "apis").
+func nonResourceSubresource(p string) string {
+	if p == "/apis" || p == "/apis/" {
+		return "apis"
+	}
+	return ""
+}
+
+// metricsVerb maps a request to the verb label upstream reports
+// (CleanVerb in apiserver/pkg/endpoints/metrics/metrics.go).
+func metricsVerb(r *http.Request, ri *RequestInfo) string {
+	if !ri.IsResourceRequest {
+		return strings.ToUpper(r.Method)
+	}
+	switch ri.Verb {
+	case "list":
+		return "LIST"
+	case "watch":
+		return "WATCH"
+	case "get":
+		return "GET"
+	case "create":
+		return "POST"
+	case "update":
+		return "PUT"
+	case "patch":
+		if r.Header.Get("Content-Type") == "application/apply-patch+yaml" {
+			return "APPLY"
+		}
+		return "PATCH"
+	case "delete", "deletecollection":
+		return "DELETE"
+	case "proxy":
+		return "CONNECT"
+	}
+	return strings.ToUpper(r.Method)
+}
+
+// metricsScope is upstream's CleanScope.
+func metricsScope(ri *RequestInfo) string {
+	switch {
+	case ri.Name != "" || ri.Verb == "create":
+		return "resource"
+	case ri.Namespace != "":
+		return "namespace"
+	case ri.IsResourceRequest:
+		return "cluster"
+	}
+	return ""
+}
+
+// dryRunLabel is the sorted, de-duplicated dryRun query values joined by
+// ",", as upstream's cleanDryRun.
+func dryRunLabel(r *http.Request) string {
+	vals := r.URL.Query()["dryRun"]
+	if len(vals) == 0 {
+		return ""
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range vals {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, ",")
+}
+
+// metricsWriter notes the status code written; it passes Flush and Hijack
+// through so watches stream and upgrades work.
+type metricsWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+// WriteHeader notes the first final code and passes it on.
+func (w *metricsWriter) WriteHeader(code int) {
+	if w.code == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write notes an implicit 200.
+func (w *metricsWriter) Write(p []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush flushes the wrapped writer when it can.
+func (w *metricsWriter) Flush() {
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Hijack hijacks the wrapped writer (a protocol upgrade: code 101).
+func (w *metricsWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err == nil && w.code == 0 {
+		w.code = http.StatusSwitchingProtocols
+	}
+	return c, rw, err
+}
+
+// Unwrap returns the wrapped writer (for http.ResponseController).
+func (w *metricsWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+var (
+	_ prometheus.Collector = (*unavailableCollector)(nil)
+	_ http.Flusher         = (*metricsWriter)(nil)
+	_ http.Hijacker        = (*metricsWriter)(nil)
+)
+
+// installMetricsAndDebugRoutes registers /metrics (the Prometheus text
+// format of the Server's gatherer) and the APIService explanations under
+// DebugAPIServicesPath.
+func (s *Server) installMetricsAndDebugRoutes() {
+	s.mux.Handle("/metrics", s.metrics.handler())
+	s.mux.UnlistedHandle(DebugAPIServicesPath, http.HandlerFunc(s.serveDebugAPIServices))
+	s.mux.UnlistedHandlePrefix(DebugAPIServicesPath+"/", http.HandlerFunc(s.serveDebugAPIServices))
+}

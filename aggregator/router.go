@@ -1,0 +1,305 @@
+package aggregator
+
+import (
+	"fmt"
+	"hash/maphash"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// muxShards is the number of immutable maps the route table is split into.
+// A change copies one shard, so registering n routes costs O(n * n/muxShards)
+// instead of O(n²) map copies.
+const muxShards = 256
+
+// route is what one path is registered as: an exact handler, a prefix
+// handler, or both (upstream keeps two maps; one entry per path halves the
+// lookups).
+type route struct {
+	exact  http.Handler
+	prefix http.Handler
+}
+
+// muxTable is one immutable snapshot of the routing table. Nothing mutates a
+// published muxTable; the writer copies what it changes and publishes a new
+// one.
+type muxTable struct {
+	shards [muxShards]map[string]route
+	// prefixLens[n] is true when at least one prefix of length n is
+	// registered; len(prefixLens)-1 is the longest prefix. Lookups only probe
+	// the map at those lengths, so a path of many slashes costs one byte scan.
+	prefixLens []bool
+	notFound   http.Handler
+}
+
+// Mux is the aggregator's path router, mirroring upstream's PathRecorderMux
+// (k8s.io/apiserver/pkg/server/mux/pathrecorder.go): exact paths win over
+// prefixes, the longest matching prefix wins, and anything else goes to the
+// NotFound handler.
+//
+// The table is an immutable value swapped atomically on every change
+// (copy-on-write under a writer mutex), so ServeHTTP takes no lock and a
+// request never sees a half-built table. A lookup costs one map probe for
+// the exact path plus one per registered prefix length that fits the path,
+// independent of how many APIServices are registered, and allocates nothing.
+//
+// A Mux must not be copied after first use.
+type Mux struct {
+	seed   maphash.Seed
+	logger *slog.Logger
+	table  atomic.Pointer[muxTable]
+
+	mu sync.Mutex // guards listed, prefixLenCount and every write of table
+	// listed counts how many times each path was registered as listed
+	// (Handle, HandlePrefix); ListedPaths repeats duplicates as upstream.
+	listed         map[string]int
+	prefixLenCount map[int]int
+}
+
+// NewMux returns an empty Mux whose NotFound handler is Go's
+// http.NotFoundHandler (404 text/plain `404 page not found`, as
+// kube-apiserver answers an unknown /apis/<group>). logger receives
+// duplicate-registration messages; nil means slog.Default().
+func NewMux(logger *slog.Logger) *Mux {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	m := &Mux{
+		seed:           maphash.MakeSeed(),
+		logger:         logger,
+		listed:         map[string]int{},
+		prefixLenCount: map[int]int{},
+	}
+	t := &muxTable{notFound: http.NotFoundHandler()}
+	for i := range t.shards {
+		t.shards[i] = map[string]route{}
+	}
+	m.table.Store(t)
+	return m
+}
+
+func (m *Mux) shard(path string) int {
+	return int(maphash.String(m.seed, path) % muxShards)
+}
+
+// MuxTx is a batch of changes applied by Mux.Update and published as one
+// table swap. It is valid only inside the Update callback.
+type MuxTx struct {
+	m      *Mux
+	t      *muxTable
+	copied [muxShards]bool
+	lens   bool
+}
+
+// Update runs fn with a transaction; all changes made through tx become
+// visible to requests at once, when fn returns. Use it to register many
+// routes (for example every APIService at start-up) with one copy of each
+// touched shard. fn must not call other Mux methods (the writer lock is
+// held).
+func (m *Mux) Update(fn func(tx *MuxTx)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old := m.table.Load()
+	nt := *old
+	tx := &MuxTx{m: m, t: &nt}
+	fn(tx)
+	if tx.lens {
+		nt.prefixLens = m.buildPrefixLens()
+	}
+	m.table.Store(&nt)
+}
+
+func (m *Mux) buildPrefixLens() []bool {
+	maxLen := -1
+	for n := range m.prefixLenCount {
+		if n > maxLen {
+			maxLen = n
+		}
+	}
+	lens := make([]bool, maxLen+1)
+	for n := range m.prefixLenCount {
+		lens[n] = true
+	}
+	return lens
+}
+
+// writable returns the (copied once per transaction) shard for path.
+func (tx *MuxTx) writable(path string) map[string]route {
+	i := tx.m.shard(path)
+	if !tx.copied[i] {
+		old := tx.t.shards[i]
+		cp := make(map[string]route, len(old)+1)
+		for k, v := range old {
+			cp[k] = v
+		}
+		tx.t.shards[i] = cp
+		tx.copied[i] = true
+	}
+	return tx.t.shards[i]
+}
+
+func (tx *MuxTx) set(path string, h http.Handler, prefix, listed bool) {
+	if h == nil {
+		panic(fmt.Sprintf("nil handler for %q", path))
+	}
+	if prefix && !strings.HasSuffix(path, "/") {
+		panic(fmt.Sprintf("%q must end in a trailing slash", path))
+	}
+	sh := tx.writable(path)
+	r := sh[path]
+	if (prefix && r.prefix != nil) || (!prefix && r.exact != nil) {
+		// Upstream logs and replaces instead of panicking.
+		tx.m.logger.Warn(fmt.Sprintf("duplicate path registration of %q", path))
+	}
+	if prefix {
+		if r.prefix == nil {
+			tx.m.prefixLenCount[len(path)]++
+			tx.lens = true
+		}
+		r.prefix = h
+	} else {
+		r.exact = h
+	}
+	sh[path] = r
+	if listed {
+		tx.m.listed[path]++
+	}
+}
+
+// Handle registers h for exactly path (listed in ListedPaths). `/a` does not
+// match `/a/`. A second registration replaces the first and is logged.
+func (tx *MuxTx) Handle(path string, h http.Handler) { tx.set(path, h, false, true) }
+
+// UnlistedHandle is Handle without listing path in ListedPaths.
+func (tx *MuxTx) UnlistedHandle(path string, h http.Handler) { tx.set(path, h, false, false) }
+
+// HandlePrefix registers h for every path starting with prefix (listed).
+// prefix must end in "/" (it panics otherwise, as upstream does); `/p/`
+// matches `/p/` and `/p/x` but not `/p`.
+func (tx *MuxTx) HandlePrefix(prefix string, h http.Handler) { tx.set(prefix, h, true, true) }
+
+// UnlistedHandlePrefix is HandlePrefix without listing prefix.
+func (tx *MuxTx) UnlistedHandlePrefix(prefix string, h http.Handler) {
+	tx.set(prefix, h, true, false)
+}
+
+// Unregister removes both the exact and the prefix handler of path and one
+// listing of it; unknown paths are ignored.
+func (tx *MuxTx) Unregister(path string) {
+	i := tx.m.shard(path)
+	r, ok := tx.t.shards[i][path]
+	if !ok {
+		return
+	}
+	sh := tx.writable(path)
+	delete(sh, path)
+	if r.prefix != nil {
+		if tx.m.prefixLenCount[len(path)]--; tx.m.prefixLenCount[len(path)] <= 0 {
+			delete(tx.m.prefixLenCount, len(path))
+		}
+		tx.lens = true
+	}
+	if n := tx.m.listed[path]; n > 1 {
+		tx.m.listed[path] = n - 1
+	} else {
+		delete(tx.m.listed, path)
+	}
+}
+
+// NotFoundHandler sets the handler for unmatched paths; nil restores Go's
+// http.NotFoundHandler.
+func (tx *MuxTx) NotFoundHandler(h http.Handler) {
+	if h == nil {
+		h = http.NotFoundHandler()
+	}
+	tx.t.notFound = h
+}
+
+// Handle registers h for exactly path; see MuxTx.Handle.
+func (m *Mux) Handle(path string, h http.Handler) { m.Update(func(tx *MuxTx) { tx.Handle(path, h) }) }
+
+// HandleFunc registers f for exactly path; see MuxTx.Handle.
+func (m *Mux) HandleFunc(path string, f func(http.ResponseWriter, *http.Request)) {
+	m.Handle(path, http.HandlerFunc(f))
+}
+
+// UnlistedHandle registers h for exactly path without listing it.
+func (m *Mux) UnlistedHandle(path string, h http.Handler) {
+	m.Update(func(tx *MuxTx) { tx.UnlistedHandle(path, h) })
+}
+
+// HandlePrefix registers h for every path under prefix; see
+// MuxTx.HandlePrefix. It panics if prefix does not end in "/".
+func (m *Mux) HandlePrefix(prefix string, h http.Handler) {
+	m.Update(func(tx *MuxTx) { tx.HandlePrefix(prefix, h) })
+}
+
+// UnlistedHandlePrefix registers h under prefix without listing it.
+func (m *Mux) UnlistedHandlePrefix(prefix string, h http.Handler) {
+	m.Update(func(tx *MuxTx) { tx.UnlistedHandlePrefix(prefix, h) })
+}
+
+// Unregister removes path's exact and prefix handlers; see MuxTx.Unregister.
+func (m *Mux) Unregister(path string) { m.Update(func(tx *MuxTx) { tx.Unregister(path) }) }
+
+// NotFoundHandler sets the handler for unmatched paths (nil: Go's default).
+func (m *Mux) NotFoundHandler(h http.Handler) {
+	m.Update(func(tx *MuxTx) { tx.NotFoundHandler(h) })
+}
+
+// ListedPaths returns the listed paths sorted, a path registered twice
+// appearing twice, as upstream's ListedPaths does (used for the `/` index).
+func (m *Mux) ListedPaths() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]string, 0, len(m.listed))
+	for p, n := range m.listed {
+		for range n {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Handler returns the handler that would serve path and the pattern it was
+// registered under ("" for the NotFound handler). It takes no lock and does
+// not allocate.
+func (m *Mux) Handler(path string) (h http.Handler, pattern string) {
+	t := m.table.Load()
+	r, ok := t.shards[m.shard(path)][path]
+	if ok && r.exact != nil {
+		return r.exact, path
+	}
+	if ok && r.prefix != nil {
+		return r.prefix, path // a prefix "/p/" matches "/p/" itself
+	}
+	// Longer candidates have more slashes, so scanning the '/' boundaries from
+	// the end finds upstream's winner (most slashes, then longest) first.
+	end := len(path) - 2 // path itself was checked above
+	if end > len(t.prefixLens)-2 {
+		end = len(t.prefixLens) - 2
+	}
+	for i := end; i >= 0; i-- {
+		if path[i] != '/' || !t.prefixLens[i+1] {
+			continue
+		}
+		cand := path[:i+1]
+		if r, ok := t.shards[m.shard(cand)][cand]; ok && r.prefix != nil {
+			return r.prefix, cand
+		}
+	}
+	return t.notFound, ""
+}
+
+// ServeHTTP dispatches on r.URL.Path (the decoded path).
+func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h, _ := m.Handler(r.URL.Path)
+	h.ServeHTTP(w, r)
+}
+
+var _ http.Handler = (*Mux)(nil)

@@ -1,0 +1,395 @@
+package aggregator
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/aggsim/aggsim/discovery"
+	"github.com/aggsim/aggsim/proxy"
+	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/storage"
+)
+
+// KubeVersion is the Kubernetes release aggsim emulates; /version reports
+// KubeVersion + "-aggsim." + Options.Version as gitVersion.
+const KubeVersion = "v1.33.0"
+
+// DefaultAvailabilityCheckInterval is how often a remote APIService is
+// probed when Options.AvailabilityCheckInterval is zero. Upstream probes
+// every 30 s; aggsim probes faster so a dead backend shows within 2 s.
+const DefaultAvailabilityCheckInterval = time.Second
+
+// Options configures a Server. A zero field means the default stated on it;
+// New checks them all in one place.
+type Options struct {
+	// Storage holds every object (required). The Server does not close it.
+	Storage storage.Storage
+	// Logger receives the server's logs; nil discards them.
+	Logger *slog.Logger
+	// Clock returns the current time; nil means time.Now.
+	Clock func() time.Time
+	// Version is aggsim's own version, shown in /version's gitVersion.
+	// Empty means "dev".
+	Version string
+
+	// ClientCA returns the current --client-ca-file pool (nil: no client
+	// certificate authentication).
+	ClientCA func() *x509.CertPool
+	// ClientCAPEM returns the PEM of --client-ca-file, published in the
+	// extension-apiserver-authentication ConfigMap. nil: not published.
+	ClientCAPEM func() []byte
+	// FrontProxyCAPEM returns the PEM of the front-proxy CA that signs the
+	// proxy client certificate (a backend's --requestheader-client-ca-file).
+	FrontProxyCAPEM func() []byte
+	// TokenAuthFile is the --token-auth-file path; empty disables tokens.
+	TokenAuthFile string
+	// RequestHeader enables front-proxy authentication in front of aggsim.
+	RequestHeader *RequestHeaderOptions
+	// Anonymous serves requests without credentials as system:anonymous.
+	Anonymous bool
+	// AuthorizationMode is AlwaysAllow (default) or AlwaysDeny; Authorizer,
+	// when set, takes precedence.
+	AuthorizationMode string
+	// Authorizer decides every request (and SubjectAccessReviews).
+	Authorizer Authorizer
+
+	// ProxyClientCertificate is the front-proxy client certificate source
+	// presented to backends (required for proxying to work).
+	ProxyClientCertificate func(*tls.CertificateRequestInfo) (*tls.Certificate, error)
+	// OnProxyClientCertChange registers a callback run when the proxy
+	// client certificate changes (certs.DynamicCertificate.AddListener);
+	// the Server then drops idle backend connections. nil: never.
+	OnProxyClientCertChange func(func())
+
+	// AvailabilityCheckInterval is how often each remote APIService is
+	// probed; zero means DefaultAvailabilityCheckInterval.
+	AvailabilityCheckInterval time.Duration
+	// DiscoveryRefreshInterval is how often backends' discovery is
+	// re-fetched; zero means 60 s (upstream).
+	DiscoveryRefreshInterval time.Duration
+	// ServeAggregatedV2Beta1 also answers apidiscovery.k8s.io/v2beta1.
+	ServeAggregatedV2Beta1 bool
+	// Registerer receives aggsim's metrics; nil means a fresh registry of
+	// the Server's own, served at /metrics.
+	Registerer prometheus.Registerer
+	// Gatherer serves /metrics; nil means the Server's own registry (or
+	// Registerer when it is also a Gatherer).
+	Gatherer prometheus.Gatherer
+}
+
+// Server is one aggsim: the local REST API, discovery, the router and the
+// per-APIService proxies, kept in step with the store by controllers.
+// Create it with New, serve Handler, run Run.
+type Server struct {
+	opts   Options
+	logger *slog.Logger
+	now    func() time.Time
+
+	api        *registry.API
+	discovery  *discovery.Manager
+	mux        *Mux
+	handler    http.Handler
+	transports *proxy.Transports
+	resolver   proxy.ServiceResolver
+
+	apiServices *Informer
+	services    *Informer
+	endpoints   *Informer
+
+	registration *registrationController
+	// availability probes APIServices and writes their Available
+	// condition (controller_availability.go).
+	availability *availabilityController
+	// metrics holds the Prometheus collectors (metrics.go).
+	metrics *metrics
+
+	ready     chan struct{}
+	readyOnce sync.Once
+}
+
+// New assembles a Server. Errors: a missing Storage, an unknown
+// AuthorizationMode, an unreadable TokenAuthFile, invalid discovery options.
+func New(opts Options) (*Server, error) {
+	if opts.Storage == nil {
+		return nil, errors.New("aggregator: Options.Storage is required")
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	now := opts.Clock
+	if now == nil {
+		now = time.Now
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.AvailabilityCheckInterval == 0 {
+		opts.AvailabilityCheckInterval = DefaultAvailabilityCheckInterval
+	}
+	authz := opts.Authorizer
+	if authz == nil {
+		switch opts.AuthorizationMode {
+		case "", "AlwaysAllow":
+			authz = AlwaysAllow{}
+		case "AlwaysDeny":
+			authz = AlwaysDeny{}
+		default:
+			return nil, fmt.Errorf("aggregator: unknown authorization mode %q (want AlwaysAllow or AlwaysDeny)", opts.AuthorizationMode)
+		}
+	}
+	var tokens *TokenFile
+	if opts.TokenAuthFile != "" {
+		var err error
+		if tokens, err = LoadTokenFile(opts.TokenAuthFile); err != nil {
+			return nil, err
+		}
+	}
+
+	s := &Server{opts: opts, logger: logger, now: now, ready: make(chan struct{})}
+	s.api = registry.NewAPI(opts.Storage, registry.Strategies(now), registry.StoreOptions{
+		Clock:  now,
+		Logger: logger,
+		NamespaceExists: func(ctx context.Context, ns string) (bool, error) {
+			_, err := s.api.Store(registry.GroupResource{Resource: "namespaces"}).Get(ctx, "", ns)
+			if err == nil {
+				return true, nil
+			}
+			var se *registry.StatusError
+			if errors.As(err, &se) && se.Status.Code == http.StatusNotFound {
+				return false, nil
+			}
+			return false, err
+		},
+	})
+	s.apiServices = NewInformer(s.api.Store(apiServicesResource), logger)
+	s.services = NewInformer(s.api.Store(registry.GroupResource{Resource: "services"}), logger)
+	s.endpoints = NewInformer(s.api.Store(registry.GroupResource{Resource: "endpoints"}), logger)
+
+	s.transports = proxy.NewTransports(proxy.TransportOptions{GetClientCertificate: opts.ProxyClientCertificate})
+	if opts.OnProxyClientCertChange != nil {
+		opts.OnProxyClientCertChange(s.transports.CloseIdleConnections)
+	}
+	s.resolver = proxy.NewEndpointServiceResolver(informerServiceLister{services: s.services, endpoints: s.endpoints})
+
+	coreResources, _ := s.api.APIResourceList("", "v1")
+	apiregResources, _ := s.api.APIResourceList(registry.GroupAPIRegistration, "v1")
+	refresh := opts.DiscoveryRefreshInterval
+	dm, err := discovery.New(discovery.Options{
+		Fetcher:                  discovery.FetcherFunc(s.fetchDiscovery),
+		Logger:                   logger,
+		RefreshInterval:          refresh,
+		ServeV2Beta1:             opts.ServeAggregatedV2Beta1,
+		APIRegistrationResources: apiregResources,
+		CoreResources:            coreResources,
+		OnRebuild:                func(d time.Duration) { s.onDiscoveryRebuild(d) }, // metrics.go
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.discovery = dm
+
+	s.metrics = newMetrics(opts.Registerer, opts.Gatherer)
+	s.mux = NewMux(logger)
+	s.installStaticRoutes()
+	s.registration = newRegistrationController(s)
+	s.apiServices.AddHandler(s.registration.onChange)
+	s.availability = newAvailabilityController(s)
+
+	s.handler = BuildHandlerChain(s.mux, ChainOptions{
+		Authn: AuthnOptions{
+			ClientCA:      opts.ClientCA,
+			TokenFile:     tokens,
+			RequestHeader: opts.RequestHeader,
+			Anonymous:     opts.Anonymous,
+		},
+		Authorizer: authz,
+		Instrument: s.instrument, // request metrics, metrics.go
+		Logger:     logger,
+	})
+	return s, nil
+}
+
+var apiServicesResource = registry.GroupResource{Group: registry.GroupAPIRegistration, Resource: "apiservices"}
+
+// Handler returns the server's root handler: the filter chain around the
+// router.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// API returns the local REST API (the store of every local resource).
+func (s *Server) API() *registry.API { return s.api }
+
+// GitVersion is the Kubernetes-like version /version reports.
+func (s *Server) GitVersion() string { return KubeVersion + "-aggsim." + s.opts.Version }
+
+// Ready is closed once the initial sync of APIServices, Services,
+// Endpoints and discovery is done (/readyz turns ok).
+func (s *Server) Ready() <-chan struct{} { return s.ready }
+
+// Run starts the informers and controllers and blocks until ctx ends.
+func (s *Server) Run(ctx context.Context) {
+	if err := s.ensureLocalAPIServices(ctx); err != nil {
+		s.logger.Error("register local APIServices", "err", err)
+	}
+	var wg sync.WaitGroup
+	for _, inf := range []*Informer{s.services, s.endpoints, s.apiServices} {
+		wg.Add(1)
+		go func() { defer wg.Done(); inf.Run(ctx) }()
+	}
+	wg.Add(1)
+	go func() { defer wg.Done(); s.discovery.Run(ctx) }()
+	wg.Add(1)
+	go func() { defer wg.Done(); s.availability.Run(ctx) }()
+	go func() {
+		for _, ch := range []<-chan struct{}{s.services.Synced(), s.endpoints.Synced(), s.apiServices.Synced(), s.discovery.Synced()} {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return
+			}
+		}
+		s.readyOnce.Do(func() { close(s.ready) })
+	}()
+	<-ctx.Done()
+	s.api.Shutdown()
+	wg.Wait()
+}
+
+// Shutdown ends every open watch so an http.Server's Shutdown does not
+// wait for them.
+func (s *Server) Shutdown() { s.api.Shutdown() }
+
+// localAPIServices are the APIServices kube-apiserver's autoregister
+// controller creates for the groups it serves itself (label
+// kube-aggregator.kubernetes.io/automanaged: onstart), limited to the groups
+// aggsim serves. apiregistration.k8s.io has none, as upstream.
+func (s *Server) localAPIServices() []*registry.APIService {
+	prio := map[string][2]int32{"": {18000, 1}} // group -> gpm, vp (builtin-priorities.txt)
+	var out []*registry.APIService
+	for _, gv := range s.api.GroupVersions() {
+		if gv.Group == registry.GroupAPIRegistration {
+			continue
+		}
+		p, ok := prio[gv.Group]
+		if !ok {
+			p = [2]int32{16000, 15}
+		}
+		out = append(out, &registry.APIService{
+			TypeMeta: registry.TypeMeta{Kind: "APIService", APIVersion: "apiregistration.k8s.io/v1"},
+			ObjectMeta: registry.ObjectMeta{
+				Name:   gv.Version + "." + gv.Group,
+				Labels: map[string]string{"kube-aggregator.kubernetes.io/automanaged": "onstart"},
+			},
+			Spec: registry.APIServiceSpec{Group: gv.Group, Version: gv.Version, GroupPriorityMinimum: p[0], VersionPriority: p[1]},
+		})
+	}
+	return out
+}
+
+// ensureLocalAPIServices creates the automanaged local APIServices that
+// are missing (upstream's autoregister controller, onstart mode).
+func (s *Server) ensureLocalAPIServices(ctx context.Context) error {
+	store := s.api.Store(apiServicesResource)
+	for _, a := range s.localAPIServices() {
+		if _, err := store.Get(ctx, "", a.Name); err == nil {
+			continue
+		}
+		if _, err := store.Create(ctx, a); err != nil {
+			var se *registry.StatusError
+			if errors.As(err, &se) && se.Status.Reason == "AlreadyExists" {
+				continue
+			}
+			return fmt.Errorf("create apiservice %q: %w", a.Name, err)
+		}
+	}
+	return nil
+}
+
+// installStaticRoutes registers what does not depend on APIServices.
+func (s *Server) installStaticRoutes() {
+	m := s.mux
+	m.Handle("/api", http.HandlerFunc(s.serveAPIRoot))
+	m.Handle("/api/", http.HandlerFunc(s.serveAPIRoot))
+	m.HandlePrefix("/api/", s.api)
+	m.Handle("/apis", http.HandlerFunc(s.discovery.ServeAPIs))
+	m.Handle("/apis/", http.HandlerFunc(s.discovery.ServeAPIs))
+	g := registry.GroupAPIRegistration
+	m.Handle("/apis/"+g, s.groupHandler(g))
+	m.Handle("/apis/"+g+"/", s.groupHandler(g))
+	m.Handle("/apis/"+g+"/v1", s.api)
+	m.HandlePrefix("/apis/"+g+"/v1/", s.api)
+	m.Handle("/version", http.HandlerFunc(s.serveVersion))
+	m.Handle("/version/", http.HandlerFunc(s.serveVersion))
+	s.installHealthRoutes()
+	s.installOpenAPIRoutes()
+	s.installMetricsAndDebugRoutes() // /metrics, /debug/aggsim/apiservices (metrics.go, explain.go)
+}
+
+// serveAPIRoot answers /api: aggregated discovery when asked for, else
+// APIVersions.
+func (s *Server) serveAPIRoot(w http.ResponseWriter, r *http.Request) {
+	s.discovery.ServeAPI(w, r)
+}
+
+func (s *Server) groupHandler(group string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.discovery.ServeGroup(w, r, group)
+	})
+}
+
+// fetchDiscovery sends a discovery request to svc's backend through its
+// proxy handler, as upstream's discovery manager does.
+func (s *Server) fetchDiscovery(ctx context.Context, svc discovery.APIService, req *http.Request) (*http.Response, error) {
+	h := s.registration.proxyHandler(svc.Name)
+	if h == nil {
+		return nil, proxy.ErrNotProxied
+	}
+	u, _ := registry.UserFrom(req.Context())
+	return h.Do(ctx, req, u)
+}
+
+// informerServiceLister adapts the Service and Endpoints informers to
+// proxy.ServiceLister.
+type informerServiceLister struct{ services, endpoints *Informer }
+
+func (l informerServiceLister) GetService(namespace, name string) (*proxy.Service, error) {
+	o, ok := l.services.Get(namespace, name)
+	if !ok {
+		return nil, nil
+	}
+	svc := o.(*registry.Service)
+	out := &proxy.Service{Type: proxy.ServiceType(svc.Spec.Type), ExternalName: svc.Spec.ExternalName}
+	for _, p := range svc.Spec.Ports {
+		out.Ports = append(out.Ports, proxy.ServicePort{Name: p.Name, Port: p.Port, TargetPort: p.TargetPort.String()})
+	}
+	return out, nil
+}
+
+func (l informerServiceLister) GetEndpoints(namespace, name string) (*proxy.Endpoints, error) {
+	o, ok := l.endpoints.Get(namespace, name)
+	if !ok {
+		return nil, nil
+	}
+	ep := o.(*registry.Endpoints)
+	out := &proxy.Endpoints{}
+	for _, ss := range ep.Subsets {
+		var sub proxy.EndpointSubset
+		for _, a := range ss.Addresses {
+			sub.Addresses = append(sub.Addresses, proxy.EndpointAddress{IP: a.IP})
+		}
+		for _, p := range ss.Ports {
+			sub.Ports = append(sub.Ports, proxy.EndpointPort{Name: p.Name, Port: p.Port})
+		}
+		out.Subsets = append(out.Subsets, sub)
+	}
+	return out, nil
+}

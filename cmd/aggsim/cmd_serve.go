@@ -1,0 +1,313 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/net/http2"
+
+	"github.com/aggsim/aggsim/aggregator"
+	"github.com/aggsim/aggsim/certs"
+	"github.com/aggsim/aggsim/registry/storage"
+)
+
+// serveOptions are the flags of `aggsim serve`, named as kube-apiserver
+// names them where the concept is the same.
+type serveOptions struct {
+	bindAddress string
+	securePort  int
+	dataDir     string
+	storage     string
+
+	tlsCertFile, tlsPrivateKeyFile string
+	clientCAFile                   string
+	tokenAuthFile                  string
+	anonymousAuth                  bool
+
+	requestheaderClientCAFile       string
+	requestheaderAllowedNames       []string
+	requestheaderUsernameHeaders    []string
+	requestheaderUIDHeaders         []string
+	requestheaderGroupHeaders       []string
+	requestheaderExtraHeadersPrefix []string
+
+	proxyClientCertFile, proxyClientKeyFile string
+	authorizationMode                       string
+
+	availabilityCheckInterval time.Duration
+	discoveryRefreshInterval  time.Duration
+	serveAggregatedV2Beta1    bool
+	shutdownTimeout           time.Duration
+	logLevel                  string
+	demo                      bool
+}
+
+func (o *serveOptions) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&o.bindAddress, "bind-address", "127.0.0.1", "IP address to serve HTTPS on")
+	f.IntVar(&o.securePort, "secure-port", 6443, "port to serve HTTPS on; 0 picks a free port (the chosen address is printed)")
+	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "directory for the store, the generated PKI and the kubeconfig")
+	f.StringVar(&o.storage, "storage", "bbolt", "storage backend: bbolt (one file in --data-dir) or memory (lost on exit)")
+	f.StringVar(&o.tlsCertFile, "tls-cert-file", "", "serving certificate (default: <data-dir>/pki/apiserver.crt)")
+	f.StringVar(&o.tlsPrivateKeyFile, "tls-private-key-file", "", "serving key (default: <data-dir>/pki/apiserver.key)")
+	f.StringVar(&o.clientCAFile, "client-ca-file", "", "CA bundle that verifies client certificates (default: <data-dir>/pki/ca.crt)")
+	f.StringVar(&o.tokenAuthFile, "token-auth-file", "", "static bearer tokens, kube-apiserver's CSV format: token,user,uid,\"group1,group2\"")
+	f.BoolVar(&o.anonymousAuth, "anonymous-auth", false, "serve unauthenticated requests as system:anonymous (otherwise 401)")
+	f.StringVar(&o.requestheaderClientCAFile, "requestheader-client-ca-file", "", "CA bundle that verifies a front proxy in front of aggsim; empty disables request-header authentication")
+	f.StringSliceVar(&o.requestheaderAllowedNames, "requestheader-allowed-names", nil, "common names a front proxy's client certificate may have (empty: any)")
+	f.StringSliceVar(&o.requestheaderUsernameHeaders, "requestheader-username-headers", []string{"X-Remote-User"}, "request headers to take the user name from")
+	f.StringSliceVar(&o.requestheaderUIDHeaders, "requestheader-uid-headers", []string{"X-Remote-Uid"}, "request headers to take the user UID from")
+	f.StringSliceVar(&o.requestheaderGroupHeaders, "requestheader-group-headers", []string{"X-Remote-Group"}, "request headers to take groups from")
+	f.StringSliceVar(&o.requestheaderExtraHeadersPrefix, "requestheader-extra-headers-prefix", []string{"X-Remote-Extra-"}, "request header prefixes to take extra user attributes from")
+	f.StringVar(&o.proxyClientCertFile, "proxy-client-cert-file", "", "front-proxy client certificate presented to backends (default: <data-dir>/pki/front-proxy-client.crt); reloaded when it changes")
+	f.StringVar(&o.proxyClientKeyFile, "proxy-client-key-file", "", "front-proxy client key (default: <data-dir>/pki/front-proxy-client.key)")
+	f.StringVar(&o.authorizationMode, "authorization-mode", "AlwaysAllow", "authorizer: AlwaysAllow or AlwaysDeny")
+	f.DurationVar(&o.availabilityCheckInterval, "availability-check-interval", aggregator.DefaultAvailabilityCheckInterval, "how often each remote APIService is probed (upstream: 30s)")
+	f.DurationVar(&o.discoveryRefreshInterval, "discovery-refresh-interval", 60*time.Second, "how often backends' discovery documents are re-fetched (upstream: 60s)")
+	f.BoolVar(&o.serveAggregatedV2Beta1, "serve-aggregated-discovery-v2beta1", false, "also answer aggregated discovery v2beta1 (kube-apiserver 1.33 answers 406)")
+	f.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests may take to finish on SIGINT/SIGTERM")
+	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	f.BoolVar(&o.demo, "demo", false, "also start the demo wardle.example.com backend and register it")
+}
+
+// defaultDataDir is <user state dir>/aggsim: $XDG_STATE_HOME/aggsim or
+// ~/.local/state/aggsim.
+func defaultDataDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "aggsim")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".local", "state", "aggsim")
+	}
+	return ".aggsim"
+}
+
+func newServeCommand() *cobra.Command {
+	o := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the aggregation layer: the APIService store, discovery and the proxy",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runServe(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	o.addFlags(cmd)
+	return cmd
+}
+
+func parseLogLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	err := l.UnmarshalText([]byte(s))
+	return l, err
+}
+
+// runServe starts aggsim and blocks until ctx ends, then shuts down
+// gracefully: stop accepting, finish in-flight requests (bounded by
+// --shutdown-timeout), close watches, close the store.
+func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error {
+	level, err := parseLogLevel(o.logLevel)
+	if err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	logger := slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: level}))
+	started := time.Now()
+
+	dataDir, err := filepath.Abs(o.dataDir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return fmt.Errorf("create --data-dir: %w", err)
+	}
+	pkiDir := filepath.Join(dataDir, "pki")
+	pki, err := certs.EnsurePKI(pkiDir, certs.Options{ExtraIPs: extraServingIPs(o.bindAddress)})
+	if err != nil {
+		return fmt.Errorf("prepare PKI in %s: %w", pkiDir, err)
+	}
+	orDefault := func(v, d string) string {
+		if v == "" {
+			return d
+		}
+		return v
+	}
+	servingCert := orDefault(o.tlsCertFile, pki.ServingCert)
+	servingKey := orDefault(o.tlsPrivateKeyFile, pki.ServingKey)
+	clientCA := orDefault(o.clientCAFile, pki.CACert)
+	proxyCert := orDefault(o.proxyClientCertFile, pki.FrontProxyClientCert)
+	proxyKey := orDefault(o.proxyClientKeyFile, pki.FrontProxyClientKey)
+
+	var st storage.Storage
+	switch o.storage {
+	case "bbolt":
+		st, err = storage.OpenBolt(filepath.Join(dataDir, "aggsim.db"), storage.BoltOptions{})
+		if err != nil {
+			return err
+		}
+	case "memory":
+		st = storage.NewMemory()
+	default:
+		return fmt.Errorf("--storage: unknown backend %q (want bbolt or memory)", o.storage)
+	}
+	defer st.Close()
+
+	runCtx, cancelRun := context.WithCancel(context.Background())
+	defer cancelRun()
+
+	serving, err := certs.NewDynamicCertificate(servingCert, servingKey, certs.ReloadOptions{Logger: logger})
+	if err != nil {
+		return fmt.Errorf("serving certificate: %w", err)
+	}
+	go serving.Run(runCtx)
+	proxyClient, err := certs.NewDynamicCertificate(proxyCert, proxyKey, certs.ReloadOptions{Logger: logger})
+	if err != nil {
+		return fmt.Errorf("proxy client certificate: %w", err)
+	}
+	go proxyClient.Run(runCtx)
+	clientCAs, err := certs.NewDynamicCAFile(clientCA, certs.ReloadOptions{Logger: logger})
+	if err != nil {
+		return fmt.Errorf("--client-ca-file: %w", err)
+	}
+	go clientCAs.Run(runCtx)
+
+	aopts := aggregator.Options{
+		Storage:                   st,
+		Logger:                    logger,
+		ClientCA:                  clientCAs.Pool,
+		Anonymous:                 o.anonymousAuth,
+		ProxyClientCertificate:    proxyClient.GetClientCertificate,
+		OnProxyClientCertChange:   proxyClient.AddListener,
+		AvailabilityCheckInterval: o.availabilityCheckInterval,
+		DiscoveryRefreshInterval:  o.discoveryRefreshInterval,
+		ServeAggregatedV2Beta1:    o.serveAggregatedV2Beta1,
+		AuthorizationMode:         o.authorizationMode,
+		TokenAuthFile:             o.tokenAuthFile,
+		ClientCAPEM:               clientCAs.PEM,
+		FrontProxyCAPEM:           readFileFunc(pki.FrontProxyCACert),
+		Version:                   version,
+	}
+	if o.requestheaderClientCAFile != "" {
+		rhCA, err := certs.NewDynamicCAFile(o.requestheaderClientCAFile, certs.ReloadOptions{Logger: logger})
+		if err != nil {
+			return fmt.Errorf("--requestheader-client-ca-file: %w", err)
+		}
+		go rhCA.Run(runCtx)
+		aopts.RequestHeader = &aggregator.RequestHeaderOptions{
+			ClientCA:            rhCA.Pool,
+			AllowedNames:        o.requestheaderAllowedNames,
+			UsernameHeaders:     o.requestheaderUsernameHeaders,
+			UIDHeaders:          o.requestheaderUIDHeaders,
+			GroupHeaders:        o.requestheaderGroupHeaders,
+			ExtraHeaderPrefixes: o.requestheaderExtraHeadersPrefix,
+		}
+	}
+	srv, err := aggregator.New(aopts)
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", net.JoinHostPort(o.bindAddress, strconv.Itoa(o.securePort)))
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	addr := ln.Addr().(*net.TCPAddr)
+	server := "https://" + hostForURL(o.bindAddress, addr.Port)
+	kubeconfigPath := filepath.Join(dataDir, certs.KubeconfigName)
+	if err := pki.WriteKubeconfig(kubeconfigPath, server); err != nil {
+		return fmt.Errorf("write kubeconfig: %w", err)
+	}
+
+	httpServer := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
+		TLSConfig: &tls.Config{
+			MinVersion:     tls.VersionTLS12,
+			GetCertificate: serving.GetCertificate,
+			ClientAuth:     tls.RequestClientCert,
+			NextProtos:     []string{"h2", "http/1.1"},
+		},
+	}
+	if err := http2.ConfigureServer(httpServer, &http2.Server{}); err != nil {
+		return err
+	}
+	srvErr := make(chan error, 1)
+	go func() { srvErr <- httpServer.ServeTLS(ln, "", "") }()
+	go srv.Run(runCtx)
+
+	if o.demo {
+		if err := startDemo(ctx, runCtx, srv, pki, dataDir, out, logger); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+	}
+	select {
+	case <-srv.Ready():
+	case <-ctx.Done():
+	}
+	fmt.Fprintf(out, "aggsim %s (Kubernetes %s) serving on %s\n", version, kubeGitVersion(), server)
+	fmt.Fprintf(out, "data dir: %s (storage: %s)\n", dataDir, o.storage)
+	fmt.Fprintf(out, "ready in %s\n", time.Since(started).Round(time.Millisecond))
+	fmt.Fprintf(out, "export KUBECONFIG=%s\n", kubeconfigPath)
+
+	select {
+	case <-ctx.Done():
+	case err := <-srvErr:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	}
+	logger.Info("shutting down", "timeout", o.shutdownTimeout)
+	srv.Shutdown() // ends watches so Shutdown below does not wait for them
+	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
+	defer cancel()
+	if err := httpServer.Shutdown(sctx); err != nil {
+		logger.Warn("in-flight requests did not finish in time", "err", err)
+		_ = httpServer.Close()
+	}
+	cancelRun()
+	return nil
+}
+
+// extraServingIPs adds the bind address to the serving certificate's SANs
+// when it is a specific address.
+func extraServingIPs(bind string) []net.IP {
+	ip := net.ParseIP(bind)
+	if ip == nil || ip.IsUnspecified() {
+		return nil
+	}
+	return []net.IP{ip}
+}
+
+func hostForURL(bind string, port int) string {
+	host := bind
+	if ip := net.ParseIP(bind); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+		if strings.Contains(bind, ":") {
+			host = "::1"
+		}
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+func readFileFunc(path string) func() []byte {
+	return func() []byte {
+		b, _ := os.ReadFile(path)
+		return b
+	}
+}

@@ -1,0 +1,35 @@
+// Package demo is the demo aggregated API server, used by cmd/aggsim and by
+// tests; it is a backend, not part of the aggregator.
+//
+// It serves the group wardle.example.com as the upstream
+// k8s.io/sample-apiserver does: flunders (namespaced, short name fl,
+// category all, with /status) in v1alpha1 and v1beta1, and fischers
+// (cluster-scoped) in v1alpha1. Both versions share one storage, so an
+// object created through one version is read through the other. The REST
+// API is registry.NewAPI over the strategies of this package — the same
+// generic store and handlers aggsim uses for its own resources, not a copy —
+// and this package adds only what the registry leaves to discovery: /apis
+// (APIGroupList) and /apis/wardle.example.com (APIGroup).
+//
+// Authentication mirrors a backend started with
+// --requestheader-client-ca-file and --requestheader-allowed-names: a
+// request is served only when it carries a client certificate signed by the
+// front-proxy CA whose CN is allowed (front-proxy-client by default), and
+// the user comes from X-Remote-User / X-Remote-Group / X-Remote-Extra-*.
+// Anything else is answered 401 Status. It reuses the aggregator's
+// requestheader authenticator (aggregator.WithAuthentication). There is no
+// authorization: every authenticated user may do everything.
+//
+// A Backend records the last requests it received (method, path, query,
+// user, groups, headers as received) in a Recorder, served as JSON at
+// /debug/requests to authenticated callers: the "inspector" a user (or a
+// test) reads to see what the aggregator forwarded.
+//
+// What it must not know: APIServices, routing and proxying. Registering the
+// backend with an aggregator is the caller's job (cmd/aggsim's serve --demo).
+//
+// Caveats a caller can break:
+//   - A Backend must not be copied; Start may be called once.
+//   - Objects returned by Recorder.Requests are copies; the records inside
+//     the Recorder are never modified after they are added.
+package demo

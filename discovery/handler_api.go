@@ -1,0 +1,85 @@
+package discovery
+
+import (
+	"net/http"
+)
+
+// /api: the legacy core group's APIVersions and its aggregated form
+// (apiserver pkg/endpoints/discovery/legacy.go and the aggregated wrapper
+// installed for /api in pkg/server/genericapiserver.go).
+
+// The compact and pretty APIVersions documents around the server address,
+// which comes from the request (or Options.ExternalAddress) and so is
+// spliced in per request.
+const (
+	apiVersionsPrefix       = `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":`
+	apiVersionsSuffix       = "}]}\n"
+	apiVersionsPrettyPrefix = "{\n  \"kind\": \"APIVersions\",\n  \"versions\": [\n    \"v1\"\n  ],\n  \"serverAddressByClientCIDRs\": [\n    {\n      \"clientCIDR\": \"0.0.0.0/0\",\n      \"serverAddress\": "
+	apiVersionsPrettySuffix = "\n    }\n  ]\n}"
+	apiVersionsYAMLPrefix   = "kind: APIVersions\nserverAddressByClientCIDRs:\n- clientCIDR: 0.0.0.0/0\n  serverAddress: "
+	apiVersionsYAMLSuffix   = "\nversions:\n- v1\n"
+)
+
+// ServeAPI answers GET /api: aggregated discovery of the core group (one
+// item with no name, version v1, the resources of Options.CoreResources)
+// when the Accept header asks for it, else the APIVersions document
+// {"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[…]}.
+func (m *Manager) ServeAPI(w http.ResponseWriter, r *http.Request) {
+	snap := m.snap.Load()
+	if r.URL.Path != "/api/" {
+		if n, ok := negotiateAggregated(r, m.opts.ServeV2Beta1); ok {
+			serveAggregated(w, r, snap.apiAgg, n)
+			return
+		}
+	}
+	n, ok := negotiateLegacy(r)
+	if !ok {
+		m.writeNotAcceptable(w)
+		return
+	}
+	addr := m.opts.ExternalAddress
+	if addr == "" {
+		addr = r.Host
+	}
+	var b []byte
+	switch {
+	case n.kind == mediaYAML:
+		b = make([]byte, 0, len(apiVersionsYAMLPrefix)+len(addr)+len(apiVersionsYAMLSuffix)+2)
+		b = append(b, apiVersionsYAMLPrefix...)
+		b = appendYAMLScalar(b, addr)
+		b = append(b, apiVersionsYAMLSuffix...)
+	case n.pretty:
+		b = make([]byte, 0, len(apiVersionsPrettyPrefix)+len(addr)+len(apiVersionsPrettySuffix)+2)
+		b = append(b, apiVersionsPrettyPrefix...)
+		b = appendJSONString(b, addr)
+		b = append(b, apiVersionsPrettySuffix...)
+	default:
+		b = make([]byte, 0, len(apiVersionsPrefix)+len(addr)+len(apiVersionsSuffix)+2)
+		b = append(b, apiVersionsPrefix...)
+		b = appendJSONString(b, addr)
+		b = append(b, apiVersionsSuffix...)
+	}
+	h := w.Header()
+	if n.kind == mediaYAML {
+		h.Set("Content-Type", contentTypeYAML)
+	} else {
+		h.Set("Content-Type", contentTypeJSON)
+	}
+	h.Set("Cache-Control", cacheControlLegacy)
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+}
+
+// appendYAMLScalar appends a host:port as a YAML scalar, quoted when it
+// could be misread (IPv6 brackets, colons followed by space, empty).
+func appendYAMLScalar(b []byte, s string) []byte {
+	if s == "" || s[0] == '[' || s[0] == '{' || s[0] == '*' || s[0] == '&' || s[0] == '!' {
+		return appendJSONString(b, s)
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '#' || s[i] == '"' || s[i] == '\'' || s[i] < 0x20 || (s[i] == ':' && i+1 < len(s) && s[i+1] == ' ') {
+			return appendJSONString(b, s)
+		}
+	}
+	return append(b, s...)
+}

@@ -1,0 +1,499 @@
+package proxy
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"log"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aggsim/aggsim/registry"
+)
+
+// discoveryPathTimeout bounds a proxied GET of /apis/<group>/<version>
+// (a non-resource path of exactly three segments), as upstream's
+// NewRequestForProxy does (apiserver/pkg/util/proxy/proxy.go).
+const discoveryPathTimeout = 5 * time.Second
+
+// Options configures a Handler. A zero field means the default stated on
+// it. Options holds no state, so one value may build every Handler.
+type Options struct {
+	// Resolver maps spec.service to a backend URL on every request. nil
+	// means the cluster DNS name https://<name>.<namespace>.svc:<port>.
+	Resolver ServiceResolver
+	// Transports is the shared backend transport cache. nil means the
+	// Handler gets a cache of its own built from GetClientCertificate;
+	// give every Handler the same Transports so APIServices with equal TLS
+	// settings share connections.
+	Transports *Transports
+	// GetClientCertificate is the front-proxy client certificate source,
+	// used only when Transports is nil (see TransportOptions).
+	GetClientCertificate func(*tls.CertificateRequestInfo) (*tls.Certificate, error)
+	// Logger receives resolve and proxy errors. nil discards them.
+	Logger *slog.Logger
+	// ModifyResponse, when set, runs on every backend response after the
+	// Handler's own processing (CORS headers removed, redirects rejected,
+	// Location rewritten). It may change the response; an error goes to
+	// ErrorHandler. It must not touch the request.
+	ModifyResponse func(*http.Response) error
+	// ErrorHandler, when set, answers every transport error (dial, TLS,
+	// backend reset, ModifyResponse error) instead of the default 503
+	// text/plain `error trying to reach service: <err>` (upgrade requests
+	// that never connected: `error dialing backend: <err>`). It does not
+	// see the Handler's own refusals (unavailable, missing user, resolve
+	// failure).
+	ErrorHandler func(http.ResponseWriter, *http.Request, error)
+	// OnRequest, when set, is called once per ServeHTTP after the response
+	// is done, with the APIService name ("" when the Handler has no
+	// target), the status code sent (101 for a completed upgrade, 200 when
+	// the handler wrote nothing), the time spent, and the error that ended
+	// the request if any (*DialError, a resolve error, ...). It is the
+	// metrics hook; it must be fast and safe for concurrent use.
+	OnRequest func(apiService string, code int, dur time.Duration, err error)
+	// AllowForwardingRedirects passes backend 3xx responses that carry a
+	// Location through to the client (upstream standalone). false, the
+	// kube-apiserver default (--aggregator-reject-forwarding-redirect=true),
+	// turns them into 502 `the backend attempted to redirect this request,
+	// which is not permitted`.
+	AllowForwardingRedirects bool
+}
+
+// ServiceRef is an APIService's spec.service.
+type ServiceRef struct {
+	Namespace, Name string
+	// Port is spec.service.port (defaulted to 443 by the registry).
+	Port int32
+}
+
+// Target is what a Handler needs to know about its APIService. The
+// aggregator builds it from the APIService and its Available condition.
+type Target struct {
+	// APIServiceName is metadata.name, <version>.<group>.
+	APIServiceName string
+	// Group and Version are spec.group and spec.version.
+	Group, Version string
+	// Service is spec.service; nil for a local APIService, which the
+	// Handler does not serve (404).
+	Service *ServiceRef
+	// CABundle is spec.caBundle (PEM).
+	CABundle []byte
+	// InsecureSkipTLSVerify is spec.insecureSkipTLSVerify.
+	InsecureSkipTLSVerify bool
+	// Available is true when the Available condition is True; otherwise
+	// every request is answered 503 `service unavailable`.
+	Available bool
+}
+
+// Handler proxies requests for one remote APIService, mirroring
+// proxyHandler in kube-aggregator/pkg/apiserver/handler_proxy.go. Its
+// state is an immutable snapshot built by Update and swapped atomically,
+// so ServeHTTP never takes a lock. A snapshot that failed to build (a
+// caBundle that is not PEM) keeps its error and answers it on every
+// request; Update itself never fails. Do not copy a Handler.
+type Handler struct {
+	resolver  ServiceResolver
+	tr        *Transports
+	log       *slog.Logger
+	errLog    *log.Logger
+	modify    func(*http.Response) error
+	onError   func(http.ResponseWriter, *http.Request, error)
+	onRequest func(string, int, time.Duration, error)
+	redirects bool
+	buffers   bufferPool
+
+	cur atomic.Pointer[backend]
+}
+
+// backend is one immutable snapshot of a Handler's state.
+type backend struct {
+	target Target
+	// gen is the Transports generation entry was acquired in; a newer
+	// generation means the client certificate changed and entry is stale.
+	gen   uint64
+	entry *transportEntry // nil when target.Service is nil or err != nil
+	err   error           // transport build error, answered with 500
+}
+
+// NewHandler returns a Handler with no target: it answers 404 until
+// Update is called.
+func NewHandler(opts Options) *Handler {
+	h := &Handler{
+		resolver:  opts.Resolver,
+		tr:        opts.Transports,
+		log:       opts.Logger,
+		modify:    opts.ModifyResponse,
+		onError:   opts.ErrorHandler,
+		onRequest: opts.OnRequest,
+		redirects: opts.AllowForwardingRedirects,
+	}
+	if h.resolver == nil {
+		h.resolver = ResolverFunc(serviceDNSResolver)
+	}
+	if h.tr == nil {
+		h.tr = NewTransports(TransportOptions{GetClientCertificate: opts.GetClientCertificate})
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	h.errLog = slog.NewLogLogger(h.log.Handler(), slog.LevelWarn)
+	return h
+}
+
+// Update replaces the Handler's target. The new snapshot (transport,
+// ServerName <service>.<namespace>.svc) is built first and then swapped
+// in whole; requests already running finish with the old one. A transport
+// build error is kept and answered on each request.
+func (h *Handler) Update(t Target) {
+	nb := h.build(t)
+	h.release(h.cur.Swap(nb))
+}
+
+// Close drops the Handler's target and gives back its transport; the
+// Handler answers 404 afterwards until the next Update. Call it when the
+// APIService is removed.
+func (h *Handler) Close() {
+	h.release(h.cur.Swap(nil))
+}
+
+// Target returns a copy of the current target and whether there is one.
+func (h *Handler) Target() (Target, bool) {
+	b := h.cur.Load()
+	if b == nil {
+		return Target{}, false
+	}
+	return copyTarget(b.target), true
+}
+
+func copyTarget(t Target) Target {
+	if t.Service != nil {
+		s := *t.Service
+		t.Service = &s
+	}
+	if t.CABundle != nil {
+		t.CABundle = append([]byte(nil), t.CABundle...)
+	}
+	return t
+}
+
+func (h *Handler) build(t Target) *backend {
+	t = copyTarget(t)
+	// Read the generation before acquiring, so a concurrent
+	// CloseIdleConnections leaves this snapshot stale rather than current.
+	b := &backend{target: t, gen: h.tr.generation()}
+	if t.Service == nil {
+		return b
+	}
+	b.entry, b.err = h.tr.acquire(TLSConfig{
+		CABundle:   t.CABundle,
+		ServerName: t.Service.Name + "." + t.Service.Namespace + ".svc",
+		Insecure:   t.InsecureSkipTLSVerify,
+	})
+	return b
+}
+
+func (h *Handler) release(b *backend) {
+	if b != nil && b.entry != nil {
+		h.tr.release(b.entry)
+	}
+}
+
+// current returns the snapshot to serve with, rebuilding it first when
+// the transports were dropped since it was built.
+func (h *Handler) current() *backend {
+	b := h.cur.Load()
+	if b == nil || b.gen == h.tr.generation() {
+		return b
+	}
+	nb := h.build(b.target)
+	if h.cur.CompareAndSwap(b, nb) {
+		h.release(b)
+		return nb
+	}
+	h.release(nb)
+	return h.cur.Load()
+}
+
+// ServeHTTP proxies r to the backend, following upstream's order:
+// no target or a local APIService → 404; not Available → 503
+// `service unavailable`; transport build error → 500 with its message;
+// no user in the context → 500 `missing user`; service resolution fails →
+// 503 `service unavailable` (the error is logged); otherwise the request
+// is rewritten and streamed through httputil.ReverseProxy, and a
+// transport error becomes 503 `error trying to reach service: <err>`.
+// All refusals are text/plain with X-Content-Type-Options: nosniff.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.onRequest == nil {
+		h.serve(w, r, nil)
+		return
+	}
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w}
+	b := h.serve(rec, r, rec)
+	code := rec.code
+	if code == 0 {
+		code = http.StatusOK
+		if rec.upgraded {
+			code = http.StatusSwitchingProtocols
+		}
+	}
+	name := ""
+	if b != nil {
+		name = b.target.APIServiceName
+	}
+	h.onRequest(name, code, time.Since(start), rec.err)
+}
+
+// serve does the work of ServeHTTP and returns the snapshot it used.
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rec *statusRecorder) *backend {
+	b := h.current()
+	if b == nil || b.target.Service == nil {
+		http.NotFound(w, r)
+		return b
+	}
+	if !b.target.Available {
+		http.Error(w, msgServiceUnavailable, http.StatusServiceUnavailable)
+		return b
+	}
+	if b.err != nil {
+		rec.setErr(b.err)
+		http.Error(w, b.err.Error(), http.StatusInternalServerError)
+		return b
+	}
+	user, ok := registry.UserFrom(r.Context())
+	if !ok {
+		http.Error(w, msgMissingUser, http.StatusInternalServerError)
+		return b
+	}
+	svc := b.target.Service
+	loc, err := h.resolver.ResolveEndpoint(svc.Namespace, svc.Name, svc.Port)
+	if err != nil {
+		rec.setErr(err)
+		h.log.Error("error resolving service", "apiservice", b.target.APIServiceName,
+			"namespace", svc.Namespace, "name", svc.Name, "err", err)
+		http.Error(w, msgServiceUnavailable, http.StatusServiceUnavailable)
+		return b
+	}
+	if isDiscoveryPath(r.URL.Path) {
+		ctx, cancel := context.WithTimeout(r.Context(), discoveryPathTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
+	}
+	p := &proxyRequest{h: h, host: loc.Host, user: user, rec: rec}
+	rp := &httputil.ReverseProxy{
+		Rewrite:        p.rewrite,
+		Transport:      b.entry.rt,
+		FlushInterval:  -1,
+		BufferPool:     &h.buffers,
+		ErrorLog:       h.errLog,
+		ModifyResponse: p.modifyResponse,
+		ErrorHandler:   p.errorHandler,
+	}
+	rp.ServeHTTP(w, r)
+	return b
+}
+
+// Do sends req to the backend as user, the way a client request would be
+// proxied (decoded path, sorted query, identity and X-Forwarded-Host/
+// Proto/Uri headers, no User-Agent unless req has one), through the
+// Handler's verifying transport. It is for the aggregator's own calls
+// (discovery and OpenAPI fetches, which upstream routes through the proxy
+// handler). Only req's method, URL path and query, headers and body are
+// used; ctx bounds the whole exchange, so callers set their own timeout.
+// It does not follow redirects or touch the response.
+//
+// Errors: ErrNotProxied (no target or a local APIService),
+// ErrServiceUnavailable (not Available), the transport build error, the
+// resolver's typed error, or the transport error (*DialError when no
+// connection was made). A nil user is an error (upstream's `missing user`).
+func (h *Handler) Do(ctx context.Context, req *http.Request, user *registry.UserInfo) (*http.Response, error) {
+	b := h.current()
+	switch {
+	case b == nil || b.target.Service == nil:
+		return nil, ErrNotProxied
+	case !b.target.Available:
+		return nil, ErrServiceUnavailable
+	case b.err != nil:
+		return nil, b.err
+	case user == nil:
+		return nil, errors.New(msgMissingUser)
+	}
+	svc := b.target.Service
+	loc, err := h.resolver.ResolveEndpoint(svc.Namespace, svc.Name, svc.Port)
+	if err != nil {
+		return nil, err
+	}
+	out := req.Clone(ctx)
+	out.RequestURI = ""
+	out.URL = &url.URL{Scheme: "https", Host: loc.Host, Path: req.URL.Path, RawQuery: encodeQuery(req.URL.RawQuery)}
+	out.Host = loc.Host
+	out.RemoteAddr = ""
+	if out.Header == nil {
+		out.Header = http.Header{}
+	}
+	SetIdentityHeaders(out.Header, user)
+	setForwardedHeaders(out.Header, out, loc.Host, req.URL.Path, isUpgrade(out.Header))
+	if _, ok := out.Header["User-Agent"]; !ok {
+		out.Header["User-Agent"] = []string{""} // suppress Go's default, as httputil does
+	}
+	return b.entry.rt.RoundTrip(out)
+}
+
+// isDiscoveryPath reports whether p is /apis/<group>/<version> with or
+// without a trailing slash.
+func isDiscoveryPath(p string) bool {
+	t := strings.Trim(p, "/")
+	return strings.HasPrefix(t, "apis/") && strings.Count(t, "/") == 2
+}
+
+// proxyRequest carries what one proxied request's hooks need.
+type proxyRequest struct {
+	h    *Handler
+	host string // dialled host:port
+	user *registry.UserInfo
+	rec  *statusRecorder // nil without OnRequest
+}
+
+// rewrite turns the inbound request into the backend request. It runs
+// inside httputil.ReverseProxy after hop-by-hop and client X-Forwarded-*
+// headers are gone and before any other hook.
+func (p *proxyRequest) rewrite(pr *httputil.ProxyRequest) {
+	out, in := pr.Out, pr.In
+	out.URL.Scheme = "https"
+	out.URL.Host = p.host
+	out.URL.Opaque = ""
+	out.URL.User = nil
+	out.URL.Path = in.URL.Path
+	out.URL.RawPath = ""
+	out.URL.RawQuery = encodeQuery(in.URL.RawQuery)
+	out.URL.ForceQuery = false
+	out.URL.Fragment = ""
+	out.URL.RawFragment = ""
+	out.Host = p.host
+	SetIdentityHeaders(out.Header, p.user)
+	setForwardedHeaders(out.Header, in, p.host, in.URL.Path, isUpgrade(out.Header))
+}
+
+// modifyResponse removes CORS headers, rejects or rewrites redirects and
+// then runs Options.ModifyResponse.
+func (p *proxyRequest) modifyResponse(resp *http.Response) error {
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		if p.rec != nil {
+			p.rec.upgraded = true
+		}
+	} else {
+		for _, k := range corsHeaders {
+			delete(resp.Header, k)
+		}
+		if loc := resp.Header.Get("Location"); loc != "" {
+			if !p.h.redirects && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+				rejectRedirect(resp)
+			} else {
+				resp.Header.Set("Location", rewriteLocation(loc, p.host))
+			}
+		}
+	}
+	if p.h.modify != nil {
+		return p.h.modify(resp)
+	}
+	return nil
+}
+
+// rejectRedirect replaces resp with upstream's 502 redirect refusal.
+func rejectRedirect(resp *http.Response) {
+	resp.Body.Close()
+	*resp = http.Response{
+		Status:        "502 Bad Gateway",
+		StatusCode:    http.StatusBadGateway,
+		Proto:         resp.Proto,
+		ProtoMajor:    resp.ProtoMajor,
+		ProtoMinor:    resp.ProtoMinor,
+		Header:        http.Header{"Content-Type": {"text/plain; charset=utf-8"}},
+		Body:          io.NopCloser(strings.NewReader(msgRedirectRejected)),
+		ContentLength: int64(len(msgRedirectRejected)),
+		Request:       resp.Request,
+	}
+}
+
+// errorHandler answers a transport error (upstream's responder.Error in
+// handler_proxy.go: every error is a 503).
+func (p *proxyRequest) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
+	p.rec.setErr(err)
+	if p.h.onError != nil {
+		p.h.onError(w, r, err)
+		return
+	}
+	if !errors.Is(err, context.Canceled) {
+		p.h.log.Info("error proxying request", "host", p.host, "path", r.URL.Path, "err", err)
+	}
+	var de *DialError
+	if isUpgrade(r.Header) && errors.As(err, &de) {
+		http.Error(w, msgDialBackendPrefix+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	http.Error(w, msgReachPrefix+err.Error(), http.StatusServiceUnavailable)
+}
+
+// statusRecorder notes the status code and error of one request for
+// Options.OnRequest. It exposes the wrapped writer through Unwrap so that
+// http.ResponseController can flush and hijack it.
+type statusRecorder struct {
+	http.ResponseWriter
+	code     int
+	upgraded bool
+	err      error
+}
+
+// setErr records err; a nil recorder ignores it.
+func (s *statusRecorder) setErr(err error) {
+	if s != nil && s.err == nil {
+		s.err = err
+	}
+}
+
+// WriteHeader notes the first final status code and passes it on.
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.code == 0 && code >= 200 {
+		s.code = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+// Write notes an implicit 200 and passes p on.
+func (s *statusRecorder) Write(p []byte) (int, error) {
+	if s.code == 0 {
+		s.code = http.StatusOK
+	}
+	return s.ResponseWriter.Write(p)
+}
+
+// Unwrap returns the wrapped writer (for http.ResponseController).
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// bufferPool recycles the 32 KiB copy buffers of httputil.ReverseProxy.
+type bufferPool struct{ p sync.Pool }
+
+// Get returns a pooled 32 KiB buffer or a new one.
+func (b *bufferPool) Get() []byte {
+	if v, ok := b.p.Get().(*[]byte); ok {
+		return *v
+	}
+	return make([]byte, 32<<10)
+}
+
+// Put returns buf to the pool.
+func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }
+
+var (
+	_ http.Handler        = (*Handler)(nil)
+	_ httputil.BufferPool = (*bufferPool)(nil)
+	_ http.ResponseWriter = (*statusRecorder)(nil)
+	_ ServiceResolver     = ResolverFunc(serviceDNSResolver)
+)

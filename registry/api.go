@@ -1,0 +1,276 @@
+package registry
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/aggsim/aggsim/registry/storage"
+)
+
+// GroupVersionInfo is one local group/version and the resources it
+// serves, for discovery to list. Group is "" for the legacy core group.
+type GroupVersionInfo struct {
+	Group     string
+	Version   string
+	Resources []ResourceInfo
+}
+
+// GroupVersion returns "group/version", or "version" for the core group.
+func (g GroupVersionInfo) GroupVersion() string {
+	if g.Group == "" {
+		return g.Version
+	}
+	return g.Group + "/" + g.Version
+}
+
+// APIResource mirrors metav1.APIResource, one entry of an APIResourceList.
+type APIResource struct {
+	Name               string   `json:"name"`
+	SingularName       string   `json:"singularName"`
+	Namespaced         bool     `json:"namespaced"`
+	Group              string   `json:"group,omitempty"`
+	Version            string   `json:"version,omitempty"`
+	Kind               string   `json:"kind"`
+	Verbs              []string `json:"verbs"`
+	ShortNames         []string `json:"shortNames,omitempty"`
+	Categories         []string `json:"categories,omitempty"`
+	StorageVersionHash string   `json:"storageVersionHash,omitempty"`
+}
+
+// APIResourceList mirrors metav1.APIResourceList, the document at
+// /api/v1 and /apis/<group>/<version>.
+type APIResourceList struct {
+	TypeMeta     `json:",inline"`
+	GroupVersion string        `json:"groupVersion"`
+	APIResources []APIResource `json:"resources"`
+}
+
+// APIVersions mirrors metav1.APIVersions, the document at /api.
+type APIVersions struct {
+	TypeMeta                   `json:",inline"`
+	Versions                   []string                    `json:"versions"`
+	ServerAddressByClientCIDRs []ServerAddressByClientCIDR `json:"serverAddressByClientCIDRs"`
+}
+
+// ServerAddressByClientCIDR mirrors metav1.ServerAddressByClientCIDR.
+type ServerAddressByClientCIDR struct {
+	ClientCIDR    string `json:"clientCIDR"`
+	ServerAddress string `json:"serverAddress"`
+}
+
+// StorageVersionHash is the discovery storageVersionHash of a kind:
+// base64 of the first 8 bytes of sha256("<group>/<version>/<kind>")
+// (k8s.io/apiserver/pkg/endpoints/discovery/storageversionhash.go).
+func StorageVersionHash(group, version, kind string) string {
+	sum := sha256.Sum256([]byte(group + "/" + version + "/" + kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
+}
+
+// gvEntry is one served group/version.
+type gvEntry struct {
+	info      GroupVersionInfo
+	resources map[string]*Store // by plural resource name
+	list      []byte            // APIResourceList JSON, built once
+}
+
+// API serves every local resource over HTTP: the legacy core group under
+// /api and /api/v1, named groups under /apis/<group>/<version>. /apis and
+// /apis/<group> belong to the discovery package. The route table is built
+// once by NewAPI and never changes, so ServeHTTP takes no lock.
+type API struct {
+	stores map[GroupResource]*Store
+	gvs    map[string]*gvEntry // by GroupVersion()
+	order  []GroupVersionInfo
+	log    *slog.Logger
+
+	closeOnce sync.Once
+	done      chan struct{} // closed by Shutdown; ends every watch
+}
+
+var _ http.Handler = (*API)(nil)
+
+// NewAPI builds the stores of strategies over st and the routes serving
+// them. Strategies of the same group/version share one APIResourceList.
+func NewAPI(st storage.Storage, strategies []Strategy, opts StoreOptions) *API {
+	a := &API{stores: map[GroupResource]*Store{}, gvs: map[string]*gvEntry{}, log: opts.Logger, done: make(chan struct{})}
+	if a.log == nil {
+		a.log = slog.Default()
+	}
+	for _, s := range strategies {
+		store := NewStore(st, s, opts)
+		info := store.Info()
+		a.stores[info.GroupResource()] = store
+		gv := GroupVersionInfo{Group: info.Group, Version: info.Version}
+		e := a.gvs[gv.GroupVersion()]
+		if e == nil {
+			e = &gvEntry{info: gv, resources: map[string]*Store{}}
+			a.gvs[gv.GroupVersion()] = e
+		}
+		e.resources[info.Resource] = store
+		e.info.Resources = append(e.info.Resources, info)
+	}
+	for _, e := range a.gvs {
+		sort.Slice(e.info.Resources, func(i, j int) bool { return e.info.Resources[i].Resource < e.info.Resources[j].Resource })
+		e.list = buildResourceList(e.info)
+		a.order = append(a.order, e.info)
+	}
+	sort.Slice(a.order, func(i, j int) bool { return a.order[i].GroupVersion() < a.order[j].GroupVersion() })
+	return a
+}
+
+func buildResourceList(gv GroupVersionInfo) []byte {
+	l := APIResourceList{TypeMeta: TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: gv.GroupVersion(), APIResources: []APIResource{}}
+	for _, r := range gv.Resources {
+		l.APIResources = append(l.APIResources, APIResource{
+			Name: r.Resource, SingularName: r.Singular, Namespaced: r.Namespaced, Kind: r.Kind,
+			Verbs: nonNil(r.Verbs), ShortNames: r.ShortNames, Categories: r.Categories,
+			StorageVersionHash: StorageVersionHash(r.Group, r.Version, r.Kind),
+		})
+		if r.HasStatus {
+			l.APIResources = append(l.APIResources, APIResource{
+				Name: r.Resource + "/status", Namespaced: r.Namespaced, Kind: r.Kind, Verbs: nonNil(r.StatusVerbs),
+			})
+		}
+	}
+	b, _ := json.Marshal(l)
+	return append(b, '\n')
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// Store returns the store of a resource, or nil if the API does not serve it.
+func (a *API) Store(gr GroupResource) *Store { return a.stores[gr] }
+
+// GroupVersions returns the local group/versions, sorted by
+// "group/version", with their resources sorted by name.
+func (a *API) GroupVersions() []GroupVersionInfo { return a.order }
+
+// APIResourceList returns the JSON APIResourceList of a local group/version
+// (group "" for core) and whether it is served. The bytes are shared: do
+// not modify them.
+func (a *API) APIResourceList(group, version string) ([]byte, bool) {
+	gv := GroupVersionInfo{Group: group, Version: version}.GroupVersion()
+	e, ok := a.gvs[gv]
+	if !ok {
+		return nil, false
+	}
+	return e.list, true
+}
+
+// Shutdown ends every open watch (their responses finish cleanly) and
+// makes later watches end at once. It is safe to call more than once.
+func (a *API) Shutdown() { a.closeOnce.Do(func() { close(a.done) }) }
+
+// errNotFoundPath is the 404 the REST layer answers for a path it does not
+// serve, as go-restful answers in kube-apiserver.
+func errNotFoundPath() *StatusError {
+	e := NewStatusError(http.StatusNotFound, "NotFound", "the server could not find the requested resource")
+	e.Status.Details = &StatusDetails{}
+	return e
+}
+
+// errMethodNotAllowed is go-restful's 405 for a verb a route lacks.
+func errMethodNotAllowed() *StatusError {
+	e := NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+	e.Status.Details = &StatusDetails{}
+	return e
+}
+
+// ServeHTTP serves /api, /api/v1[/...] and /apis/<group>/<version>[/...]
+// for the local group/versions; other paths are 404 Status.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	switch {
+	case p == "/api" || p == "/api/":
+		if _, ok := a.gvs["v1"]; !ok {
+			writeError(w, errNotFoundPath())
+			return
+		}
+		a.serveAPIVersions(w, r)
+		return
+	case strings.HasPrefix(p, "/api/"):
+		rest := strings.TrimPrefix(p, "/api/")
+		version, tail, _ := strings.Cut(rest, "/")
+		a.serveGroupVersion(w, r, "", version, tail, strings.HasSuffix(rest, "/") && tail == "")
+		return
+	case strings.HasPrefix(p, "/apis/"):
+		parts := strings.SplitN(strings.TrimPrefix(p, "/apis/"), "/", 3)
+		if len(parts) >= 2 && parts[0] != "" && parts[1] != "" {
+			tail := ""
+			if len(parts) == 3 {
+				tail = parts[2]
+			}
+			a.serveGroupVersion(w, r, parts[0], parts[1], tail, false)
+			return
+		}
+	}
+	writeError(w, errNotFoundPath())
+}
+
+func (a *API) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		writeError(w, errMethodNotAllowed())
+		return
+	}
+	f, err := negotiateOutput(r, targetObject)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	v := APIVersions{
+		TypeMeta:                   TypeMeta{Kind: "APIVersions"},
+		Versions:                   []string{"v1"},
+		ServerAddressByClientCIDRs: []ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: r.Host}},
+	}
+	writeResponse(w, f, http.StatusOK, v)
+}
+
+func (a *API) serveGroupVersion(w http.ResponseWriter, r *http.Request, group, version, tail string, trailingSlash bool) {
+	e, ok := a.gvs[GroupVersionInfo{Group: group, Version: version}.GroupVersion()]
+	if !ok {
+		writeError(w, errNotFoundPath())
+		return
+	}
+	if tail == "" {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			writeError(w, errMethodNotAllowed())
+			return
+		}
+		f, err := negotiateOutput(r, targetObject)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		if f.as != "" {
+			writeError(w, NewNotAcceptable())
+			return
+		}
+		if f.yaml || f.pretty {
+			var v any
+			_ = json.Unmarshal(e.list, &v)
+			writeResponse(w, f, http.StatusOK, v)
+			return
+		}
+		w.Header().Set("Content-Type", MediaJSON)
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(e.list)
+		return
+	}
+	rq, err := parseResourcePath(e, tail)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	a.serveResource(w, r, rq)
+}

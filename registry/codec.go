@@ -1,0 +1,533 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// MaxRequestBodyBytes is the largest request body the REST layer reads
+// (kube-apiserver's MaxRequestBodyBytes default, 3 MiB); larger bodies
+// are 413 `Request entity too large: limit is 3145728`.
+const MaxRequestBodyBytes = 3 * 1024 * 1024
+
+// Media types the codec speaks.
+const (
+	MediaJSON     = "application/json"
+	MediaYAML     = "application/yaml"
+	MediaProtobuf = "application/vnd.kubernetes.protobuf"
+)
+
+// supportedMediaTypes is the list upstream names in 406 and 415 errors.
+const supportedMediaTypes = "application/json, application/yaml, application/vnd.kubernetes.protobuf"
+
+// NewNotAcceptable mirrors apierrors.NewNotAcceptableError (406).
+func NewNotAcceptable() *StatusError {
+	return NewStatusError(http.StatusNotAcceptable, "NotAcceptable", "only the following media types are accepted: "+supportedMediaTypes)
+}
+
+// NewUnsupportedMediaType mirrors apierrors.NewUnsupportedMediaTypeError
+// (415) listing the accepted types.
+func NewUnsupportedMediaType(accepted string) *StatusError {
+	return NewStatusError(http.StatusUnsupportedMediaType, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: "+accepted)
+}
+
+// NewRequestEntityTooLarge mirrors apierrors.NewRequestEntityTooLargeError (413).
+func NewRequestEntityTooLarge(limit int64) *StatusError {
+	return NewStatusError(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", fmt.Sprintf("Request entity too large: limit is %d", limit))
+}
+
+// outputFormat is the negotiated response format.
+type outputFormat struct {
+	yaml        bool
+	as          string // "", "Table", "PartialObjectMetadata", "PartialObjectMetadataList"
+	metaVersion string // "v1" or "v1beta1" when as != ""
+	pretty      bool
+}
+
+// target kinds a response can be for, used to pick the `as=` clauses that fit.
+const (
+	targetObject = "object"
+	targetList   = "list"
+	targetWatch  = "watch"
+)
+
+type acceptClause struct {
+	typ    string
+	params map[string]string
+	q      float64
+}
+
+func parseAccept(h string) []acceptClause {
+	var out []acceptClause
+	for _, part := range strings.Split(h, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		typ, params, err := mime.ParseMediaType(part)
+		if err != nil {
+			// Be lenient as goautoneg is: take the type before ';'.
+			typ = strings.ToLower(strings.TrimSpace(strings.SplitN(part, ";", 2)[0]))
+			params = map[string]string{}
+		}
+		q := 1.0
+		if v, ok := params["q"]; ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				q = f
+			}
+		}
+		out = append(out, acceptClause{typ: typ, params: params, q: q})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].q > out[j].q })
+	return out
+}
+
+// negotiateOutput picks the response format from the Accept header as
+// upstream's negotiation does: the first acceptable clause by q wins;
+// protobuf is skipped (aggsim speaks JSON and YAML only); nothing
+// acceptable is 406.
+func negotiateOutput(r *http.Request, target string) (outputFormat, error) {
+	f := outputFormat{pretty: wantsPretty(r)}
+	h := r.Header.Get("Accept")
+	if strings.TrimSpace(h) == "" {
+		return f, nil
+	}
+	for _, c := range parseAccept(h) {
+		if c.q <= 0 {
+			continue
+		}
+		var isYAML bool
+		switch c.typ {
+		case "*/*", "application/*", MediaJSON:
+		case MediaYAML:
+			isYAML = true
+		default:
+			continue
+		}
+		if isYAML && target == targetWatch {
+			continue
+		}
+		as := c.params["as"]
+		if as == "" {
+			f.yaml = isYAML
+			return f, nil
+		}
+		if c.params["g"] != "meta.k8s.io" || (c.params["v"] != "v1" && c.params["v"] != "v1beta1") {
+			continue
+		}
+		switch {
+		case as == "Table":
+		case as == "PartialObjectMetadata" && target != targetList:
+		case as == "PartialObjectMetadataList" && target == targetList:
+		default:
+			continue
+		}
+		f.yaml, f.as, f.metaVersion = isYAML, as, c.params["v"]
+		return f, nil
+	}
+	return f, NewNotAcceptable()
+}
+
+// wantsPretty: ?pretty=true, or a curl User-Agent (upstream pretty-prints
+// for curl and wget).
+func wantsPretty(r *http.Request) bool {
+	if p := r.URL.Query().Get("pretty"); p != "" {
+		b, _ := strconv.ParseBool(p)
+		return b
+	}
+	ua := r.Header.Get("User-Agent")
+	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget")
+}
+
+// encodeJSON is the JSON serialisation of v with a trailing newline, as
+// upstream's json.Encoder-based serializer writes it.
+func encodeJSON(v any, pretty bool) ([]byte, error) {
+	var b []byte
+	var err error
+	if pretty {
+		b, err = json.MarshalIndent(v, "", "  ")
+	} else {
+		b, err = json.Marshal(v)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// writeResponse writes v with the negotiated encoding and the status code.
+func writeResponse(w http.ResponseWriter, f outputFormat, code int, v any) {
+	b, err := encodeJSON(v, f.pretty)
+	if err != nil {
+		writeErrorJSON(w, NewInternalError(err))
+		return
+	}
+	ct := MediaJSON
+	if f.yaml {
+		y, err := yaml.JSONToYAML(b)
+		if err != nil {
+			writeErrorJSON(w, NewInternalError(err))
+			return
+		}
+		b, ct = y, MediaYAML
+	}
+	w.Header().Set("Content-Type", ct)
+	w.WriteHeader(code)
+	_, _ = w.Write(b)
+}
+
+// writeError answers err as a metav1.Status JSON with its HTTP code. It is
+// the one place the REST layer turns errors into responses.
+func writeError(w http.ResponseWriter, err error) { writeErrorJSON(w, ToStatus(err)) }
+
+func writeErrorJSON(w http.ResponseWriter, se *StatusError) {
+	st := se.Status
+	if st.Kind == "" {
+		st.Kind, st.APIVersion = "Status", "v1"
+	}
+	if st.Status == "" {
+		st.Status = "Failure"
+	}
+	b, _ := json.Marshal(st)
+	w.Header().Set("Content-Type", MediaJSON)
+	code := int(st.Code)
+	if code == 0 {
+		code = http.StatusInternalServerError
+	}
+	w.WriteHeader(code)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// addWarning adds a `Warning: 299 - "<text>"` header (RFC 7234 warn-code
+// 299, agent "-"), as upstream's warning recorder does.
+func addWarning(w http.ResponseWriter, text string) {
+	esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(text)
+	w.Header().Add("Warning", `299 - "`+esc+`"`)
+}
+
+// readBody reads the request body up to MaxRequestBodyBytes (413 beyond).
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	if r.ContentLength > MaxRequestBodyBytes {
+		return nil, NewRequestEntityTooLarge(MaxRequestBodyBytes)
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBodyBytes+1))
+	if err != nil {
+		return nil, NewBadRequest(err.Error())
+	}
+	if len(b) > MaxRequestBodyBytes {
+		return nil, NewRequestEntityTooLarge(MaxRequestBodyBytes)
+	}
+	return b, nil
+}
+
+// bodyToJSON converts a request body of the given Content-Type to JSON.
+// JSON (or no Content-Type) passes through; YAML is converted; anything
+// else is 415.
+func bodyToJSON(contentType string, body []byte) ([]byte, error) {
+	mt := MediaJSON
+	if strings.TrimSpace(contentType) != "" {
+		t, _, err := mime.ParseMediaType(contentType)
+		if err != nil {
+			return nil, NewUnsupportedMediaType(supportedMediaTypes)
+		}
+		mt = t
+	}
+	switch mt {
+	case MediaJSON:
+		return body, nil
+	case MediaYAML, "application/x-yaml", "text/yaml":
+		j, err := yaml.YAMLToJSON(body)
+		if err != nil {
+			return nil, NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
+		}
+		return j, nil
+	}
+	return nil, NewUnsupportedMediaType(supportedMediaTypes)
+}
+
+// Field validation directives (?fieldValidation=).
+const (
+	FieldValidationStrict = "Strict"
+	FieldValidationWarn   = "Warn"
+	FieldValidationIgnore = "Ignore"
+)
+
+// decodeOptions steer decodeObject.
+type decodeOptions struct {
+	fieldValidation string // Strict, Warn (default) or Ignore
+}
+
+// decodeObject decodes a JSON request body into into (an object of info's
+// kind). A missing kind or apiVersion defaults to info's. Errors are
+// upstream's 400s: `couldn't get version/kind; json parse error: ...` for
+// malformed JSON, `the API version in the data (x) does not match the
+// expected API version (y)`, `<Kind> in version "<v>" cannot be handled as
+// a <Kind>: <err>` for type errors, and with Strict field validation
+// `strict decoding error: unknown field "spec.foo", duplicate field "x"`.
+// With Warn the same texts come back as warnings.
+func decodeObject(body []byte, info ResourceInfo, into Object, opts decodeOptions) (warnings []string, err error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, NewBadRequest(fmt.Sprintf("Object 'Kind' is missing in '%s'", string(body)))
+	}
+	generic, dups, err := parseJSONStrict(body)
+	if err != nil {
+		return nil, NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
+	}
+	top, ok := generic.(map[string]any)
+	if !ok {
+		return nil, NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: json: cannot unmarshal %s into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }", jsonTypeName(generic)))
+	}
+	kind, _ := top["kind"].(string)
+	apiVersion, _ := top["apiVersion"].(string)
+	if kind == "" {
+		kind = info.Kind
+	}
+	if apiVersion == "" {
+		apiVersion = info.APIVersion()
+	}
+	version := apiVersion
+	if i := strings.LastIndexByte(apiVersion, '/'); i >= 0 {
+		version = apiVersion[i+1:]
+	}
+	if apiVersion != info.APIVersion() {
+		return nil, NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, info.APIVersion()))
+	}
+	if kind != info.Kind {
+		return nil, NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q in scheme \"pkg/runtime/scheme.go:100\"", kind, version, info.Kind, kind, apiVersion))
+	}
+	if err := json.Unmarshal(body, into); err != nil {
+		return nil, NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, version, info.Kind, err))
+	}
+	tm := into.GetTypeMeta()
+	tm.Kind, tm.APIVersion = info.Kind, info.APIVersion()
+	if opts.fieldValidation == FieldValidationIgnore {
+		return nil, nil
+	}
+	var problems []string
+	for _, p := range unknownFields(generic, reflect.TypeOf(into), "") {
+		problems = append(problems, fmt.Sprintf("unknown field %q", p))
+	}
+	for _, d := range dups {
+		problems = append(problems, fmt.Sprintf("duplicate field %q", d))
+	}
+	if len(problems) == 0 {
+		return nil, nil
+	}
+	if opts.fieldValidation == FieldValidationStrict {
+		return nil, NewBadRequest("strict decoding error: " + strings.Join(problems, ", "))
+	}
+	return problems, nil
+}
+
+func jsonTypeName(v any) string {
+	switch v.(type) {
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case json.Number:
+		return "number"
+	case bool:
+		return "bool"
+	case nil:
+		return "null"
+	}
+	return "object"
+}
+
+// parseJSONStrict parses JSON into generic values (objects as
+// map[string]any, numbers as json.Number) and reports the paths of
+// duplicate object keys ("spec.group", "items[0].name").
+func parseJSONStrict(b []byte) (any, []string, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var dups []string
+	v, err := parseValue(dec, "", &dups)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			return nil, nil, errors.New("invalid character after top-level value")
+		}
+		return nil, nil, err
+	}
+	return v, dups, nil
+}
+
+func joinPath(base, key string) string {
+	if base == "" {
+		return key
+	}
+	return base + "." + key
+}
+
+func parseValue(dec *json.Decoder, path string, dups *[]string) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		if err == io.EOF {
+			return nil, io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			m := map[string]any{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k, ok := kt.(string)
+				if !ok {
+					return nil, fmt.Errorf("invalid object key %v", kt)
+				}
+				v, err := parseValue(dec, joinPath(path, k), dups)
+				if err != nil {
+					return nil, err
+				}
+				if _, seen := m[k]; seen {
+					*dups = append(*dups, joinPath(path, k))
+				}
+				m[k] = v
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, err
+			}
+			return m, nil
+		case '[':
+			l := []any{}
+			for i := 0; dec.More(); i++ {
+				v, err := parseValue(dec, fmt.Sprintf("%s[%d]", path, i), dups)
+				if err != nil {
+					return nil, err
+				}
+				l = append(l, v)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, err
+			}
+			return l, nil
+		}
+		return nil, fmt.Errorf("unexpected delimiter %v", t)
+	}
+	return tok, nil
+}
+
+var jsonUnmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
+
+// unknownFields lists the paths of keys in v that the Go type t does not
+// know, matching JSON names case-sensitively (as upstream's strict
+// decoder does).
+func unknownFields(v any, t reflect.Type, path string) []string {
+	for t.Kind() == reflect.Pointer {
+		if t.Implements(jsonUnmarshalerType) {
+			return nil
+		}
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(jsonUnmarshalerType) || t.Implements(jsonUnmarshalerType) {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		fields := jsonFields(t)
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var out []string
+		for _, k := range keys {
+			ft, ok := fields[k]
+			if !ok {
+				out = append(out, joinPath(path, k))
+				continue
+			}
+			out = append(out, unknownFields(m[k], ft, joinPath(path, k))...)
+		}
+		return out
+	case reflect.Map:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var out []string
+		for _, k := range keys {
+			out = append(out, unknownFields(m[k], t.Elem(), joinPath(path, k))...)
+		}
+		return out
+	case reflect.Slice, reflect.Array:
+		l, ok := v.([]any)
+		if !ok {
+			return nil
+		}
+		var out []string
+		for i, e := range l {
+			out = append(out, unknownFields(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i))...)
+		}
+		return out
+	}
+	return nil
+}
+
+// jsonFields maps the JSON names of a struct's fields (embedded structs
+// without a name inlined) to their types.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				for k, v := range jsonFields(ft) {
+					if _, ok := out[k]; !ok {
+						out[k] = v
+					}
+				}
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
+}

@@ -1,0 +1,509 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+)
+
+// Patch content types (types.PatchType in k8s.io/apimachinery/pkg/types/patch.go).
+const (
+	PatchJSON      = "application/json-patch+json"
+	PatchMerge     = "application/merge-patch+json"
+	PatchStrategic = "application/strategic-merge-patch+json"
+	PatchApply     = "application/apply-patch+yaml"
+)
+
+// supportedPatchTypes is the list a 415 on PATCH names, in upstream's order.
+const supportedPatchTypes = "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json"
+
+// PatchMetaProvider is an optional Strategy extension declaring the
+// strategic-merge-patch merge keys of a resource: a dotted field path
+// (without list indices, e.g. "status.conditions", "spec.ports",
+// "subsets.addresses") mapped to the key that identifies list elements
+// ("type", "port", "ip"), as the patchMergeKey struct tags do upstream. An
+// empty key declares a list of scalars merged as a set (patchStrategy
+// merge without a key, e.g. "metadata.finalizers"). Lists not named are
+// replaced. metadata.ownerReferences (uid) and metadata.finalizers are
+// always declared.
+type PatchMetaProvider interface {
+	MergeKeys() map[string]string
+}
+
+// patchTypeOf returns the patch type of a Content-Type header, or 415.
+func patchTypeOf(contentType string) (string, error) {
+	t, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return "", NewUnsupportedMediaType(supportedPatchTypes)
+	}
+	switch t {
+	case PatchJSON, PatchMerge, PatchStrategic, PatchApply:
+		return t, nil
+	}
+	return "", NewUnsupportedMediaType(supportedPatchTypes)
+}
+
+// applyPatch applies a JSON patch, merge patch or strategic merge patch to
+// the JSON document original. Malformed patches are 400 BadRequest; a JSON
+// patch that cannot be applied (a failed test, a missing path) is 422.
+func applyPatch(patchType string, original, patch []byte, mergeKeys map[string]string) ([]byte, error) {
+	switch patchType {
+	case PatchJSON:
+		p, err := jsonpatch.DecodePatch(patch)
+		if err != nil {
+			return nil, NewBadRequest(err.Error())
+		}
+		out, err := p.Apply(original)
+		if err != nil {
+			return nil, NewStatusError(422, "Invalid", err.Error())
+		}
+		return out, nil
+	case PatchMerge:
+		out, err := jsonpatch.MergePatch(original, patch)
+		if err != nil {
+			return nil, NewBadRequest(err.Error())
+		}
+		return out, nil
+	case PatchStrategic:
+		out, err := StrategicMergePatch(original, patch, mergeKeys)
+		if err != nil {
+			return nil, NewBadRequest(err.Error())
+		}
+		return out, nil
+	}
+	return nil, NewUnsupportedMediaType(supportedPatchTypes)
+}
+
+// StrategicMergePatch applies a strategic merge patch to the JSON object
+// original and returns the result, for plain JSON objects described only
+// by mergeKeys (see PatchMetaProvider), following
+// k8s.io/apimachinery/pkg/util/strategicpatch: maps merge recursively;
+// `null` deletes a key; lists with a merge key merge element by element
+// (`{"<key>": v, "$patch": "delete"}` removes one, a `{"$patch":
+// "replace"}` element replaces the whole list); other lists are replaced;
+// `$patch: replace|delete` on a map, `$retainKeys`,
+// `$deleteFromPrimitiveList/<field>` and `$setElementOrder/<field>` are
+// honoured.
+func StrategicMergePatch(original, patch []byte, mergeKeys map[string]string) ([]byte, error) {
+	var o, p any
+	if err := unmarshalNumber(original, &o); err != nil {
+		return nil, err
+	}
+	if err := unmarshalNumber(patch, &p); err != nil {
+		return nil, err
+	}
+	om, ok := o.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("original is not a JSON object")
+	}
+	pm, ok := p.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("unable to find api field in struct Unstructured for the json field %q", "patch")
+	}
+	out, deleted, err := smpMap(om, pm, "", mergeKeys)
+	if err != nil {
+		return nil, err
+	}
+	if deleted {
+		out = map[string]any{}
+	}
+	return json.Marshal(out)
+}
+
+func unmarshalNumber(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+const (
+	directivePatch      = "$patch"
+	directiveRetainKeys = "$retainKeys"
+	prefixDeleteFromPL  = "$deleteFromPrimitiveList/"
+	prefixSetOrder      = "$setElementOrder/"
+)
+
+// smpMap merges patch into orig (which it may modify) at path; deleted
+// reports a `$patch: delete` of the whole map.
+func smpMap(orig, patch map[string]any, path string, mk map[string]string) (map[string]any, bool, error) {
+	if d, ok := patch[directivePatch]; ok {
+		switch d {
+		case "replace":
+			return stripDirectives(patch).(map[string]any), false, nil
+		case "delete":
+			return nil, true, nil
+		default:
+			return nil, false, fmt.Errorf("unknown patch type: %v", d)
+		}
+	}
+	if orig == nil {
+		orig = map[string]any{}
+	}
+	keys := make([]string, 0, len(patch))
+	for k := range patch {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	orders := map[string][]any{}
+	for _, k := range keys {
+		v := patch[k]
+		switch {
+		case k == directiveRetainKeys:
+			continue
+		case strings.HasPrefix(k, prefixDeleteFromPL):
+			field := strings.TrimPrefix(k, prefixDeleteFromPL)
+			drop, ok := v.([]any)
+			if !ok {
+				return nil, false, fmt.Errorf("invalid value for %s: must be a list", k)
+			}
+			if l, ok := orig[field].([]any); ok {
+				orig[field] = removeValues(l, drop)
+			}
+			continue
+		case strings.HasPrefix(k, prefixSetOrder):
+			l, ok := v.([]any)
+			if !ok {
+				return nil, false, fmt.Errorf("invalid value for %s: must be a list", k)
+			}
+			orders[strings.TrimPrefix(k, prefixSetOrder)] = l
+			continue
+		}
+		fp := joinPath(path, k)
+		switch pv := v.(type) {
+		case nil:
+			delete(orig, k)
+		case map[string]any:
+			om, _ := orig[k].(map[string]any)
+			if om == nil {
+				if pv[directivePatch] == "delete" {
+					delete(orig, k)
+					continue
+				}
+				orig[k] = stripDirectives(pv)
+				continue
+			}
+			merged, del, err := smpMap(om, pv, fp, mk)
+			if err != nil {
+				return nil, false, err
+			}
+			if del {
+				delete(orig, k)
+			} else {
+				orig[k] = merged
+			}
+		case []any:
+			key, declared := mk[fp]
+			ol, _ := orig[k].([]any)
+			switch {
+			case !declared:
+				orig[k] = stripDirectives(pv)
+			case key == "":
+				orig[k] = mergePrimitiveList(ol, pv)
+			default:
+				merged, err := smpList(ol, pv, key, fp, mk)
+				if err != nil {
+					return nil, false, err
+				}
+				orig[k] = merged
+			}
+		default:
+			orig[k] = v
+		}
+	}
+	for field, order := range orders {
+		if l, ok := orig[field].([]any); ok {
+			orig[field] = reorder(l, order, mk[joinPath(path, field)])
+		}
+	}
+	if rk, ok := patch[directiveRetainKeys].([]any); ok {
+		keep := map[string]bool{}
+		for _, k := range rk {
+			if s, ok := k.(string); ok {
+				keep[s] = true
+			}
+		}
+		for k := range orig {
+			if !keep[k] {
+				delete(orig, k)
+			}
+		}
+	}
+	return orig, false, nil
+}
+
+// smpList merges a patch list into a list whose elements are identified by
+// key.
+func smpList(orig, patch []any, key, path string, mk map[string]string) ([]any, error) {
+	for _, p := range patch {
+		if pm, ok := p.(map[string]any); ok && pm[directivePatch] == "replace" {
+			var out []any
+			for _, q := range patch {
+				if qm, ok := q.(map[string]any); ok && qm[directivePatch] == "replace" {
+					continue
+				}
+				out = append(out, stripDirectives(q))
+			}
+			if out == nil {
+				out = []any{}
+			}
+			return out, nil
+		}
+	}
+	out := append([]any{}, orig...)
+	for _, p := range patch {
+		pm, ok := p.(map[string]any)
+		if !ok {
+			if !containsValue(out, p) {
+				out = append(out, p)
+			}
+			continue
+		}
+		kv, ok := pm[key]
+		if !ok {
+			return nil, fmt.Errorf("map: %v does not contain declared merge key: %s", mapString(pm), key)
+		}
+		idx := -1
+		for i, e := range out {
+			if em, ok := e.(map[string]any); ok && reflect.DeepEqual(em[key], kv) {
+				idx = i
+				break
+			}
+		}
+		if pm[directivePatch] == "delete" {
+			kept := out[:0]
+			for _, e := range out {
+				if em, ok := e.(map[string]any); ok && reflect.DeepEqual(em[key], kv) {
+					continue
+				}
+				kept = append(kept, e)
+			}
+			out = kept
+			continue
+		}
+		if idx < 0 {
+			out = append(out, stripDirectives(pm))
+			continue
+		}
+		em, _ := out[idx].(map[string]any)
+		merged, del, err := smpMap(em, pm, path, mk)
+		if err != nil {
+			return nil, err
+		}
+		if del {
+			out = append(out[:idx], out[idx+1:]...)
+		} else {
+			out[idx] = merged
+		}
+	}
+	return out, nil
+}
+
+func mapString(m map[string]any) string {
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func containsValue(l []any, v any) bool {
+	for _, e := range l {
+		if reflect.DeepEqual(e, v) {
+			return true
+		}
+	}
+	return false
+}
+
+func mergePrimitiveList(orig, patch []any) []any {
+	out := append([]any{}, orig...)
+	for _, v := range patch {
+		if !containsValue(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func removeValues(l, drop []any) []any {
+	out := make([]any, 0, len(l))
+	for _, v := range l {
+		if !containsValue(drop, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// reorder puts the elements named by order first, in that order, then the
+// rest in their current order.
+func reorder(l, order []any, key string) []any {
+	id := func(e any) any {
+		if key == "" {
+			return e
+		}
+		if m, ok := e.(map[string]any); ok {
+			return m[key]
+		}
+		return e
+	}
+	used := make([]bool, len(l))
+	out := make([]any, 0, len(l))
+	for _, o := range order {
+		want := id(o)
+		for i, e := range l {
+			if !used[i] && reflect.DeepEqual(id(e), want) {
+				used[i] = true
+				out = append(out, e)
+			}
+		}
+	}
+	for i, e := range l {
+		if !used[i] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// stripDirectives removes $-directives from a patch value that is inserted
+// as is.
+func stripDirectives(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if strings.HasPrefix(k, "$") {
+				continue
+			}
+			out[k] = stripDirectives(e)
+		}
+		return out
+	case []any:
+		out := make([]any, 0, len(x))
+		for _, e := range x {
+			out = append(out, stripDirectives(e))
+		}
+		return out
+	}
+	return v
+}
+
+// managedFieldsSet builds the FieldsV1 set (`{"f:spec":{"f:group":{}}}`)
+// of the fields present in obj, as server-side apply records them: lists
+// with a merge key use `k:{"<key>":<value>}` entries, merged scalar lists
+// `v:<value>`; from metadata only labels and annotations count. dot adds
+// the "." marker that Update entries carry for maps.
+func managedFieldsSet(obj map[string]any, path string, mk map[string]string, dot bool) map[string]any {
+	out := map[string]any{}
+	for k, v := range obj {
+		if path == "" && (k == "apiVersion" || k == "kind") {
+			continue
+		}
+		fp := joinPath(path, k)
+		if path == "" && k == "metadata" {
+			md, _ := v.(map[string]any)
+			sub := map[string]any{}
+			for _, mkey := range []string{"labels", "annotations", "finalizers", "ownerReferences"} {
+				if mv, ok := md[mkey]; ok {
+					sub["f:"+mkey] = fieldsOf(mv, "metadata."+mkey, mk, dot)
+				}
+			}
+			if len(sub) > 0 {
+				out["f:metadata"] = sub
+			}
+			continue
+		}
+		out["f:"+k] = fieldsOf(v, fp, mk, dot)
+	}
+	return out
+}
+
+func fieldsOf(v any, path string, mk map[string]string, dot bool) map[string]any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := managedFieldsSet(x, path, mk, dot)
+		if dot && len(x) > 0 {
+			m["."] = map[string]any{}
+		}
+		return m
+	case []any:
+		key, declared := mk[path]
+		if !declared {
+			return map[string]any{}
+		}
+		m := map[string]any{}
+		if dot && len(x) > 0 {
+			m["."] = map[string]any{}
+		}
+		for _, e := range x {
+			if key == "" {
+				b, _ := json.Marshal(e)
+				m["v:"+string(b)] = map[string]any{}
+				continue
+			}
+			em, ok := e.(map[string]any)
+			if !ok {
+				continue
+			}
+			kb, _ := json.Marshal(map[string]any{key: em[key]})
+			sub := managedFieldsSet(em, path, mk, dot)
+			sub["."] = map[string]any{}
+			m["k:"+string(kb)] = sub
+		}
+		return m
+	}
+	return map[string]any{}
+}
+
+// recordManager sets obj's managedFields entry for manager/operation/
+// subresource (replacing an existing one) with the fields of obj's JSON
+// form (only status for the status subresource, no status otherwise).
+// applied, when non-nil, is the JSON of an apply configuration whose
+// fields are recorded instead of obj's.
+func recordManager(obj Object, info ResourceInfo, manager, operation, subresource string, now time.Time, mk map[string]string, applied []byte) {
+	if manager == "" {
+		return
+	}
+	m := obj.GetObjectMeta()
+	b := applied
+	if b == nil {
+		saved := m.ManagedFields
+		m.ManagedFields = nil
+		var err error
+		b, err = json.Marshal(obj)
+		m.ManagedFields = saved
+		if err != nil {
+			return
+		}
+	}
+	var doc map[string]any
+	if err := unmarshalNumber(b, &doc); err != nil {
+		return
+	}
+	delete(doc, "apiVersion")
+	delete(doc, "kind")
+	if subresource == "status" {
+		doc = map[string]any{"status": doc["status"]}
+		if doc["status"] == nil {
+			doc = map[string]any{}
+		}
+	} else {
+		delete(doc, "status")
+	}
+	set := managedFieldsSet(doc, "", mk, operation != "Apply")
+	fb, _ := json.Marshal(set)
+	t := NewTime(now)
+	entry := ManagedFieldsEntry{Manager: manager, Operation: operation, APIVersion: info.APIVersion(), Time: &t, FieldsType: "FieldsV1", FieldsV1: fb, Subresource: subresource}
+	for i, e := range m.ManagedFields {
+		if e.Manager == manager && e.Operation == operation && e.Subresource == subresource {
+			m.ManagedFields[i] = entry
+			return
+		}
+	}
+	m.ManagedFields = append(m.ManagedFields, entry)
+}

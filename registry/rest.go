@@ -1,0 +1,812 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// resourceRequest is a parsed resource path below /api/v1 or
+// /apis/<group>/<version>.
+type resourceRequest struct {
+	store     *Store
+	namespace string // from the path; "" for cluster-scoped or all namespaces
+	name      string // "" for the collection
+	sub       string // "" or "status"
+	watch     bool   // the path had the legacy /watch/ prefix
+}
+
+// parseResourcePath resolves tail ("[watch/][namespaces/<ns>/]<resource>[/<name>[/<sub>]]").
+func parseResourcePath(e *gvEntry, tail string) (resourceRequest, error) {
+	var rq resourceRequest
+	tail = strings.TrimSuffix(tail, "/")
+	segs := strings.Split(tail, "/")
+	if len(segs) > 0 && segs[0] == "watch" {
+		rq.watch = true
+		segs = segs[1:]
+	}
+	for _, s := range segs {
+		if s == "" {
+			return rq, errNotFoundPath()
+		}
+	}
+	if len(segs) == 0 {
+		return rq, errNotFoundPath()
+	}
+	// namespaces/<ns>/<resource>... addresses a namespaced resource, unless
+	// <resource> is no resource here and "namespaces" itself is one (then
+	// it is a subresource of a namespace, e.g. namespaces/foo/status).
+	if segs[0] == "namespaces" && len(segs) >= 3 {
+		if st, ok := e.resources[segs[2]]; ok && st.info.Namespaced {
+			rq.store, rq.namespace = st, segs[1]
+			segs = segs[3:]
+			switch len(segs) {
+			case 0:
+			case 1:
+				rq.name = segs[0]
+			case 2:
+				rq.name, rq.sub = segs[0], segs[1]
+			default:
+				return rq, errNotFoundPath()
+			}
+			return rq, rq.checkSub()
+		}
+	}
+	st, ok := e.resources[segs[0]]
+	if !ok {
+		return rq, errNotFoundPath()
+	}
+	rq.store = st
+	switch len(segs) {
+	case 1:
+	case 2:
+		rq.name = segs[1]
+	case 3:
+		rq.name, rq.sub = segs[1], segs[2]
+	default:
+		return rq, errNotFoundPath()
+	}
+	if st.info.Namespaced && rq.name != "" {
+		// A namespaced object is only addressable inside its namespace.
+		return rq, errNotFoundPath()
+	}
+	return rq, rq.checkSub()
+}
+
+func (rq resourceRequest) checkSub() error {
+	if rq.sub == "" || (rq.sub == "status" && rq.store.info.HasStatus) {
+		return nil
+	}
+	return errNotFoundPath()
+}
+
+// verb returns the Kubernetes verb of the request (create, get, list, ...).
+func (rq resourceRequest) verb(r *http.Request) string {
+	q := r.URL.Query()
+	isWatch := rq.watch || queryBool(q, "watch")
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		if isWatch {
+			return "watch"
+		}
+		if rq.name == "" {
+			return "list"
+		}
+		return "get"
+	case http.MethodPost:
+		if rq.name == "" {
+			return "create"
+		}
+	case http.MethodPut:
+		if rq.name != "" {
+			return "update"
+		}
+	case http.MethodPatch:
+		if rq.name != "" {
+			return "patch"
+		}
+	case http.MethodDelete:
+		if rq.name == "" {
+			return "deletecollection"
+		}
+		return "delete"
+	}
+	return ""
+}
+
+func queryBool(q url.Values, key string) bool {
+	v := q.Get(key)
+	return v == "1" || v == "true" || v == "True"
+}
+
+func (a *API) serveResource(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
+	verb := rq.verb(r)
+	if verb == "" || (rq.watch && verb != "watch") {
+		writeError(w, errMethodNotAllowed())
+		return
+	}
+	verbs := rq.store.info.Verbs
+	if rq.sub == "status" {
+		verbs = rq.store.info.StatusVerbs
+	}
+	if !slices.Contains(verbs, verb) {
+		writeError(w, errMethodNotAllowed())
+		return
+	}
+	switch verb {
+	case "get":
+		a.serveGet(w, r, rq)
+	case "list", "watch":
+		a.serveList(w, r, rq, verb == "watch")
+	case "create":
+		a.serveCreate(w, r, rq)
+	case "update":
+		a.serveUpdate(w, r, rq)
+	case "patch":
+		a.servePatch(w, r, rq)
+	case "delete":
+		a.serveDelete(w, r, rq)
+	case "deletecollection":
+		a.serveDeleteCollection(w, r, rq)
+	}
+}
+
+// writeObject writes one object in the negotiated format (object, Table or
+// PartialObjectMetadata).
+func writeObject(w http.ResponseWriter, r *http.Request, f outputFormat, st *Store, code int, obj Object) {
+	switch f.as {
+	case "Table":
+		t, err := buildTable(st.strategy, []Object{obj}, ListMeta{ResourceVersion: obj.GetObjectMeta().ResourceVersion}, r.URL.Query().Get("includeObject"), f.metaVersion, true)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeResponse(w, f, code, t)
+	case "PartialObjectMetadata":
+		writeResponse(w, f, code, partialMetadata(obj, f.metaVersion))
+	default:
+		writeResponse(w, f, code, obj)
+	}
+}
+
+func (a *API) serveGet(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
+	f, err := negotiateOutput(r, targetObject)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	obj, err := rq.store.Get(r.Context(), rq.namespace, rq.name)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeObject(w, r, f, rq.store, http.StatusOK, obj)
+}
+
+// listOptionsFromQuery reads metav1.ListOptions from the query and
+// validates them as upstream's ValidateListOptions does (422
+// `ListOptions.meta.k8s.io "" is invalid: ...`).
+func listOptionsFromQuery(q url.Values, watch bool) (ListOptions, error) {
+	opts := ListOptions{
+		LabelSelector:        q.Get("labelSelector"),
+		FieldSelector:        q.Get("fieldSelector"),
+		Continue:             q.Get("continue"),
+		ResourceVersion:      q.Get("resourceVersion"),
+		ResourceVersionMatch: q.Get("resourceVersionMatch"),
+		AllowWatchBookmarks:  queryBool(q, "allowWatchBookmarks"),
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return opts, NewBadRequest(fmt.Sprintf("invalid limit %q: %v", v, err))
+		}
+		opts.Limit = n
+	}
+	if v := q.Get("timeoutSeconds"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return opts, NewBadRequest(fmt.Sprintf("invalid timeoutSeconds %q: %v", v, err))
+		}
+		opts.TimeoutSeconds = &n
+	}
+	if v, ok := q["sendInitialEvents"]; ok && len(v) > 0 {
+		b := v[0] == "true" || v[0] == "1" || v[0] == "True"
+		opts.SendInitialEvents = &b
+	}
+	var errs FieldErrors
+	match := opts.ResourceVersionMatch
+	if watch {
+		if opts.SendInitialEvents != nil && match != "NotOlderThan" {
+			errs = append(errs, Forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+		}
+		if match != "" {
+			if opts.SendInitialEvents == nil {
+				errs = append(errs, Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+			}
+			if match != "NotOlderThan" {
+				errs = append(errs, NotSupported("resourceVersionMatch", match, []string{"NotOlderThan"}))
+			}
+			if opts.Continue != "" {
+				errs = append(errs, Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+			}
+		}
+	} else {
+		if match != "" {
+			if opts.ResourceVersion == "" {
+				errs = append(errs, Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+			}
+			if opts.Continue != "" {
+				errs = append(errs, Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+			}
+			if match != "NotOlderThan" && match != "Exact" {
+				errs = append(errs, NotSupported("resourceVersionMatch", match, []string{"Exact", "NotOlderThan"}))
+			}
+			if match == "Exact" && opts.ResourceVersion == "0" {
+				errs = append(errs, Forbidden("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
+			}
+		}
+		if opts.SendInitialEvents != nil {
+			errs = append(errs, Forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
+		}
+	}
+	if len(errs) > 0 {
+		return opts, NewInvalid("meta.k8s.io", "ListOptions", "", errs)
+	}
+	return opts, nil
+}
+
+// listObject is the <Kind>List a list answers.
+type listObject struct {
+	TypeMeta `json:",inline"`
+	ListMeta `json:"metadata"`
+	Items    []Object `json:"items"`
+}
+
+func (a *API) serveList(w http.ResponseWriter, r *http.Request, rq resourceRequest, watch bool) {
+	q := r.URL.Query()
+	opts, err := listOptionsFromQuery(q, watch)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if rq.name != "" {
+		// GET .../watch/<resource>/<name> or ?watch on one object.
+		sel := "metadata.name=" + rq.name
+		if opts.FieldSelector != "" {
+			sel += "," + opts.FieldSelector
+		}
+		opts.FieldSelector = sel
+	}
+	if watch {
+		a.serveWatch(w, r, rq, opts)
+		return
+	}
+	f, err := negotiateOutput(r, targetList)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	res, err := rq.store.list(r.Context(), rq.namespace, opts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	lm := ListMeta{ResourceVersion: res.rv, Continue: res.cont, RemainingItemCount: res.remaining}
+	switch f.as {
+	case "Table":
+		t, err := buildTable(rq.store.strategy, res.items, lm, q.Get("includeObject"), f.metaVersion, true)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeResponse(w, f, http.StatusOK, t)
+		return
+	case "PartialObjectMetadataList":
+		l := PartialObjectMetadataList{TypeMeta: TypeMeta{Kind: "PartialObjectMetadataList", APIVersion: "meta.k8s.io/" + f.metaVersion}, ListMeta: lm, Items: []PartialObjectMetadata{}}
+		for _, it := range res.items {
+			l.Items = append(l.Items, partialMetadata(it, f.metaVersion))
+		}
+		writeResponse(w, f, http.StatusOK, l)
+		return
+	}
+	writeResponse(w, f, http.StatusOK, rq.store.listOf(res.items, lm))
+}
+
+// listOf wraps items in the resource's <Kind>List. Items lose kind and
+// apiVersion, as in upstream's typed list responses.
+func (s *Store) listOf(items []Object, lm ListMeta) listObject {
+	for _, it := range items {
+		*it.GetTypeMeta() = TypeMeta{}
+	}
+	if items == nil {
+		items = []Object{}
+	}
+	return listObject{TypeMeta: TypeMeta{Kind: s.info.ListKind, APIVersion: s.info.APIVersion()}, ListMeta: lm, Items: items}
+}
+
+// writeOptions are the query parameters shared by create, update, patch
+// and delete: dryRun, fieldManager, fieldValidation.
+type writeOptions struct {
+	dryRun          bool
+	fieldManager    string
+	fieldValidation string
+}
+
+// writeOptionsFromQuery reads and validates the write options; kind names
+// the options type in errors ("CreateOptions", "UpdateOptions", ...).
+func writeOptionsFromQuery(r *http.Request, kind string) (writeOptions, error) {
+	q := r.URL.Query()
+	var o writeOptions
+	var errs FieldErrors
+	for _, d := range q["dryRun"] {
+		if d != "All" {
+			errs = append(errs, NotSupported("dryRun", d, []string{"All"}))
+			continue
+		}
+		o.dryRun = true
+	}
+	o.fieldManager = q.Get("fieldManager")
+	if len(o.fieldManager) > 128 {
+		errs = append(errs, &FieldError{Type: FieldValueTooLong, Field: "fieldManager", BadValue: o.fieldManager, Detail: "may not be more than 128 bytes"})
+	}
+	switch fv := q.Get("fieldValidation"); fv {
+	case "", FieldValidationWarn:
+		o.fieldValidation = FieldValidationWarn
+	case FieldValidationStrict, FieldValidationIgnore:
+		o.fieldValidation = fv
+	default:
+		errs = append(errs, NotSupported("fieldValidation", fv, []string{FieldValidationIgnore, FieldValidationStrict, FieldValidationWarn}))
+	}
+	if len(errs) > 0 {
+		return o, NewInvalid("meta.k8s.io", kind, "", errs)
+	}
+	return o, nil
+}
+
+// managerName is the field manager of a write: ?fieldManager, else the
+// User-Agent up to its first "/" (upstream's prefixFromUserAgent).
+func managerName(r *http.Request, o writeOptions) string {
+	if o.fieldManager != "" {
+		return o.fieldManager
+	}
+	ua, _, _ := strings.Cut(r.Header.Get("User-Agent"), "/")
+	if len(ua) > 128 {
+		ua = ua[:128]
+	}
+	return ua
+}
+
+func (o writeOptions) ctx(ctx context.Context) context.Context {
+	if o.dryRun {
+		return WithDryRun(ctx)
+	}
+	return ctx
+}
+
+// decodeRequestObject reads and decodes the body of a create or update.
+func decodeRequestObject(w http.ResponseWriter, r *http.Request, st *Store, o writeOptions) (Object, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	j, err := bodyToJSON(r.Header.Get("Content-Type"), body)
+	if err != nil {
+		return nil, err
+	}
+	obj := st.strategy.New()
+	warnings, err := decodeObject(j, st.info, obj, decodeOptions{fieldValidation: o.fieldValidation})
+	if err != nil {
+		return nil, err
+	}
+	for _, wn := range warnings {
+		addWarning(w, wn)
+	}
+	return obj, nil
+}
+
+func (a *API) serveCreate(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
+	f, err := negotiateOutput(r, targetObject)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	o, err := writeOptionsFromQuery(r, "CreateOptions")
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	obj, err := decodeRequestObject(w, r, rq.store, o)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	m := obj.GetObjectMeta()
+	if rq.store.info.Namespaced {
+		if m.Namespace == "" {
+			m.Namespace = rq.namespace
+		} else if m.Namespace != rq.namespace {
+			writeError(w, NewBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
+			return
+		}
+	}
+	m.ManagedFields = nil
+	recordManager(obj, rq.store.info, managerName(r, o), "Update", "", rq.store.clock(), rq.store.mergeKeys, nil)
+	out, err := rq.store.Create(o.ctx(r.Context()), obj)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeObject(w, r, f, rq.store, http.StatusCreated, out)
+}
+
+// checkNameAndNamespace enforces that a body names the object of the URL.
+func checkNameAndNamespace(obj Object, rq resourceRequest) error {
+	m := obj.GetObjectMeta()
+	if m.Name != rq.name {
+		return NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.Name, rq.name))
+	}
+	if rq.store.info.Namespaced {
+		if m.Namespace == "" {
+			m.Namespace = rq.namespace
+		} else if m.Namespace != rq.namespace {
+			return NewBadRequest(fmt.Sprintf("the namespace of the object (%s) does not match the namespace on the request (%s)", m.Namespace, rq.namespace))
+		}
+	}
+	return nil
+}
+
+func (a *API) serveUpdate(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
+	f, err := negotiateOutput(r, targetObject)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	o, err := writeOptionsFromQuery(r, "UpdateOptions")
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	obj, err := decodeRequestObject(w, r, rq.store, o)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if err := checkNameAndNamespace(obj, rq); err != nil {
+		writeError(w, err)
+		return
+	}
+	status := rq.sub == "status"
+	if cur, err := rq.store.Get(r.Context(), rq.namespace, rq.name); err == nil {
+		obj.GetObjectMeta().ManagedFields = cur.GetObjectMeta().ManagedFields
+	}
+	recordManager(obj, rq.store.info, managerName(r, o), "Update", rq.sub, rq.store.clock(), rq.store.mergeKeys, nil)
+	out, created, err := rq.store.update(o.ctx(r.Context()), obj, status)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	code := http.StatusOK
+	if created {
+		code = http.StatusCreated
+	}
+	writeObject(w, r, f, rq.store, code, out)
+}
+
+func (a *API) servePatch(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
+	f, err := negotiateOutput(r, targetObject)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	o, err := writeOptionsFromQuery(r, "PatchOptions")
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	pt, err := patchTypeOf(r.Header.Get("Content-Type"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if pt == PatchApply {
+		a.serveApply(w, r, rq, f, o, body)
+		return
+	}
+	ctx := o.ctx(r.Context())
+	for attempt := 0; ; attempt++ {
+		cur, err := rq.store.Get(r.Context(), rq.namespace, rq.name)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		curRV := cur.GetObjectMeta().ResourceVersion
+		curJSON, err := json.Marshal(cur)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		patched, err := applyPatch(pt, curJSON, body, rq.store.mergeKeys)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		obj := rq.store.strategy.New()
+		warnings, err := decodeObject(patched, rq.store.info, obj, decodeOptions{fieldValidation: o.fieldValidation})
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		if err := checkNameAndNamespace(obj, rq); err != nil {
+			writeError(w, err)
+			return
+		}
+		m := obj.GetObjectMeta()
+		explicitRV := m.ResourceVersion != "" && m.ResourceVersion != curRV
+		if m.ResourceVersion == "" {
+			m.ResourceVersion = curRV
+		}
+		recordManager(obj, rq.store.info, managerName(r, o), "Update", rq.sub, rq.store.clock(), rq.store.mergeKeys, nil)
+		out, _, err := rq.store.update(ctx, obj, rq.sub == "status")
+		if err != nil && !explicitRV && isConflict(err) && attempt < 5 {
+			continue
+		}
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		for _, wn := range warnings {
+			addWarning(w, wn)
+		}
+		writeObject(w, r, f, rq.store, http.StatusOK, out)
+		return
+	}
+}
+
+func isConflict(err error) bool {
+	se := ToStatus(err)
+	return se.Status.Reason == "Conflict"
+}
+
+// serveApply handles application/apply-patch+yaml (server-side apply):
+// create the object if absent, else merge the applied fields into the live
+// object (strategic-merge rules) and record the manager's Apply entry.
+// Field ownership conflicts are not computed, so ?force changes nothing.
+func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequest, f outputFormat, o writeOptions, body []byte) {
+	if o.fieldManager == "" {
+		writeError(w, NewInvalid("meta.k8s.io", "PatchOptions", "", FieldErrors{Required("fieldManager", "is required for apply patch")}))
+		return
+	}
+	applied, err := bodyToJSON(MediaYAML, body)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	tmp := rq.store.strategy.New()
+	warnings, err := decodeObject(applied, rq.store.info, tmp, decodeOptions{fieldValidation: o.fieldValidation})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if err := checkNameAndNamespace(tmp, rq); err != nil {
+		writeError(w, err)
+		return
+	}
+	for _, wn := range warnings {
+		addWarning(w, wn)
+	}
+	// The applied configuration without the fields the server owns.
+	var cfg map[string]any
+	if err := unmarshalNumber(applied, &cfg); err != nil {
+		writeError(w, NewBadRequest(err.Error()))
+		return
+	}
+	wantRV := ""
+	if md, ok := cfg["metadata"].(map[string]any); ok {
+		wantRV, _ = md["resourceVersion"].(string)
+		for _, k := range []string{"resourceVersion", "uid", "creationTimestamp", "generation", "managedFields", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"} {
+			delete(md, k)
+		}
+	}
+	cfgJSON, _ := json.Marshal(cfg)
+	ctx := o.ctx(r.Context())
+	manager := managerName(r, o)
+	for attempt := 0; ; attempt++ {
+		cur, err := rq.store.Get(r.Context(), rq.namespace, rq.name)
+		if isNotFound(err) && rq.sub == "" {
+			if wantRV != "" {
+				writeError(w, err)
+				return
+			}
+			obj := tmp
+			m := obj.GetObjectMeta()
+			m.ManagedFields = nil
+			m.ResourceVersion = ""
+			recordManager(obj, rq.store.info, manager, "Apply", "", rq.store.clock(), rq.store.mergeKeys, cfgJSON)
+			out, err := rq.store.Create(ctx, obj)
+			if isAlreadyExists(err) && attempt < 5 {
+				continue
+			}
+			if err != nil {
+				writeError(w, err)
+				return
+			}
+			writeObject(w, r, f, rq.store, http.StatusCreated, out)
+			return
+		}
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		curJSON, err := json.Marshal(cur)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		merged, err := StrategicMergePatch(curJSON, cfgJSON, rq.store.mergeKeys)
+		if err != nil {
+			writeError(w, NewBadRequest(err.Error()))
+			return
+		}
+		obj := rq.store.strategy.New()
+		if err := json.Unmarshal(merged, obj); err != nil {
+			writeError(w, NewBadRequest(err.Error()))
+			return
+		}
+		m := obj.GetObjectMeta()
+		m.ResourceVersion = cur.GetObjectMeta().ResourceVersion
+		if wantRV != "" {
+			m.ResourceVersion = wantRV
+		}
+		recordManager(obj, rq.store.info, manager, "Apply", rq.sub, rq.store.clock(), rq.store.mergeKeys, cfgJSON)
+		out, _, err := rq.store.update(ctx, obj, rq.sub == "status")
+		if err != nil && wantRV == "" && isConflict(err) && attempt < 5 {
+			continue
+		}
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		writeObject(w, r, f, rq.store, http.StatusOK, out)
+		return
+	}
+}
+
+// deleteOptions mirrors the fields of metav1.DeleteOptions aggsim uses.
+type deleteOptions struct {
+	Kind               string         `json:"kind,omitempty"`
+	APIVersion         string         `json:"apiVersion,omitempty"`
+	GracePeriodSeconds *int64         `json:"gracePeriodSeconds,omitempty"`
+	Preconditions      *Preconditions `json:"preconditions,omitempty"`
+	OrphanDependents   *bool          `json:"orphanDependents,omitempty"`
+	PropagationPolicy  *string        `json:"propagationPolicy,omitempty"`
+	DryRun             []string       `json:"dryRun,omitempty"`
+}
+
+// UnmarshalJSON reads metav1.Preconditions ({"uid":..., "resourceVersion":...}).
+func (p *Preconditions) UnmarshalJSON(b []byte) error {
+	var v struct {
+		UID             *string `json:"uid"`
+		ResourceVersion *string `json:"resourceVersion"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	p.UID, p.ResourceVersion = v.UID, v.ResourceVersion
+	return nil
+}
+
+// readDeleteOptions reads DeleteOptions from the body (JSON or YAML) and
+// the query (dryRun, gracePeriodSeconds, propagationPolicy).
+func readDeleteOptions(r *http.Request) (deleteOptions, writeOptions, error) {
+	var d deleteOptions
+	o, err := writeOptionsFromQuery(r, "DeleteOptions")
+	if err != nil {
+		return d, o, err
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return d, o, err
+	}
+	if len(strings.TrimSpace(string(body))) > 0 {
+		j, err := bodyToJSON(r.Header.Get("Content-Type"), body)
+		if err != nil {
+			return d, o, err
+		}
+		if err := json.Unmarshal(j, &d); err != nil {
+			return d, o, NewBadRequest(fmt.Sprintf("DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions: %v", err))
+		}
+	}
+	var errs FieldErrors
+	for _, v := range d.DryRun {
+		if v != "All" {
+			errs = append(errs, NotSupported("dryRun", v, []string{"All"}))
+		} else {
+			o.dryRun = true
+		}
+	}
+	if d.PropagationPolicy != nil {
+		switch *d.PropagationPolicy {
+		case "Orphan", "Background", "Foreground":
+		default:
+			errs = append(errs, NotSupported("propagationPolicy", *d.PropagationPolicy, []string{"Foreground", "Background", "Orphan", "nil"}))
+		}
+	}
+	if len(errs) > 0 {
+		return d, o, NewInvalid("meta.k8s.io", "DeleteOptions", "", errs)
+	}
+	return d, o, nil
+}
+
+// successStatus is the Status a DELETE answers for resources that do not
+// return the deleted object.
+func successStatus(info ResourceInfo, obj Object) *Status {
+	m := obj.GetObjectMeta()
+	return &Status{
+		TypeMeta: TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   "Success",
+		Details:  &StatusDetails{Name: m.Name, Group: info.Group, Kind: info.Resource, UID: m.UID},
+	}
+}
+
+func (a *API) serveDelete(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
+	f, err := negotiateOutput(r, targetObject)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	d, o, err := readDeleteOptions(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	out, err := rq.store.Delete(o.ctx(r.Context()), rq.namespace, rq.name, d.Preconditions)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	m := out.GetObjectMeta()
+	if m.DeletionTimestamp != nil && len(m.Finalizers) > 0 {
+		// Not deleted yet: finalizers pending.
+		writeObject(w, r, f, rq.store, http.StatusAccepted, out)
+		return
+	}
+	if dr, ok := rq.store.strategy.(DeletedObjectReturner); ok && dr.ReturnDeletedObject() {
+		writeObject(w, r, f, rq.store, http.StatusOK, out)
+		return
+	}
+	writeResponse(w, f, http.StatusOK, successStatus(rq.store.info, out))
+}
+
+func (a *API) serveDeleteCollection(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
+	f, err := negotiateOutput(r, targetList)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	opts, err := listOptionsFromQuery(r.URL.Query(), false)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	_, o, err := readDeleteOptions(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	items, err := rq.store.DeleteCollection(o.ctx(r.Context()), rq.namespace, opts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeResponse(w, f, http.StatusOK, rq.store.listOf(items, ListMeta{ResourceVersion: strconv.FormatInt(rq.store.st.Revision(), 10)}))
+}

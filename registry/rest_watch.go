@@ -1,0 +1,83 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+)
+
+// watchEventJSON is one line of a watch response (metav1.WatchEvent).
+type watchEventJSON struct {
+	Type   string `json:"type"`
+	Object any    `json:"object"`
+}
+
+// serveWatch streams the events of a watch as JSON lines
+// `{"type":"ADDED","object":{...}}`, flushing after each. With
+// as=Table each object becomes a one-row Table (column definitions only on
+// the first); with as=PartialObjectMetadata only metadata is sent. Errors
+// found before the stream starts are ordinary Status responses; the stream
+// ends at timeoutSeconds, client disconnect or API.Shutdown.
+func (a *API) serveWatch(w http.ResponseWriter, r *http.Request, rq resourceRequest, opts ListOptions) {
+	f, err := negotiateOutput(r, targetWatch)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-a.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	events, err := rq.store.Watch(ctx, rq.namespace, opts)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", MediaJSON)
+	w.Header().Set("Transfer-Encoding", "chunked")
+	w.WriteHeader(http.StatusOK)
+	if flusher != nil {
+		flusher.Flush()
+	}
+	include := r.URL.Query().Get("includeObject")
+	headers := true
+	for ev := range events {
+		line := watchEventJSON{Type: ev.Type}
+		switch {
+		case ev.Type == EventError:
+			line.Object = ev.Status
+		case ev.Type == EventBookmark:
+			line.Object = ev.Object
+		case f.as == "Table":
+			t, err := buildTable(rq.store.strategy, []Object{ev.Object}, ListMeta{ResourceVersion: ev.Object.GetObjectMeta().ResourceVersion}, include, f.metaVersion, headers)
+			if err != nil {
+				st := NewInternalError(err).Status
+				line = watchEventJSON{Type: EventError, Object: &st}
+			} else {
+				headers = false
+				line.Object = t
+			}
+		case f.as == "PartialObjectMetadata":
+			line.Object = partialMetadata(ev.Object, f.metaVersion)
+		default:
+			line.Object = ev.Object
+		}
+		b, err := json.Marshal(line)
+		if err != nil {
+			a.log.Error("encode watch event", "err", err)
+			return
+		}
+		if _, err := w.Write(append(b, '\n')); err != nil {
+			return
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package registry
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// EndpointsStrategy is the Strategy of core/v1 endpoints
+// (kubernetes/pkg/registry/core/endpoint/strategy.go). aggsim's service
+// resolution reads them; loopback addresses are accepted (see
+// ValidateEndpoints). Subsets are stored as sent, not repacked. Upstream
+// answers writes with the warning `v1 Endpoints is deprecated in v1.33+;
+// use discovery.k8s.io/v1 EndpointSlice` (the REST layer's business).
+// The zero value is ready to use.
+type EndpointsStrategy struct {
+	// Now is the clock for AGE cells; nil means time.Now.
+	Now func() time.Time
+}
+
+var _ Strategy = EndpointsStrategy{}
+
+// Info describes endpoints as /api/v1 discovery does (short name ep).
+func (EndpointsStrategy) Info() ResourceInfo {
+	return ResourceInfo{
+		Group: GroupCore, Version: VersionV1,
+		Kind: "Endpoints", ListKind: "EndpointsList",
+		Resource: "endpoints", Singular: "endpoints",
+		ShortNames: []string{"ep"},
+		Namespaced: true,
+		Verbs:      []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"},
+	}
+}
+
+// New returns an empty *Endpoints.
+func (EndpointsStrategy) New() Object { return &Endpoints{} }
+
+// DefaultEndpoints gives ports without a protocol TCP (core/v1 defaults).
+func DefaultEndpoints(e *Endpoints) {
+	for i := range e.Subsets {
+		for j := range e.Subsets[i].Ports {
+			if e.Subsets[i].Ports[j].Protocol == "" {
+				e.Subsets[i].Ports[j].Protocol = ProtocolTCP
+			}
+		}
+	}
+}
+
+// PrepareForCreate applies defaults.
+func (EndpointsStrategy) PrepareForCreate(obj Object) { DefaultEndpoints(obj.(*Endpoints)) }
+
+// PrepareForUpdate applies defaults; Endpoints have no spec, so
+// generation is kept.
+func (EndpointsStrategy) PrepareForUpdate(obj, old Object) {
+	e, o := obj.(*Endpoints), old.(*Endpoints)
+	DefaultEndpoints(e)
+	BumpGeneration(&e.ObjectMeta, &o.ObjectMeta, false)
+}
+
+// PrepareForStatusUpdate is never called: Endpoints have no /status.
+func (EndpointsStrategy) PrepareForStatusUpdate(obj, old Object) {}
+
+// Validate runs ValidateEndpoints.
+func (EndpointsStrategy) Validate(obj Object) FieldErrors { return ValidateEndpoints(obj.(*Endpoints)) }
+
+// ValidateUpdate runs ValidateEndpointsUpdate.
+func (EndpointsStrategy) ValidateUpdate(obj, old Object) FieldErrors {
+	return ValidateEndpointsUpdate(obj.(*Endpoints), old.(*Endpoints))
+}
+
+// Canonicalize does nothing for Endpoints.
+func (EndpointsStrategy) Canonicalize(Object) {}
+
+// TableColumns are NAME, ENDPOINTS, AGE.
+func (EndpointsStrategy) TableColumns() []TableColumnDefinition {
+	return []TableColumnDefinition{
+		nameColumn(),
+		stringColumn("Endpoints", "Endpoints is the list of endpoints in the service."),
+		ageColumn(),
+	}
+}
+
+// TableRow returns name, up to three ready "ip:port" entries (then
+// " + N more..."), or "<none>", and age.
+func (s EndpointsStrategy) TableRow(obj Object) []any {
+	e := obj.(*Endpoints)
+	return []any{e.Name, formatEndpoints(e), TableAge(e.CreationTimestamp, nowOr(s.Now))}
+}
+
+func formatEndpoints(e *Endpoints) string {
+	const max = 3
+	var list []string
+	more := false
+	count := 0
+	add := func(s string) {
+		if len(list) == max {
+			more = true
+		}
+		if !more {
+			list = append(list, s)
+		}
+		count++
+	}
+	for _, ss := range e.Subsets {
+		if len(ss.Ports) == 0 {
+			for _, a := range ss.Addresses {
+				add(a.IP)
+			}
+			continue
+		}
+		for _, p := range ss.Ports {
+			for _, a := range ss.Addresses {
+				add(net.JoinHostPort(a.IP, strconv.Itoa(int(p.Port))))
+			}
+		}
+	}
+	out := strings.Join(list, ",")
+	if more {
+		return fmt.Sprintf("%s + %d more...", out, count-max)
+	}
+	if out == "" {
+		return "<none>"
+	}
+	return out
+}
+
+// AllowCreateOnUpdate is true: PUT of missing Endpoints creates them.
+func (EndpointsStrategy) AllowCreateOnUpdate() bool { return true }
+
+// AllowUnconditionalUpdate is true for Endpoints.
+func (EndpointsStrategy) AllowUnconditionalUpdate() bool { return true }

@@ -1,0 +1,317 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+)
+
+// GenericObject is a stored object whose body aggsim keeps verbatim: the
+// metadata is interpreted, spec, status and webhooks are raw JSON. It backs
+// resources aggsim must store, list and watch for real backends (admission
+// and flow-control configuration) without modelling their schemas.
+// Which of the three body fields a kind has is its GenericStrategy's
+// Shape; the others are dropped on write. Unknown fields inside the raw
+// bodies are kept and never reported by field validation.
+type GenericObject struct {
+	TypeMeta   `json:",inline"`
+	ObjectMeta `json:"metadata,omitempty"`
+	// Webhooks is the top-level list of Mutating/ValidatingWebhookConfiguration.
+	Webhooks json.RawMessage `json:"webhooks,omitempty"`
+	// Spec and Status are the object's spec and status, as sent.
+	Spec   json.RawMessage `json:"spec,omitempty"`
+	Status json.RawMessage `json:"status,omitempty"`
+}
+
+// GenericShape says which body fields a GenericObject kind has.
+type GenericShape int
+
+const (
+	// ShapeWebhooks is a top-level "webhooks" list (webhook configurations).
+	ShapeWebhooks GenericShape = iota
+	// ShapeSpec is "spec" only (e.g. ValidatingAdmissionPolicyBinding).
+	ShapeSpec
+	// ShapeSpecStatus is "spec" plus "status" served at /status.
+	ShapeSpecStatus
+)
+
+// GenericStrategy is the Strategy of a GenericObject resource. Create
+// clears status; an update of the main resource keeps the old status and
+// bumps generation when the body changed; a /status write keeps everything
+// but status. Validation checks metadata.name (DNS subdomain), the
+// cluster/namespace scope and then runs ValidateFn. Its behaviour mirrors
+// the strategies of upstream's pkg/registry/admissionregistration and
+// pkg/registry/flowcontrol, minus defaulting and deep validation.
+type GenericStrategy struct {
+	// Resource describes the resource (HasStatus must agree with Shape).
+	Resource ResourceInfo
+	// Shape selects the body fields kept.
+	Shape GenericShape
+	// Columns are the table columns besides NAME (first) and AGE (at
+	// AgeIndex); Row returns the matching cells (nil Row: empty cells).
+	Columns []TableColumnDefinition
+	Row     func(o *GenericObject) []any
+	// AgeIndex is where AGE sits among Columns (0 means after them all).
+	AgeIndex int
+	// ValidateFn adds kind-specific checks of a new or updated object;
+	// nil means none.
+	ValidateFn func(o *GenericObject) FieldErrors
+	// MergeKeysMap are the strategic-merge-patch keys (PatchMetaProvider).
+	MergeKeysMap map[string]string
+	// Now is the clock for AGE cells; nil means time.Now.
+	Now func() time.Time
+}
+
+var (
+	_ Strategy          = GenericStrategy{}
+	_ PatchMetaProvider = GenericStrategy{}
+)
+
+// Info returns Resource.
+func (s GenericStrategy) Info() ResourceInfo { return s.Resource }
+
+// New returns an empty *GenericObject.
+func (GenericStrategy) New() Object { return &GenericObject{} }
+
+// shapeFields drops the body fields the kind does not have.
+func (s GenericStrategy) shapeFields(o *GenericObject) {
+	switch s.Shape {
+	case ShapeWebhooks:
+		o.Spec, o.Status = nil, nil
+	case ShapeSpec:
+		o.Webhooks, o.Status = nil, nil
+	case ShapeSpecStatus:
+		o.Webhooks = nil
+	}
+}
+
+// PrepareForCreate drops foreign fields and clears status, as upstream's
+// PrepareForCreate of every status-bearing kind does.
+func (s GenericStrategy) PrepareForCreate(obj Object) {
+	o := obj.(*GenericObject)
+	s.shapeFields(o)
+	o.Status = nil
+}
+
+// PrepareForUpdate keeps the old status and bumps generation when spec
+// (or webhooks) changed.
+func (s GenericStrategy) PrepareForUpdate(obj, old Object) {
+	o, p := obj.(*GenericObject), old.(*GenericObject)
+	s.shapeFields(o)
+	o.Status = p.Status
+	changed := !jsonEqual(o.Spec, p.Spec) || !jsonEqual(o.Webhooks, p.Webhooks)
+	BumpGeneration(&o.ObjectMeta, &p.ObjectMeta, changed)
+}
+
+// PrepareForStatusUpdate keeps everything but status (and the metadata a
+// /status write may change) from old.
+func (s GenericStrategy) PrepareForStatusUpdate(obj, old Object) {
+	o, p := obj.(*GenericObject), old.(*GenericObject)
+	o.Webhooks, o.Spec = p.Webhooks, p.Spec
+	keepMetadataForStatus(&o.ObjectMeta, &p.ObjectMeta)
+}
+
+// Validate checks name, scope, the raw bodies' JSON type and ValidateFn.
+func (s GenericStrategy) Validate(obj Object) FieldErrors {
+	o := obj.(*GenericObject)
+	errs := validateObjectName(&o.ObjectMeta, dnsSubdomainName)
+	errs = append(errs, validateNamespaceField(&o.ObjectMeta, s.Resource.Namespaced)...)
+	errs = append(errs, s.validateBody(o)...)
+	return errs
+}
+
+// ValidateUpdate checks the updated object as Validate does.
+func (s GenericStrategy) ValidateUpdate(obj, old Object) FieldErrors {
+	o := obj.(*GenericObject)
+	errs := validateNamespaceField(&o.ObjectMeta, s.Resource.Namespaced)
+	return append(errs, s.validateBody(o)...)
+}
+
+func (s GenericStrategy) validateBody(o *GenericObject) FieldErrors {
+	var errs FieldErrors
+	if len(o.Webhooks) > 0 && !isJSONKind(o.Webhooks, '[') {
+		errs = append(errs, Invalid("webhooks", string(o.Webhooks), "must be a list"))
+	}
+	if len(o.Spec) > 0 && !isJSONKind(o.Spec, '{') {
+		errs = append(errs, Invalid("spec", string(o.Spec), "must be an object"))
+	}
+	if len(o.Status) > 0 && !isJSONKind(o.Status, '{') {
+		errs = append(errs, Invalid("status", string(o.Status), "must be an object"))
+	}
+	if len(errs) == 0 && s.ValidateFn != nil {
+		errs = append(errs, s.ValidateFn(o)...)
+	}
+	return errs
+}
+
+// Canonicalize turns JSON null bodies into absent ones.
+func (GenericStrategy) Canonicalize(obj Object) {
+	o := obj.(*GenericObject)
+	for _, f := range []*json.RawMessage{&o.Webhooks, &o.Spec, &o.Status} {
+		if bytes.Equal(bytes.TrimSpace(*f), []byte("null")) {
+			*f = nil
+		}
+	}
+}
+
+// TableColumns are NAME, Columns with AGE at AgeIndex.
+func (s GenericStrategy) TableColumns() []TableColumnDefinition {
+	cols := []TableColumnDefinition{nameColumn()}
+	at := s.ageIndex()
+	cols = append(cols, s.Columns[:at]...)
+	cols = append(cols, ageColumn())
+	return append(cols, s.Columns[at:]...)
+}
+
+func (s GenericStrategy) ageIndex() int {
+	if s.AgeIndex <= 0 || s.AgeIndex > len(s.Columns) {
+		return len(s.Columns)
+	}
+	return s.AgeIndex
+}
+
+// TableRow returns the cells of TableColumns.
+func (s GenericStrategy) TableRow(obj Object) []any {
+	o := obj.(*GenericObject)
+	var extra []any
+	if s.Row != nil {
+		extra = s.Row(o)
+	}
+	for len(extra) < len(s.Columns) {
+		extra = append(extra, "")
+	}
+	at := s.ageIndex()
+	row := []any{o.Name}
+	row = append(row, extra[:at]...)
+	row = append(row, TableAge(o.CreationTimestamp, nowOr(s.Now)))
+	return append(row, extra[at:]...)
+}
+
+// MergeKeys returns MergeKeysMap.
+func (s GenericStrategy) MergeKeys() map[string]string { return s.MergeKeysMap }
+
+// AllowUnconditionalUpdate is true, as for every admission and flow-control
+// kind upstream.
+func (GenericStrategy) AllowUnconditionalUpdate() bool { return true }
+
+// isJSONKind reports whether raw JSON starts with the given delimiter.
+func isJSONKind(raw json.RawMessage, delim byte) bool {
+	b := bytes.TrimSpace(raw)
+	return len(b) > 0 && b[0] == delim
+}
+
+// jsonEqual compares two raw JSON values semantically.
+func jsonEqual(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}
+
+// rawField decodes a dotted path ("priorityLevelConfiguration.name") from a
+// raw JSON object; nil when absent.
+func rawField(raw json.RawMessage, path ...string) any {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[p]
+	}
+	return v
+}
+
+// ReviewStrategy describes a create-only, never stored review resource
+// (tokenreviews, subjectaccessreviews, ...) for routing and discovery. The
+// aggregator answers POSTs to these resources itself
+// (aggregator/reviews.go, mirroring kube-apiserver's
+// pkg/registry/authentication and pkg/registry/authorization REST
+// storages); the generic store behind this strategy only ever sees other
+// verbs (405 MethodNotAllowed, since Verbs is [create]) and, should a
+// create reach it, Validate refuses it so nothing is persisted.
+type ReviewStrategy struct {
+	// Resource describes the resource; Verbs should be ["create"].
+	Resource ResourceInfo
+}
+
+var _ Strategy = ReviewStrategy{}
+
+// Info returns Resource.
+func (s ReviewStrategy) Info() ResourceInfo { return s.Resource }
+
+// New returns an empty *GenericObject (reviews are decoded elsewhere).
+func (ReviewStrategy) New() Object { return &GenericObject{} }
+
+// PrepareForCreate does nothing.
+func (ReviewStrategy) PrepareForCreate(Object) {}
+
+// PrepareForUpdate does nothing.
+func (ReviewStrategy) PrepareForUpdate(obj, old Object) {}
+
+// PrepareForStatusUpdate does nothing.
+func (ReviewStrategy) PrepareForStatusUpdate(obj, old Object) {}
+
+// Validate always refuses: reviews are answered, never stored.
+func (s ReviewStrategy) Validate(Object) FieldErrors {
+	return FieldErrors{Forbidden("metadata", s.Resource.Kind+" objects are answered, not stored")}
+}
+
+// ValidateUpdate always refuses, as Validate.
+func (s ReviewStrategy) ValidateUpdate(obj, old Object) FieldErrors { return s.Validate(obj) }
+
+// Canonicalize does nothing.
+func (ReviewStrategy) Canonicalize(Object) {}
+
+// TableColumns are NAME and AGE.
+func (ReviewStrategy) TableColumns() []TableColumnDefinition {
+	return []TableColumnDefinition{nameColumn(), ageColumn()}
+}
+
+// TableRow returns the name and an empty age.
+func (ReviewStrategy) TableRow(obj Object) []any {
+	return []any{obj.GetObjectMeta().Name, "<unknown>"}
+}
+
+// reviewInfo builds the ResourceInfo of a create-only review kind.
+func reviewInfo(group, kind, resource string, namespaced bool) ResourceInfo {
+	return ResourceInfo{
+		Group: group, Version: VersionV1,
+		Kind: kind, ListKind: kind + "List",
+		Resource: resource, Singular: lowerKind(kind),
+		Namespaced: namespaced,
+		Verbs:      []string{"create"},
+	}
+}
+
+func lowerKind(kind string) string {
+	return string(bytes.ToLower([]byte(kind)))
+}
+
+// ReviewStrategies returns the review resources kube-apiserver 1.33 lists
+// in authentication.k8s.io/v1 (selfsubjectreviews, tokenreviews) and
+// authorization.k8s.io/v1 (localsubjectaccessreviews namespaced;
+// selfsubjectaccessreviews, selfsubjectrulesreviews, subjectaccessreviews),
+// all verbs [create], no short names or categories (capture
+// a-discovery/apis.aggregated.v2.json). They are kept out of Strategies so
+// that OpenAPI and the stored-resource tests see only stored kinds; the
+// aggregator adds them to its API.
+func ReviewStrategies() []Strategy {
+	return []Strategy{
+		ReviewStrategy{reviewInfo(GroupAuthentication, "SelfSubjectReview", "selfsubjectreviews", false)},
+		ReviewStrategy{reviewInfo(GroupAuthentication, "TokenReview", "tokenreviews", false)},
+		ReviewStrategy{reviewInfo(GroupAuthorization, "LocalSubjectAccessReview", "localsubjectaccessreviews", true)},
+		ReviewStrategy{reviewInfo(GroupAuthorization, "SelfSubjectAccessReview", "selfsubjectaccessreviews", false)},
+		ReviewStrategy{reviewInfo(GroupAuthorization, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false)},
+		ReviewStrategy{reviewInfo(GroupAuthorization, "SubjectAccessReview", "subjectaccessreviews", false)},
+	}
+}

@@ -1,0 +1,207 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/aggsim/aggsim/registry/storage"
+)
+
+// Watch event types (metav1.WatchEvent.Type).
+const (
+	EventAdded    = "ADDED"
+	EventModified = "MODIFIED"
+	EventDeleted  = "DELETED"
+	EventBookmark = "BOOKMARK"
+	EventError    = "ERROR"
+)
+
+// InitialEventsEndAnnotation marks the BOOKMARK that ends the initial
+// events of a watch with sendInitialEvents=true (metav1.InitialEventsAnnotationKey).
+const InitialEventsEndAnnotation = "k8s.io/initial-events-end"
+
+// WatchEvent is one event of a watch. For ERROR events Object is nil and
+// Status holds the error (e.g. 410 Expired); for BOOKMARK events Object is
+// an empty object of the resource carrying only metadata.resourceVersion
+// (and annotations for the initial-events-end bookmark).
+type WatchEvent struct {
+	Type   string
+	Object Object
+	Status *Status
+}
+
+// NewResourceExpired mirrors apierrors.NewResourceExpired: 410 Gone, reason
+// Expired, with the given message.
+func NewResourceExpired(msg string) *StatusError {
+	return NewStatusError(http.StatusGone, "Expired", msg)
+}
+
+// Watch streams the changes of the resource in namespace ("" = all) that
+// match the selectors of opts. The starting point follows upstream's
+// resourceVersion semantics for watch:
+//   - resourceVersion "" or "0": one synthetic ADDED per current object,
+//     then every change after that state;
+//   - resourceVersion N: every change after revision N; if N is older
+//     than the kept history the only event is an ERROR carrying 410 Expired
+//     `too old resource version: N (M)`;
+//   - sendInitialEvents=true (with resourceVersionMatch=NotOlderThan): the
+//     current state as ADDED events, then a BOOKMARK annotated
+//     k8s.io/initial-events-end: "true"; sendInitialEvents=false starts
+//     from resourceVersion (or now) without initial events.
+//
+// Objects that start or stop matching a selector are reported as ADDED or
+// DELETED. With AllowWatchBookmarks a BOOKMARK is sent every
+// StoreOptions.BookmarkInterval. The channel closes when ctx ends, after
+// TimeoutSeconds, or when storage ends the watch (the client re-lists).
+func (s *Store) Watch(ctx context.Context, namespace string, opts ListOptions) (<-chan WatchEvent, error) {
+	sel, err := s.compileSelector(opts)
+	if err != nil {
+		return nil, err
+	}
+	from, err := parseRV(opts.ResourceVersion)
+	if err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
+		cancel()
+		wctx, cancel = context.WithTimeout(ctx, time.Duration(*opts.TimeoutSeconds)*time.Second)
+	}
+	var initial []Object
+	sendInitial := opts.SendInitialEvents != nil && *opts.SendInitialEvents
+	legacyInitial := opts.SendInitialEvents == nil && (opts.ResourceVersion == "" || opts.ResourceVersion == "0")
+	if sendInitial || legacyInitial {
+		r, err := s.list(wctx, namespace, ListOptions{LabelSelector: opts.LabelSelector, FieldSelector: opts.FieldSelector})
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		initial = r.items
+		from, _ = strconv.ParseInt(r.rv, 10, 64)
+	} else if from == 0 {
+		from = s.st.Revision()
+	}
+	out := make(chan WatchEvent, 16)
+	events, err := s.st.Watch(wctx, s.listPrefix(namespace), from)
+	if errors.Is(err, storage.ErrCompacted) {
+		cancel()
+		st := NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", from, s.st.Revision())).Status
+		out <- WatchEvent{Type: EventError, Status: &st}
+		close(out)
+		return out, nil
+	}
+	if err != nil {
+		cancel()
+		return nil, NewInternalError(err)
+	}
+	w := &storeWatch{s: s, sel: sel, out: out, ctx: wctx, last: from}
+	go func() {
+		defer cancel()
+		defer close(out)
+		w.run(events, initial, sendInitial, opts.AllowWatchBookmarks)
+	}()
+	return out, nil
+}
+
+// storeWatch is the state of one running Store.Watch.
+type storeWatch struct {
+	s    *Store
+	sel  selector
+	out  chan WatchEvent
+	ctx  context.Context
+	last int64 // revision of the last event delivered (or the start)
+}
+
+// send delivers ev unless the watch ended; it reports whether to go on.
+func (w *storeWatch) send(ev WatchEvent) bool {
+	select {
+	case w.out <- ev:
+		return true
+	case <-w.ctx.Done():
+		return false
+	}
+}
+
+func (w *storeWatch) bookmark(annotate bool) WatchEvent {
+	obj := w.s.strategy.New()
+	tm := obj.GetTypeMeta()
+	tm.Kind, tm.APIVersion = w.s.info.Kind, w.s.info.APIVersion()
+	m := obj.GetObjectMeta()
+	m.ResourceVersion = strconv.FormatInt(w.last, 10)
+	if annotate {
+		m.Annotations = map[string]string{InitialEventsEndAnnotation: "true"}
+	}
+	return WatchEvent{Type: EventBookmark, Object: obj}
+}
+
+func (w *storeWatch) run(events <-chan storage.Event, initial []Object, endBookmark, bookmarks bool) {
+	for _, obj := range initial {
+		if !w.send(WatchEvent{Type: EventAdded, Object: obj}) {
+			return
+		}
+	}
+	if endBookmark && !w.send(w.bookmark(true)) {
+		return
+	}
+	var tick <-chan time.Time
+	if bookmarks {
+		t := time.NewTicker(w.s.bookmark)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-w.ctx.Done():
+			return
+		case <-tick:
+			if !w.send(w.bookmark(false)) {
+				return
+			}
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			we, ok := w.convert(ev)
+			w.last = ev.Revision
+			if ok && !w.send(we) {
+				return
+			}
+		}
+	}
+}
+
+// convert turns a storage event into a watch event, applying the
+// selector; ok is false when the event is filtered out.
+func (w *storeWatch) convert(ev storage.Event) (WatchEvent, bool) {
+	obj, err := w.s.decode(ev.Value, ev.Revision)
+	if err != nil {
+		st := NewInternalError(err).Status
+		return WatchEvent{Type: EventError, Status: &st}, true
+	}
+	if ev.Type == storage.EventDelete {
+		return WatchEvent{Type: EventDeleted, Object: obj}, w.s.matches(w.sel, obj)
+	}
+	cur := w.s.matches(w.sel, obj)
+	if ev.PrevValue == nil {
+		return WatchEvent{Type: EventAdded, Object: obj}, cur
+	}
+	prev := true
+	if !w.sel.empty() {
+		if p, err := w.s.decode(ev.PrevValue, ev.Revision); err == nil {
+			prev = w.s.matches(w.sel, p)
+		}
+	}
+	switch {
+	case cur && prev:
+		return WatchEvent{Type: EventModified, Object: obj}, true
+	case cur:
+		return WatchEvent{Type: EventAdded, Object: obj}, true
+	case prev:
+		return WatchEvent{Type: EventDeleted, Object: obj}, true
+	}
+	return WatchEvent{}, false
+}
