@@ -162,57 +162,67 @@ func discoveryPath(a *registry.APIService) string {
 	return "/apis/" + a.Spec.Group + "/" + a.Spec.Version
 }
 
-// probeDiscovery sends attempts parallel GETs of a's discovery path, each
-// to a freshly resolved endpoint, and returns the URL of the last attempt
-// and nil once one answers 2xx, or the last error collected:
-// the resolver's error, `failing or missing response from <url>: <err>`
-// (err is Go's `Get "<url>": ...` or `bad status from <url>: <code>`), or
-// `timed out waiting for <url>`.
+// probeDiscovery checks a's discovery path as upstream's probe does:
+// `attempts` GETs, each to a freshly resolved endpoint, pass if any one
+// answers 2xx; otherwise the error is the last one collected: the
+// resolver's error, `failing or missing response from <url>: <err>` (err
+// is Go's `Get "<url>": ...` or `bad status from <url>: <code>`), or
+// `timed out waiting for <url>`. Upstream sends all attempts at once;
+// aggsim, which probes every second instead of every 30 s, sends one and
+// the other attempts-1 in parallel only when it fails, so a healthy
+// backend sees one probe per interval and the verdict is the same. It
+// returns the URL of the attempt whose result decided.
 func (s *Server) probeDiscovery(ctx context.Context, a *registry.APIService, port int32, attempts int) (string, error) {
-	if attempts < 1 {
-		attempts = 1
-	}
 	client := &http.Client{
 		Transport:     s.transports.ProbeTransport(),
 		Timeout:       probeTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+	u, err := s.probeAttempt(ctx, client, a, port)
+	if err == nil || attempts <= 1 || ctx.Err() != nil {
+		return u, err
+	}
 	type result struct {
 		url string
 		err error
 	}
-	results := make(chan result, attempts)
-	for range attempts {
+	results := make(chan result, attempts-1)
+	for range attempts - 1 {
 		go func() {
-			loc, err := s.resolver.ResolveEndpoint(a.Spec.Service.Namespace, a.Spec.Service.Name, port)
-			if err != nil {
-				results <- result{err: err}
-				return
-			}
-			u := (&url.URL{Scheme: loc.Scheme, Host: loc.Host, Path: discoveryPath(a)}).String()
-			errCh := make(chan error, 1)
-			go func() { errCh <- probeOnce(ctx, client, u) }()
-			guard := time.NewTimer(probeGuard)
-			defer guard.Stop()
-			select {
-			case err = <-errCh:
-				if err != nil {
-					err = &discoveryFailure{url: u, err: err}
-				}
-			case <-guard.C:
-				err = &guardTimeoutError{url: u}
-			}
-			results <- result{url: u, err: err}
+			u, err := s.probeAttempt(ctx, client, a, port)
+			results <- result{u, err}
 		}()
 	}
-	var last result
-	for range attempts {
+	last := result{u, err}
+	for range attempts - 1 {
 		last = <-results
 		if last.err == nil {
 			break
 		}
 	}
 	return last.url, last.err
+}
+
+// probeAttempt is one attempt of probeDiscovery, bounded by probeGuard.
+func (s *Server) probeAttempt(ctx context.Context, client *http.Client, a *registry.APIService, port int32) (string, error) {
+	loc, err := s.resolver.ResolveEndpoint(a.Spec.Service.Namespace, a.Spec.Service.Name, port)
+	if err != nil {
+		return "", err
+	}
+	u := (&url.URL{Scheme: loc.Scheme, Host: loc.Host, Path: discoveryPath(a)}).String()
+	errCh := make(chan error, 1)
+	go func() { errCh <- probeOnce(ctx, client, u) }()
+	guard := time.NewTimer(probeGuard)
+	defer guard.Stop()
+	select {
+	case err = <-errCh:
+		if err != nil {
+			return u, &discoveryFailure{url: u, err: err}
+		}
+		return u, nil
+	case <-guard.C:
+		return u, &guardTimeoutError{url: u}
+	}
 }
 
 // probeOnce GETs u as system:kube-aggregator and fails unless the status

@@ -21,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -206,9 +207,9 @@ type avBackend struct {
 	port int32
 }
 
-func newAVBackend(t *testing.T, ca *certs.CA) *avBackend {
+func newAVBackend(t *testing.T, ca *certs.CA, certService string) *avBackend {
 	t.Helper()
-	bc, err := certs.IssueBackend(certs.BackendOptions{Service: avSvc, Namespace: avNS, CA: ca})
+	bc, err := certs.IssueBackend(certs.BackendOptions{Service: certService, Namespace: avNS, CA: ca})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,6 +227,7 @@ func newAVBackend(t *testing.T, ca *certs.CA) *avBackend {
 		fmt.Fprintf(w, `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"%s/v1","resources":[{"name":"flunders","singularName":"flunder","namespaced":true,"kind":"Flunder","verbs":["get","list"]}]}`, avGroup)
 	}))
 	b.srv.EnableHTTP2 = true
+	b.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	b.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
 	b.srv.StartTLS()
 	_, p, _ := net.SplitHostPort(b.srv.Listener.Addr().String())
@@ -374,7 +376,7 @@ func TestAvailabilityStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	backend := newAVBackend(t, ca)
+	backend := newAVBackend(t, ca, avSvc)
 	refused := refusedPort(t)
 	probeURL := func(port int32) string {
 		return fmt.Sprintf("https://127.0.0.1:%d/apis/%s/v1", port, avGroup)
@@ -541,7 +543,11 @@ func counterValue(t *testing.T, s *Server, name string, want map[string]string) 
 // name.
 func TestDebugAPIServicesEndpoint(t *testing.T) {
 	e := avStart(t, false)
-	e.create(t, apiServicesResource, avAPIService(nil))
+	wrongCA, err := certs.NewCA("wrong-ca", certs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.create(t, apiServicesResource, avAPIService(wrongCA.CertPEM))
 	e.waitCondition(t, avName, cond(registry.ConditionFalse, ReasonServiceNotFound, `service/api in "wardle" is not present`))
 	e.waitCondition(t, "v1.", cond(registry.ConditionTrue, ReasonLocal, MessageLocal))
 
@@ -549,15 +555,18 @@ func TestDebugAPIServicesEndpoint(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("list: %d %s", code, body)
 	}
+	// Columns are aligned with spaces; compare the fields of the header,
+	// the first row (v1., sorted first) and our APIService's row.
 	wantLines := []string{
-		"NAME                   SERVICE     AVAILABLE  REASON           MESSAGE",
-		`v1.                    Local       True       Local            Local APIServices are always available`,
-		`v1.wardle.example.com  wardle/api  False      ServiceNotFound  service/api in "wardle" is not present`,
+		"NAME SERVICE AVAILABLE REASON MESSAGE",
+		"v1. Local True Local Local APIServices are always available",
+		`v1.wardle.example.com wardle/api False ServiceNotFound service/api in "wardle" is not present`,
 	}
-	var got []string
-	for _, l := range strings.Split(strings.TrimRight(body, "\n"), "\n") {
-		if strings.HasPrefix(l, "NAME") || strings.HasPrefix(l, "v1. ") || strings.HasPrefix(l, avName) {
-			got = append(got, strings.TrimRight(l, " "))
+	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+	got := []string{strings.Join(strings.Fields(lines[0]), " "), strings.Join(strings.Fields(lines[1]), " ")}
+	for _, l := range lines {
+		if strings.HasPrefix(l, avName+" ") {
+			got = append(got, strings.Join(strings.Fields(l), " "))
 		}
 	}
 	if strings.Join(got, "\n") != strings.Join(wantLines, "\n") {
@@ -600,25 +609,50 @@ func TestAvailabilityKillDetectionTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := newAVBackend(t, ca)
+	b := newAVBackend(t, ca, avSvc)
+	e.put(t, grServices, avService(443))
+	e.put(t, grEndpoints, avEndpoints(b.port, true))
+	e.create(t, apiServicesResource, avAPIService(ca.CertPEM))
+	for run := 1; run <= 3; run++ {
+		e.waitCondition(t, avName, cond(registry.ConditionTrue, ReasonPassed, MessagePassed))
+		start := time.Now()
+		b.kill()
+		deadline := start.Add(avTimeout)
+		for {
+			c := e.getAPIService(t, avName).GetCondition(registry.Available)
+			if c.Status == registry.ConditionFalse {
+				t.Logf("run %d: backend killed -> Available=False after %v (interval %v; upstream 5-30 s)", run, time.Since(start).Round(time.Millisecond), DefaultAvailabilityCheckInterval)
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("still %+v after %v", c, avTimeout)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if run < 3 {
+			b = newAVBackend(t, ca, avSvc)
+			e.put(t, grEndpoints, avEndpoints(b.port, true))
+		}
+	}
+}
+
+// TestExplainWrongServerName: a serving certificate for another Service
+// passes the probe (upstream does not verify) but not the proxy; explain
+// names the SANs and the expected name.
+func TestExplainWrongServerName(t *testing.T) {
+	e := avStart(t, false)
+	ca, err := certs.NewCA(certs.BackendCACommonName, certs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newAVBackend(t, ca, "other")
 	e.put(t, grServices, avService(443))
 	e.put(t, grEndpoints, avEndpoints(b.port, true))
 	e.create(t, apiServicesResource, avAPIService(ca.CertPEM))
 	e.waitCondition(t, avName, cond(registry.ConditionTrue, ReasonPassed, MessagePassed))
-	start := time.Now()
-	b.kill()
-	deadline := start.Add(avTimeout)
-	for {
-		c := e.getAPIService(t, avName).GetCondition(registry.Available)
-		if c.Status == registry.ConditionFalse {
-			t.Logf("backend killed -> Available=False after %v (interval %v; upstream 5-30 s)", time.Since(start).Round(time.Millisecond), DefaultAvailabilityCheckInterval)
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still %+v after %v", c, avTimeout)
-		}
-		time.Sleep(5 * time.Millisecond)
+	ex := e.checkExplainGolden(t, avName, "wrongname")
+	if !ex.ProxyWillFail {
+		t.Error("ProxyWillFail false")
 	}
+	e.waitProxy(t, "/apis/"+avGroup+"/v1", 503, "error trying to reach service: tls: failed to verify certificate: x509: certificate is valid for other.wardle.svc, other.wardle.svc.cluster.local, localhost, not api.wardle.svc\n")
 }
-
-var _ = io.Discard

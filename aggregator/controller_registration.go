@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"net/http"
 	"sync"
 
 	"github.com/aggsim/aggsim/discovery"
@@ -26,6 +27,9 @@ type registrationController struct {
 	groups map[string]map[string]struct{}
 	// gvOf remembers each registered APIService's group and version.
 	gvOf map[string][2]string
+	// routed maps each routed /apis/<g>/<v> path to its handler, so an
+	// unchanged APIService is not registered again.
+	routed map[string]http.Handler
 }
 
 func newRegistrationController(s *Server) *registrationController {
@@ -34,6 +38,7 @@ func newRegistrationController(s *Server) *registrationController {
 		handlers: map[string]*proxy.Handler{},
 		groups:   map[string]map[string]struct{}{},
 		gvOf:     map[string][2]string{},
+		routed:   map[string]http.Handler{},
 	}
 }
 
@@ -100,18 +105,12 @@ func (c *registrationController) add(a *registry.APIService) {
 		if res, ok := s.api.APIResourceList(group, version); ok {
 			d.Resources = res
 			if group != registry.GroupAPIRegistration {
-				s.mux.Update(func(tx *MuxTx) {
-					tx.Handle(gvPath, s.api)
-					tx.UnlistedHandlePrefix(gvPath+"/", s.api)
-				})
+				c.route(gvPath, s.api)
 			}
 		} else {
 			// A Local APIService of a group aggsim does not serve: listed in
 			// /apis, /apis/<g>/<v> answers 404 (capture i-lifecycle/local-custom*).
-			s.mux.Update(func(tx *MuxTx) {
-				tx.Unregister(gvPath)
-				tx.Unregister(gvPath + "/")
-			})
+			c.unroute(gvPath)
 		}
 	} else {
 		port := int32(443)
@@ -135,10 +134,7 @@ func (c *registrationController) add(a *registry.APIService) {
 			CABundle: a.Spec.CABundle, InsecureSkipTLSVerify: a.Spec.InsecureSkipTLSVerify,
 			Available: d.Available,
 		})
-		s.mux.Update(func(tx *MuxTx) {
-			tx.Handle(gvPath, h)
-			tx.UnlistedHandlePrefix(gvPath+"/", h)
-		})
+		c.route(gvPath, h)
 	}
 	if group != registry.GroupAPIRegistration {
 		names := c.groups[group]
@@ -178,9 +174,8 @@ func (c *registrationController) remove(name string) {
 	if group == registry.GroupAPIRegistration {
 		return
 	}
+	c.unroute(gvPath)
 	s.mux.Update(func(tx *MuxTx) {
-		tx.Unregister(gvPath)
-		tx.Unregister(gvPath + "/")
 		if names := c.groups[group]; names != nil {
 			delete(names, name)
 			if len(names) == 0 {
@@ -189,5 +184,30 @@ func (c *registrationController) remove(name string) {
 				tx.Unregister("/apis/" + group + "/")
 			}
 		}
+	})
+}
+
+// route points /apis/<g>/<v> and its subtree at h, unless they already
+// are. Called with c.mu held.
+func (c *registrationController) route(gvPath string, h http.Handler) {
+	if cur, ok := c.routed[gvPath]; ok && cur == h {
+		return
+	}
+	c.routed[gvPath] = h
+	c.s.mux.Update(func(tx *MuxTx) {
+		tx.Handle(gvPath, h)
+		tx.UnlistedHandlePrefix(gvPath+"/", h)
+	})
+}
+
+// unroute removes what route registered. Called with c.mu held.
+func (c *registrationController) unroute(gvPath string) {
+	if _, ok := c.routed[gvPath]; !ok {
+		return
+	}
+	delete(c.routed, gvPath)
+	c.s.mux.Update(func(tx *MuxTx) {
+		tx.Unregister(gvPath)
+		tx.Unregister(gvPath + "/")
 	})
 }

@@ -152,6 +152,7 @@ func (s *Server) ExplainAPIService(ctx context.Context, name string) (*Explanati
 		}
 	}
 
+	var verr error
 	if loc, rerr := s.resolver.ResolveEndpoint(ref.Namespace, ref.Name, port); rerr == nil {
 		e.Address = loc.Host
 		chain, herr := s.captureChain(ctx, loc.Host, e.ServerName)
@@ -166,7 +167,7 @@ func (s *Server) ExplainAPIService(ctx context.Context, name string) (*Explanati
 		case caErr != nil:
 			e.Verification = caErr.Error()
 		default:
-			if verr := certs.VerifyFor(chain, roots, e.ServerName); verr != nil {
+			if verr = certs.VerifyFor(chain, roots, e.ServerName); verr != nil {
 				e.Verification = verr.Error()
 			} else {
 				e.Verification = "ok"
@@ -186,13 +187,30 @@ func (s *Server) ExplainAPIService(ctx context.Context, name string) (*Explanati
 	case e.Verification != "" && e.Verification != "ok" && !a.Spec.InsecureSkipTLSVerify:
 		e.ProxyWillFail = true
 		e.ProxyProblem = "the condition is Passed (the probe does not verify certificates), but the proxy verifies them: every request answers 503 \"error trying to reach service: tls: failed to verify certificate: ...\""
-		e.Advice = e.Verification
+		e.Advice = e.Verification + "; " + verifyFix(verr, ref)
 	case a.Spec.InsecureSkipTLSVerify:
 		e.Advice = "none, but insecureSkipTLSVerify trusts any serving certificate; prefer spec.caBundle"
 	default:
 		e.Advice = "none: the backend answers discovery and its serving certificate verifies"
 	}
 	return e, nil
+}
+
+// verifyFix is the second half of the advice for a serving certificate
+// the proxy cannot verify.
+func verifyFix(err error, ref *registry.ServiceReference) string {
+	var ve *certs.VerifyError
+	if !errors.As(err, &ve) {
+		return "fix the serving certificate or spec.caBundle"
+	}
+	reissue := fmt.Sprintf("reissue it for %s.%s.svc (aggsim certs backend --service %s --namespace %s --dir DIR)", ref.Name, ref.Namespace, ref.Name, ref.Namespace)
+	switch ve.Reason {
+	case certs.VerifyUnknownAuthority:
+		return "put the PEM of the CA that signed it in spec.caBundle"
+	case certs.VerifyNameMismatch, certs.VerifyNoSANs, certs.VerifyExpired, certs.VerifyNotYetValid, certs.VerifyWrongUsage:
+		return reissue
+	}
+	return "fix the serving certificate or spec.caBundle"
 }
 
 // nextPEMCert returns the first certificate in b and what follows it, or

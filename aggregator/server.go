@@ -114,6 +114,12 @@ type Server struct {
 
 	ready     chan struct{}
 	readyOnce sync.Once
+
+	// issue 8: reviews answers TokenReviews and access reviews
+	// (reviews.go); extensionAuth writes the
+	// extension-apiserver-authentication ConfigMap (extension_configmap.go).
+	reviews       *reviewHandler
+	extensionAuth *extensionAuthWriter
 }
 
 // New assembles a Server. Errors: a missing Storage, an unknown
@@ -156,7 +162,7 @@ func New(opts Options) (*Server, error) {
 	}
 
 	s := &Server{opts: opts, logger: logger, now: now, ready: make(chan struct{})}
-	s.api = registry.NewAPI(opts.Storage, registry.Strategies(now), registry.StoreOptions{
+	s.api = registry.NewAPI(opts.Storage, append(registry.Strategies(now), registry.ReviewStrategies()...), registry.StoreOptions{ // issue 8: + review resources
 		Clock:  now,
 		Logger: logger,
 		NamespaceExists: func(ctx context.Context, ns string) (bool, error) {
@@ -201,6 +207,10 @@ func New(opts Options) (*Server, error) {
 	s.metrics = newMetrics(opts.Registerer, opts.Gatherer)
 	s.mux = NewMux(logger)
 	s.installStaticRoutes()
+	// issue 8: review resources and the extension-apiserver-authentication writer.
+	s.reviews = newReviewHandler(tokens, authz, logger, now)
+	installReviewRoutes(s.mux, s.reviews)
+	s.extensionAuth = newExtensionAuthWriter(s)
 	s.registration = newRegistrationController(s)
 	s.apiServices.AddHandler(s.registration.onChange)
 	s.availability = newAvailabilityController(s)
@@ -237,6 +247,9 @@ func (s *Server) Ready() <-chan struct{} { return s.ready }
 
 // Run starts the informers and controllers and blocks until ctx ends.
 func (s *Server) Run(ctx context.Context) {
+	if err := s.ensureSystemNamespaces(ctx); err != nil {
+		s.logger.Error("create system namespaces", "err", err)
+	}
 	if err := s.ensureLocalAPIServices(ctx); err != nil {
 		s.logger.Error("register local APIServices", "err", err)
 	}
@@ -249,6 +262,8 @@ func (s *Server) Run(ctx context.Context) {
 	go func() { defer wg.Done(); s.discovery.Run(ctx) }()
 	wg.Add(1)
 	go func() { defer wg.Done(); s.availability.Run(ctx) }()
+	wg.Add(1) // issue 8
+	go func() { defer wg.Done(); s.extensionAuth.Run(ctx) }()
 	go func() {
 		for _, ch := range []<-chan struct{}{s.services.Synced(), s.endpoints.Synced(), s.apiServices.Synced(), s.discovery.Synced()} {
 			select {
@@ -273,7 +288,11 @@ func (s *Server) Shutdown() { s.api.Shutdown() }
 // kube-aggregator.kubernetes.io/automanaged: onstart), limited to the groups
 // aggsim serves. apiregistration.k8s.io has none, as upstream.
 func (s *Server) localAPIServices() []*registry.APIService {
-	prio := map[string][2]int32{"": {18000, 1}} // group -> gpm, vp (builtin-priorities.txt)
+	prio := map[string][2]int32{"": {18000, 1}, // group -> gpm, vp (builtin-priorities.txt)
+		// issue 8:
+		registry.GroupAuthentication: {17700, 15}, registry.GroupAuthorization: {17600, 15},
+		registry.GroupAdmissionRegistration: {16700, 15}, registry.GroupFlowControl: {16100, 21},
+	}
 	var out []*registry.APIService
 	for _, gv := range s.api.GroupVersions() {
 		if gv.Group == registry.GroupAPIRegistration {
@@ -293,6 +312,29 @@ func (s *Server) localAPIServices() []*registry.APIService {
 		})
 	}
 	return out
+}
+
+// systemNamespaces exist from the start, as kube-apiserver's
+// system-namespaces controller creates them (plus "default").
+var systemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
+
+// ensureSystemNamespaces creates the missing system namespaces.
+func (s *Server) ensureSystemNamespaces(ctx context.Context) error {
+	store := s.api.Store(registry.GroupResource{Resource: "namespaces"})
+	for _, name := range systemNamespaces {
+		ns := &registry.Namespace{
+			TypeMeta:   registry.TypeMeta{Kind: "Namespace", APIVersion: "v1"},
+			ObjectMeta: registry.ObjectMeta{Name: name},
+		}
+		if _, err := store.Create(ctx, ns); err != nil {
+			var se *registry.StatusError
+			if errors.As(err, &se) && se.Status.Reason == "AlreadyExists" {
+				continue
+			}
+			return fmt.Errorf("create namespace %q: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // ensureLocalAPIServices creates the automanaged local APIServices that

@@ -12,7 +12,7 @@ import (
 // first preferred (upstream sample: v1beta1 before v1alpha1).
 func apiGroup() discovery.APIGroup {
 	g := discovery.APIGroup{Name: Group}
-	for _, v := range Versions {
+	for _, v := range Versions() {
 		g.Versions = append(g.Versions, discovery.GroupVersionForDiscovery{GroupVersion: Group + "/" + v, Version: v})
 	}
 	g.PreferredVersion = g.Versions[0]

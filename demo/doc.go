@@ -5,7 +5,9 @@
 // k8s.io/sample-apiserver does: flunders (namespaced, short name fl,
 // category all, with /status) in v1alpha1 and v1beta1, and fischers
 // (cluster-scoped) in v1alpha1. Both versions share one storage, so an
-// object created through one version is read through the other. The REST
+// object created through one version is read through the other. There is
+// no conversion: v1beta1 uses v1alpha1's schema (upstream's v1beta1 has
+// flunderReference/fischerReference instead of reference). The REST
 // API is registry.NewAPI over the strategies of this package — the same
 // generic store and handlers aggsim uses for its own resources, not a copy —
 // and this package adds only what the registry leaves to discovery: /apis
@@ -25,8 +27,11 @@
 // /debug/requests to authenticated callers: the "inspector" a user (or a
 // test) reads to see what the aggregator forwarded.
 //
-// What it must not know: APIServices, routing and proxying. Registering the
-// backend with an aggregator is the caller's job (cmd/aggsim's serve --demo).
+// What it must not know: routing and proxying. register.go builds the
+// objects that register the backend the way a cluster would (Namespace,
+// Service, Endpoints, two APIServices) and writes them through any
+// registry.API; starting the aggregator and choosing when to register is
+// the caller's job (cmd/aggsim's serve --demo).
 //
 // Caveats a caller can break:
 //   - A Backend must not be copied; Start may be called once.

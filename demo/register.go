@@ -28,8 +28,8 @@ const (
 	VersionPriorityV1beta1  = 10
 )
 
-// APIServiceNames are the names of the demo's APIServices.
-var APIServiceNames = []string{V1alpha1 + "." + Group, V1beta1 + "." + Group}
+// APIServiceNames returns the names of the demo's APIServices.
+func APIServiceNames() []string { return []string{V1alpha1 + "." + Group, V1beta1 + "." + Group} }
 
 // Registration returns the objects that route an aggregator to a demo
 // backend listening on 127.0.0.1:port, the way a cluster would: Namespace
@@ -162,10 +162,13 @@ func WaitAvailable(ctx context.Context, api *registry.API, names []string, timeo
 	defer deadline.Stop()
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
+	// Reads are local and quick; they ignore ctx's cancellation so that
+	// the error can say what was still missing.
+	readCtx := context.WithoutCancel(ctx)
 	for {
 		var waiting []string
 		for _, n := range names {
-			obj, err := store.Get(ctx, "", n)
+			obj, err := store.Get(readCtx, "", n)
 			if err != nil {
 				waiting = append(waiting, fmt.Sprintf("%s: %v", n, err))
 				continue

@@ -13,9 +13,9 @@ const (
 	V1beta1  = "v1beta1"
 )
 
-// Versions lists the served versions in the backend's own preference order
-// (the sample's scheme prefers v1beta1).
-var Versions = []string{V1beta1, V1alpha1}
+// Versions returns the served versions in the backend's own preference
+// order (the sample's scheme prefers v1beta1).
+func Versions() []string { return []string{V1beta1, V1alpha1} }
 
 // ReferenceType says what FlunderSpec.Reference names (upstream
 // wardle/v1alpha1 ReferenceType).

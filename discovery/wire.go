@@ -17,57 +17,86 @@ type GroupVersionForDiscovery struct {
 // ServerAddressByClientCIDR tells a client in ClientCIDR which address to
 // use for the server (meta/v1 ServerAddressByClientCIDR).
 type ServerAddressByClientCIDR struct {
-	ClientCIDR    string `json:"clientCIDR"`
+	// ClientCIDR is the client network this entry is for ("0.0.0.0/0").
+	ClientCIDR string `json:"clientCIDR"`
+	// ServerAddress is "<host>:<port>" of the server for those clients.
 	ServerAddress string `json:"serverAddress"`
 }
 
 // APIGroup is the document at /apis/<group> and one entry of APIGroupList
 // (meta/v1 APIGroup). Kind and APIVersion are empty inside a list.
 type APIGroup struct {
-	Kind                       string                      `json:"kind,omitempty"`
-	APIVersion                 string                      `json:"apiVersion,omitempty"`
-	Name                       string                      `json:"name"`
-	Versions                   []GroupVersionForDiscovery  `json:"versions"`
-	PreferredVersion           GroupVersionForDiscovery    `json:"preferredVersion,omitempty"`
+	// Kind is the object kind; empty inside lists.
+	Kind string `json:"kind,omitempty"`
+	// APIVersion is the object's apiVersion; empty inside lists.
+	APIVersion string `json:"apiVersion,omitempty"`
+	// Name is the group name (APIGroup) or resource name (APIResource).
+	Name string `json:"name"`
+	// Versions lists the versions, in discovery order.
+	Versions []GroupVersionForDiscovery `json:"versions"`
+	// PreferredVersion is the version clients should use: the first one.
+	PreferredVersion GroupVersionForDiscovery `json:"preferredVersion,omitempty"`
+	// ServerAddressByClientCIDRs tells clients which address to use.
 	ServerAddressByClientCIDRs []ServerAddressByClientCIDR `json:"serverAddressByClientCIDRs,omitempty"`
 }
 
 // APIGroupList is the legacy document at /apis (meta/v1 APIGroupList).
 type APIGroupList struct {
-	Kind       string     `json:"kind,omitempty"`
-	APIVersion string     `json:"apiVersion,omitempty"`
-	Groups     []APIGroup `json:"groups"`
+	// Kind is the object kind; empty inside lists.
+	Kind string `json:"kind,omitempty"`
+	// APIVersion is the object's apiVersion; empty inside lists.
+	APIVersion string `json:"apiVersion,omitempty"`
+	// Groups lists the groups, in discovery order.
+	Groups []APIGroup `json:"groups"`
 }
 
 // APIVersions is the legacy document at /api (meta/v1 APIVersions).
 type APIVersions struct {
-	Kind                       string                      `json:"kind,omitempty"`
-	APIVersion                 string                      `json:"apiVersion,omitempty"`
-	Versions                   []string                    `json:"versions"`
+	// Kind is the object kind; empty inside lists.
+	Kind string `json:"kind,omitempty"`
+	// APIVersion is the object's apiVersion; empty inside lists.
+	APIVersion string `json:"apiVersion,omitempty"`
+	// Versions lists the versions, in discovery order.
+	Versions []string `json:"versions"`
+	// ServerAddressByClientCIDRs tells clients which address to use.
 	ServerAddressByClientCIDRs []ServerAddressByClientCIDR `json:"serverAddressByClientCIDRs"`
 }
 
 // APIResource is one resource of an APIResourceList (meta/v1 APIResource).
 // Subresources appear as separate entries named "<resource>/<subresource>".
 type APIResource struct {
-	Name               string   `json:"name"`
-	SingularName       string   `json:"singularName"`
-	Namespaced         bool     `json:"namespaced"`
-	Group              string   `json:"group,omitempty"`
-	Version            string   `json:"version,omitempty"`
-	Kind               string   `json:"kind"`
-	Verbs              []string `json:"verbs"`
-	ShortNames         []string `json:"shortNames,omitempty"`
-	Categories         []string `json:"categories,omitempty"`
-	StorageVersionHash string   `json:"storageVersionHash,omitempty"`
+	// Name is the group name (APIGroup) or resource name (APIResource).
+	Name string `json:"name"`
+	// SingularName is the singular resource name ("" for subresources).
+	SingularName string `json:"singularName"`
+	// Namespaced is true for namespace-scoped resources.
+	Namespaced bool `json:"namespaced"`
+	// Group is the group (empty: the enclosing one).
+	Group string `json:"group,omitempty"`
+	// Version is the version (empty: the enclosing one).
+	Version string `json:"version,omitempty"`
+	// Kind is the object kind; empty inside lists.
+	Kind string `json:"kind"`
+	// Verbs lists the supported verbs.
+	Verbs []string `json:"verbs"`
+	// ShortNames lists the short names (kubectl get fl).
+	ShortNames []string `json:"shortNames,omitempty"`
+	// Categories lists the categories (kubectl get all).
+	Categories []string `json:"categories,omitempty"`
+	// StorageVersionHash is an opaque hash of the storage version.
+	StorageVersionHash string `json:"storageVersionHash,omitempty"`
 }
 
 // APIResourceList is the document at /apis/<group>/<version> and /api/v1
 // (meta/v1 APIResourceList).
 type APIResourceList struct {
-	Kind         string        `json:"kind,omitempty"`
-	APIVersion   string        `json:"apiVersion,omitempty"`
-	GroupVersion string        `json:"groupVersion"`
+	// Kind is the object kind; empty inside lists.
+	Kind string `json:"kind,omitempty"`
+	// APIVersion is the object's apiVersion; empty inside lists.
+	APIVersion string `json:"apiVersion,omitempty"`
+	// GroupVersion is "<group>/<version>" ("v1" for the core group).
+	GroupVersion string `json:"groupVersion"`
+	// APIResources lists resources and "<resource>/<sub>" subresources.
 	APIResources []APIResource `json:"resources"`
 }
 
@@ -75,9 +104,12 @@ type APIResourceList struct {
 // (meta/v1 GroupVersionKind). Empty group and version mean "the group and
 // version this resource is listed under".
 type GroupVersionKind struct {
-	Group   string `json:"group"`
+	// Group is the group (empty: the enclosing one).
+	Group string `json:"group"`
+	// Version is the version (empty: the enclosing one).
 	Version string `json:"version"`
-	Kind    string `json:"kind"`
+	// Kind is the object kind; empty inside lists.
+	Kind string `json:"kind"`
 }
 
 // Freshness values of APIVersionDiscovery (apidiscovery/v2 DiscoveryFreshness).
@@ -100,61 +132,87 @@ const (
 // APISubresourceDiscovery is one subresource in aggregated discovery
 // (apidiscovery/v2 APISubresourceDiscovery).
 type APISubresourceDiscovery struct {
-	Subresource   string             `json:"subresource"`
-	ResponseKind  *GroupVersionKind  `json:"responseKind,omitempty"`
+	// Subresource is the subresource name ("status").
+	Subresource string `json:"subresource"`
+	// ResponseKind is the kind returned (never nil once normalised).
+	ResponseKind *GroupVersionKind `json:"responseKind,omitempty"`
+	// AcceptedTypes lists the kinds the subresource accepts.
 	AcceptedTypes []GroupVersionKind `json:"acceptedTypes,omitempty"`
-	Verbs         []string           `json:"verbs"`
+	// Verbs lists the supported verbs.
+	Verbs []string `json:"verbs"`
 }
 
 // APIResourceDiscovery is one resource in aggregated discovery
 // (apidiscovery/v2 APIResourceDiscovery).
 type APIResourceDiscovery struct {
-	Resource         string                    `json:"resource"`
-	ResponseKind     *GroupVersionKind         `json:"responseKind,omitempty"`
-	Scope            string                    `json:"scope"`
-	SingularResource string                    `json:"singularResource"`
-	Verbs            []string                  `json:"verbs"`
-	ShortNames       []string                  `json:"shortNames,omitempty"`
-	Categories       []string                  `json:"categories,omitempty"`
-	Subresources     []APISubresourceDiscovery `json:"subresources,omitempty"`
+	// Resource is the plural resource name.
+	Resource string `json:"resource"`
+	// ResponseKind is the kind returned (never nil once normalised).
+	ResponseKind *GroupVersionKind `json:"responseKind,omitempty"`
+	// Scope is ScopeNamespaced or ScopeCluster.
+	Scope string `json:"scope"`
+	// SingularResource is the singular resource name.
+	SingularResource string `json:"singularResource"`
+	// Verbs lists the supported verbs.
+	Verbs []string `json:"verbs"`
+	// ShortNames lists the short names (kubectl get fl).
+	ShortNames []string `json:"shortNames,omitempty"`
+	// Categories lists the categories (kubectl get all).
+	Categories []string `json:"categories,omitempty"`
+	// Subresources lists the resource's subresources.
+	Subresources []APISubresourceDiscovery `json:"subresources,omitempty"`
 }
 
 // APIVersionDiscovery is one version of a group in aggregated discovery
 // (apidiscovery/v2 APIVersionDiscovery).
 type APIVersionDiscovery struct {
-	Version   string                 `json:"version"`
+	// Version is the version (empty: the enclosing one).
+	Version string `json:"version"`
+	// Resources lists the version's resources; omitted when none.
 	Resources []APIResourceDiscovery `json:"resources,omitempty"`
-	Freshness string                 `json:"freshness,omitempty"`
+	// Freshness is FreshnessCurrent or FreshnessStale.
+	Freshness string `json:"freshness,omitempty"`
 }
 
 // DiscoveryObjectMeta is the part of ObjectMeta that aggregated discovery
 // items carry: the group name, and creationTimestamp, which upstream always
 // encodes as null.
 type DiscoveryObjectMeta struct {
-	Name              string  `json:"name,omitempty"`
+	// Name is the group name (APIGroup) or resource name (APIResource).
+	Name string `json:"name,omitempty"`
+	// CreationTimestamp is always nil, encoded as null as upstream does.
 	CreationTimestamp *string `json:"creationTimestamp"`
 }
 
 // APIGroupDiscovery is one group in aggregated discovery
 // (apidiscovery/v2 APIGroupDiscovery).
 type APIGroupDiscovery struct {
-	Kind       string                `json:"kind,omitempty"`
-	APIVersion string                `json:"apiVersion,omitempty"`
-	Metadata   DiscoveryObjectMeta   `json:"metadata"`
-	Versions   []APIVersionDiscovery `json:"versions,omitempty"`
+	// Kind is the object kind; empty inside lists.
+	Kind string `json:"kind,omitempty"`
+	// APIVersion is the object's apiVersion; empty inside lists.
+	APIVersion string `json:"apiVersion,omitempty"`
+	// Metadata carries the group name (items) or nothing (lists).
+	Metadata DiscoveryObjectMeta `json:"metadata"`
+	// Versions lists the versions, in discovery order.
+	Versions []APIVersionDiscovery `json:"versions,omitempty"`
 }
 
 // DiscoveryListMeta is the (always empty) list metadata of
 // APIGroupDiscoveryList.
 type DiscoveryListMeta struct {
+	// ResourceVersion is always empty.
 	ResourceVersion string `json:"resourceVersion,omitempty"`
 }
 
 // APIGroupDiscoveryList is the aggregated discovery document
 // (apidiscovery/v2 APIGroupDiscoveryList).
 type APIGroupDiscoveryList struct {
-	Kind       string              `json:"kind,omitempty"`
-	APIVersion string              `json:"apiVersion,omitempty"`
-	Metadata   DiscoveryListMeta   `json:"metadata"`
-	Items      []APIGroupDiscovery `json:"items"`
+	// Kind is the object kind; empty inside lists.
+	Kind string `json:"kind,omitempty"`
+	// APIVersion is the object's apiVersion; empty inside lists.
+	APIVersion string `json:"apiVersion,omitempty"`
+	// Metadata carries the group name (items) or nothing (lists).
+	Metadata DiscoveryListMeta `json:"metadata"`
+	// Items lists the groups, in discovery order.
+	Items []APIGroupDiscovery `json:"items"`
 }

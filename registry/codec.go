@@ -247,6 +247,12 @@ func bodyToJSON(contentType string, body []byte) ([]byte, error) {
 		mt = t
 	}
 	switch mt {
+	case MediaProtobuf:
+		j, _, _, err := DecodeProtobufToJSON(body)
+		if err != nil {
+			return nil, NewBadRequest(err.Error())
+		}
+		return j, nil
 	case MediaJSON:
 		return body, nil
 	case MediaYAML, "application/x-yaml", "text/yaml":

@@ -167,14 +167,21 @@ const (
 	metaV1       = "io.k8s.apimachinery.pkg.apis.meta.v1."
 	coreV1       = "io.k8s.api.core.v1."
 	apiregV1     = "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1."
+	admissionV1  = "io.k8s.api.admissionregistration.v1."
+	flowV1       = "io.k8s.api.flowcontrol.v1."
 	intOrStrName = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 	rawExtName   = "io.k8s.apimachinery.pkg.runtime.RawExtension"
 )
 
 // definitionName is the OpenAPI definition name of one of aggsim's kinds.
 func definitionName(info ResourceInfo, kind string) string {
-	if info.Group == GroupAPIRegistration {
+	switch info.Group {
+	case GroupAPIRegistration:
 		return apiregV1 + kind
+	case GroupAdmissionRegistration:
+		return admissionV1 + kind
+	case GroupFlowControl:
+		return flowV1 + kind
 	}
 	return coreV1 + kind
 }
@@ -369,7 +376,74 @@ func openAPIDefinitions() map[string]*oaSchema {
 	metaDefinitions(d)
 	apiregistrationDefinitions(d)
 	coreDefinitions(d)
+	admissionDefinitions(d)
+	flowControlDefinitions(d)
 	return d
+}
+
+// openObject is an object schema whose properties aggsim does not model
+// (its GenericObject bodies are stored verbatim).
+func openObject(desc string, required ...string) *oaSchema {
+	return &oaSchema{Type: "object", Description: desc, Required: required}
+}
+
+// admissionDefinitions are the admissionregistration.k8s.io/v1 kinds,
+// top level only: spec, status and each webhook are open objects.
+func admissionDefinitions(d map[string]*oaSchema) {
+	g, v := GroupAdmissionRegistration, VersionV1
+	for _, w := range []string{"Mutating", "Validating"} {
+		kind := w + "WebhookConfiguration"
+		d[admissionV1+kind] = kindSchema(g, v, kind, kind+" describes the configuration of and admission webhook that accept or reject and may change the object.", map[string]*oaSchema{
+			"webhooks": oaArray(admissionV1+w+"Webhook", "Webhooks is a list of webhooks and the affected resources and operations.", mapList("name", "name")),
+		})
+		d[admissionV1+kind+"List"] = listSchema(g, v, kind+"List", admissionV1+kind, kind+"List is a list of "+kind+".")
+		d[admissionV1+w+"Webhook"] = &oaSchema{
+			Type: "object", Description: w + "Webhook describes an admission webhook and the resources and operations it applies to.",
+			Required: []string{"name", "clientConfig", "sideEffects", "admissionReviewVersions"},
+			Props: map[string]*oaSchema{
+				"name": {Type: "string", Default: "", Description: "The name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where \"imagepolicy\" is the name of the webhook, and kubernetes.io is the name of the organization. Required."},
+			},
+		}
+	}
+	d[admissionV1+"ValidatingAdmissionPolicy"] = kindSchema(g, v, "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy describes the definition of an admission validation policy that accepts or rejects an object without changing it.", map[string]*oaSchema{
+		"spec":   oaStruct(admissionV1+"ValidatingAdmissionPolicySpec", "Specification of the desired behavior of the ValidatingAdmissionPolicy."),
+		"status": oaStruct(admissionV1+"ValidatingAdmissionPolicyStatus", "The status of the ValidatingAdmissionPolicy, including warnings that are useful to determine if the policy behaves in the expected way. Populated by the system. Read-only."),
+	})
+	d[admissionV1+"ValidatingAdmissionPolicyList"] = listSchema(g, v, "ValidatingAdmissionPolicyList", admissionV1+"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyList is a list of ValidatingAdmissionPolicy.")
+	d[admissionV1+"ValidatingAdmissionPolicySpec"] = openObject("ValidatingAdmissionPolicySpec is the specification of the desired behavior of the AdmissionPolicy.")
+	d[admissionV1+"ValidatingAdmissionPolicyStatus"] = openObject("ValidatingAdmissionPolicyStatus represents the status of an admission validation policy.")
+	d[admissionV1+"ValidatingAdmissionPolicyBinding"] = kindSchema(g, v, "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding binds the ValidatingAdmissionPolicy with paramerized resources.", map[string]*oaSchema{
+		"spec": oaStruct(admissionV1+"ValidatingAdmissionPolicyBindingSpec", "Specification of the desired behavior of the ValidatingAdmissionPolicyBinding."),
+	})
+	d[admissionV1+"ValidatingAdmissionPolicyBindingList"] = listSchema(g, v, "ValidatingAdmissionPolicyBindingList", admissionV1+"ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBindingList is a list of ValidatingAdmissionPolicyBinding.")
+	d[admissionV1+"ValidatingAdmissionPolicyBindingSpec"] = openObject("ValidatingAdmissionPolicyBindingSpec is the specification of the ValidatingAdmissionPolicyBinding.")
+}
+
+// flowControlDefinitions are the flowcontrol.apiserver.k8s.io/v1 kinds,
+// top level only: spec and status are open objects.
+func flowControlDefinitions(d map[string]*oaSchema) {
+	g, v := GroupFlowControl, VersionV1
+	for _, k := range []struct{ kind, desc string }{
+		{"FlowSchema", "FlowSchema defines the schema of a group of flows. Note that a flow is made up of a set of inbound API requests with similar attributes and is identified by a pair of strings: the name of the FlowSchema and a \"flow distinguisher\"."},
+		{"PriorityLevelConfiguration", "PriorityLevelConfiguration represents the configuration of a priority level."},
+	} {
+		d[flowV1+k.kind] = kindSchema(g, v, k.kind, k.desc, map[string]*oaSchema{
+			"spec":   oaStruct(flowV1+k.kind+"Spec", "`spec` is the specification of the desired behavior of a "+k.kind+". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"),
+			"status": oaStruct(flowV1+k.kind+"Status", "`status` is the current status of a "+k.kind+". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"),
+		})
+		d[flowV1+k.kind+"List"] = listSchema(g, v, k.kind+"List", flowV1+k.kind, k.kind+"List is a list of "+k.kind+" objects.")
+		d[flowV1+k.kind+"Spec"] = openObject(k.kind + "Spec describes how the " + k.kind + "'s specification looks like.")
+		d[flowV1+k.kind+"Status"] = &oaSchema{Type: "object", Description: k.kind + "Status represents the current state of a " + k.kind + ".", Props: map[string]*oaSchema{
+			"conditions": oaArray(flowV1+k.kind+"Condition", "`conditions` is a list of the current states of "+k.kind+".", mapList("type", "type")),
+		}}
+		d[flowV1+k.kind+"Condition"] = &oaSchema{Type: "object", Description: k.kind + "Condition describes conditions for a " + k.kind + ".", Props: map[string]*oaSchema{
+			"lastTransitionTime": oaRef(metaV1+"Time", "`lastTransitionTime` is the last time the condition transitioned from one status to another."),
+			"message":            oaString("`message` is a human-readable message indicating details about last transition."),
+			"reason":             oaString("`reason` is a unique, one-word, CamelCase reason for the condition's last transition."),
+			"status":             oaString("`status` is the status of the condition. Can be True, False, Unknown. Required."),
+			"type":               oaString("`type` is the type of the condition. Required."),
+		}}
+	}
 }
 
 func metaDefinitions(d map[string]*oaSchema) {

@@ -165,7 +165,10 @@ func walkMessage(b []byte, typeName string, fn func(num protowire.Number, typ pr
 // protoParseError describes a protowire parse failure (n < 0) inside
 // typeName, as "proto: <Type>: <reason>".
 func protoParseError(typeName string, n int) error {
-	return fmt.Errorf("proto: %s: %s", typeName, strings.TrimPrefix(protowire.ParseError(n).Error(), "proto: "))
+	// protowire's texts start with "proto:" and a space that is sometimes
+	// U+00A0 (deliberately unstable); keep only the reason.
+	reason := strings.TrimLeft(strings.TrimPrefix(protowire.ParseError(n).Error(), "proto:"), " \u00a0")
+	return fmt.Errorf("proto: %s: %s", typeName, reason)
 }
 
 func wrongWireType(typeName, field string, typ protowire.Type) error {
@@ -535,7 +538,10 @@ func writeJSONString(buf *bytes.Buffer, s string) {
 // runtime.Unknown with the typeMeta set and raw holding the object), the
 // form a kube-apiserver answers `Accept: application/vnd.kubernetes.protobuf`
 // with. JSON keys without a protobuf field (including kind and apiVersion)
-// are ignored; null and absent values are not written. Errors: `no kind
+// are ignored. As upstream's generated marshallers do, fields are written
+// in field-number order, map entries sorted by key, and non-pointer fields
+// even when null or absent (as their zero value), so the bytes equal
+// client-go's encoding of the same object. Errors: `no kind
 // "X" is registered for version "v"`, malformed JSON, and type mismatches
 // ("Service.spec.ports[0].port: expected an int32, got ...").
 //

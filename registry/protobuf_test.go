@@ -356,7 +356,10 @@ func TestProtobufAPIService(t *testing.T) {
 		return protowire.AppendVarint(protowire.AppendTag(nil, n, protowire.VarintType), x)
 	}
 	raw := msg(
-		sub(1, msg(str(1, "v1beta1.wardle.example.com"))),
+		// ObjectMeta as upstream writes it: every non-pointer field, zero
+		// or not (name, generateName … resourceVersion, generation,
+		// creationTimestamp as an empty Time).
+		sub(1, msg(str(1, "v1beta1.wardle.example.com"), str(2, ""), str(3, ""), str(4, ""), str(5, ""), str(6, ""), vint(7, 0), sub(8, nil))),
 		sub(2, msg(
 			sub(1, msg(str(1, "wardle"), str(2, "api"), vint(3, 443))),
 			str(2, "wardle.example.com"), str(3, "v1beta1"), vint(4, 0),

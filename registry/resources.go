@@ -14,16 +14,20 @@ const (
 
 // Strategies returns the strategies of every resource aggsim stores
 // itself: apiservices, then the core subset (namespaces, services,
-// endpoints, configmaps). now is the clock for timestamps the strategies
+// endpoints, configmaps), then the admissionregistration.k8s.io/v1 and
+// flowcontrol.apiserver.k8s.io/v1 resources a k8s.io/apiserver backend
+// lists and watches (AdmissionStrategies, FlowControlStrategies). now is the clock for timestamps the strategies
 // set (the Local condition) and for AGE cells; nil means time.Now.
 func Strategies(now func() time.Time) []Strategy {
-	return []Strategy{
+	out := []Strategy{
 		APIServiceStrategy{Now: now},
 		NamespaceStrategy{Now: now},
 		ServiceStrategy{Now: now},
 		EndpointsStrategy{Now: now},
 		ConfigMapStrategy{Now: now},
 	}
+	out = append(out, AdmissionStrategies(now)...)
+	return append(out, FlowControlStrategies(now)...)
 }
 
 // nowOr returns f() or time.Now() when f is nil.

@@ -123,9 +123,6 @@ type Backend struct {
 	faults     atomic.Pointer[faultState]
 	faultMu    sync.Mutex // serialises fault changes (read-modify-store of faults)
 
-	connMu sync.Mutex // guards conns
-	conns  map[net.Conn]struct{}
-
 	closeOnce sync.Once
 }
 
@@ -157,11 +154,11 @@ func (s *Server) AddBackend(ctx context.Context, opts BackendOptions) (*Backend,
 		return nil, err
 	}
 	b := &Backend{
-		srv:       s,
-		Group:     opts.Group,
-		Versions:  append([]string(nil), opts.Versions...),
-		Service:   opts.Service,
-		Namespace: opts.Namespace,
+		srv:        s,
+		Group:      opts.Group,
+		Versions:   append([]string(nil), opts.Versions...),
+		Service:    opts.Service,
+		Namespace:  opts.Namespace,
 		ServerName: opts.Service + "." + opts.Namespace + ".svc",
 	}
 	for _, v := range opts.Versions {
@@ -272,7 +269,6 @@ func (b *Backend) serve(h http.Handler, logger *slog.Logger) error {
 	}
 	b.goodCert, b.wrongCert, b.CAPEM = &good, &wrong, bc.CA.CertPEM
 	b.faults.Store(&faultState{})
-	b.conns = map[net.Conn]struct{}{}
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -288,7 +284,6 @@ func (b *Backend) serve(h http.Handler, logger *slog.Logger) error {
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			return context.WithValue(ctx, connKey{}, c)
 		},
-		ConnState: b.trackConn,
 		TLSConfig: &tls.Config{
 			MinVersion:     tls.VersionTLS12,
 			GetCertificate: b.getCertificate,

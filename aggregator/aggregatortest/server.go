@@ -128,6 +128,12 @@ type Server struct {
 	mu       sync.Mutex // guards backends and closed
 	backends []*Backend
 	closed   bool
+
+	connMu sync.Mutex // guards conns
+	// conns holds the state of every open client connection (HTTP/2
+	// connections report Idle when no stream is open), so Close can close
+	// idle ones at once instead of waiting for HTTP/2's 1 s GOAWAY grace.
+	conns map[net.Conn]http.ConnState
 }
 
 // Start starts a Server for the test and stops it with t.Cleanup. The PKI
@@ -238,8 +244,10 @@ func newServer(dir, removeDir string, opts []Option) (*Server, error) {
 		return nil, fmt.Errorf("listen: %w", err)
 	}
 	s.URL = "https://" + ln.Addr().String()
+	s.conns = map[net.Conn]http.ConnState{}
 	s.httpServer = &http.Server{
 		Handler:           s.agg.Handler(),
+		ConnState:         s.trackConn,
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
 		TLSConfig: &tls.Config{
@@ -288,8 +296,8 @@ func newServer(dir, removeDir string, opts []Option) (*Server, error) {
 }
 
 // Close stops the Server: it closes every Backend added to it, ends open
-// watches, waits up to 5 s for in-flight requests, stops the controllers
-// and releases the store. It blocks until all of that is done and may be
+// watches, stops listening, closes idle connections, waits up to 5 s for
+// in-flight requests, stops the controllers and releases the store. It blocks until all of that is done and may be
 // called more than once.
 func (s *Server) Close() {
 	s.mu.Lock()
@@ -306,10 +314,24 @@ func (s *Server) Close() {
 		b.Close()
 	}
 	s.agg.Shutdown() // ends watches so Shutdown below does not wait for them
+	s.client.CloseIdleConnections()
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	if err := s.httpServer.Shutdown(ctx); err != nil {
-		_ = s.httpServer.Close()
+	shutdown := make(chan error, 1)
+	go func() { shutdown <- s.httpServer.Shutdown(ctx) }()
+	tick := time.NewTicker(2 * time.Millisecond)
+wait:
+	for {
+		s.closeIdleConns()
+		select {
+		case err := <-shutdown:
+			if err != nil {
+				_ = s.httpServer.Close()
+			}
+			break wait
+		case <-tick.C:
+		}
 	}
+	tick.Stop()
 	cancel()
 	<-s.serveDone
 	s.cancelRun()
@@ -318,6 +340,29 @@ func (s *Server) Close() {
 	s.store.Close()
 	if s.removeDir != "" {
 		os.RemoveAll(s.removeDir)
+	}
+}
+
+// trackConn is the http.Server's ConnState hook.
+func (s *Server) trackConn(c net.Conn, st http.ConnState) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if st == http.StateClosed || st == http.StateHijacked {
+		delete(s.conns, c)
+		return
+	}
+	s.conns[c] = st
+}
+
+// closeIdleConns closes every connection with no request in flight.
+func (s *Server) closeIdleConns() {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	for c, st := range s.conns {
+		if st == http.StateIdle || st == http.StateNew {
+			_ = c.Close()
+			delete(s.conns, c)
+		}
 	}
 }
 

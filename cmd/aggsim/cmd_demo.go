@@ -75,10 +75,10 @@ func startDemo(ctx, runCtx context.Context, srv *aggregator.Server, pki *certs.P
 	}
 	fmt.Fprintf(out, "demo: wardle.example.com backend serving on %s (Service %s/%s, Endpoints 127.0.0.1:%d, CA %s)\n",
 		b.URL(), demo.Namespace, demo.ServiceName, port, filepath.Join(dir, certs.CACertName))
-	if err := demo.WaitAvailable(ctx, srv.API(), demo.APIServiceNames, demoAvailableTimeout, 0); err != nil {
+	if err := demo.WaitAvailable(ctx, srv.API(), demo.APIServiceNames(), demoAvailableTimeout, 0); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "demo: APIServices %s are Available\n", strings.Join(demo.APIServiceNames, " and "))
+	fmt.Fprintf(out, "demo: APIServices %s are Available\n", strings.Join(demo.APIServiceNames(), " and "))
 	kubeconfigPath := filepath.Join(dataDir, certs.KubeconfigName)
 	server, err := kubeconfigServer(kubeconfigPath)
 	if err != nil {
@@ -160,7 +160,7 @@ func demoBanner(in demoBannerInput) string {
 		"  export KUBECONFIG=" + shellQuote(in.Kubeconfig),
 		"  kubectl get apiservices",
 		"  kubectl get flunders",
-		"  kubectl create -f testdata/demo/flunder.yaml",
+		"  kubectl create --validate=false -f testdata/demo/flunder.yaml",
 		"  kubectl get fl --as=jane",
 		"  curl -sS " + admin + " " + in.Server + "/apis",
 		"  curl -sS " + admin + " -H '" + "Accept: " + aggregatedDiscoveryAccept + "' " + in.Server + "/apis",

@@ -24,6 +24,6 @@ func newRootCommand() *cobra.Command {
 		SilenceErrors: false,
 	}
 	root.AddCommand(newCertsCommand(), newVersionCommand())
-	root.AddCommand(newServeCommand()) // serve: cmd_serve.go (lead)
+	root.AddCommand(newServeCommand(), newDemoBackendCommand(), newExplainCommand())
 	return root
 }

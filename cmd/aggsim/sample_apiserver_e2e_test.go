@@ -83,9 +83,9 @@ func sampleToolsFromEnv(t *testing.T) sampleTools {
 	}
 }
 
-// logDir is where process logs go: $AGGSIM_E2E_LOG_DIR/<test name> when
+// sampleLogDir is where process logs go: $AGGSIM_E2E_LOG_DIR/<test name> when
 // set (kept), else a temporary folder.
-func logDir(t *testing.T) string {
+func sampleLogDir(t *testing.T) string {
 	t.Helper()
 	base := os.Getenv("AGGSIM_E2E_LOG_DIR")
 	if base == "" {
@@ -98,8 +98,8 @@ func logDir(t *testing.T) string {
 	return d
 }
 
-// freePort returns a loopback TCP port nobody listens on right now.
-func freePort(t *testing.T) int {
+// sampleFreePort returns a loopback TCP port nobody listens on right now.
+func sampleFreePort(t *testing.T) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -109,10 +109,10 @@ func freePort(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// proc is one child process whose output goes to a log file. With restart
+// sampleProc is one child process whose output goes to a log file. With restart
 // set it is started again one second after it exits, as a kubelet restarts
 // a pod's container, until stop is called.
-type proc struct {
+type sampleProc struct {
 	name    string
 	bin     string
 	args    []string
@@ -128,8 +128,8 @@ type proc struct {
 	done    chan struct{}
 }
 
-// startProc starts p and registers its stop with t.Cleanup.
-func startProc(t *testing.T, p *proc) *proc {
+// startSampleProc starts p and registers its stop with t.Cleanup.
+func startSampleProc(t *testing.T, p *sampleProc) *sampleProc {
 	t.Helper()
 	logf, err := os.OpenFile(p.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -186,7 +186,7 @@ func startProc(t *testing.T, p *proc) *proc {
 }
 
 // stop kills the process by its PID and ends the restart loop.
-func (p *proc) stop() {
+func (p *sampleProc) stop() {
 	p.mu.Lock()
 	p.stopped = true
 	if p.cmd != nil && p.cmd.ProcessState == nil {
@@ -197,16 +197,16 @@ func (p *proc) stop() {
 }
 
 // exitCount is how many times the process exited on its own.
-func (p *proc) exitCount() (int, []string) {
+func (p *sampleProc) exitCount() (int, []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.exits), append([]string(nil), p.exits...)
 }
 
 // tail returns the last n lines of the process log.
-func (p *proc) tail(n int) string { return tailFile(p.logPath, n) }
+func (p *sampleProc) tail(n int) string { return sampleTailFile(p.logPath, n) }
 
-func tailFile(path string, n int) string {
+func sampleTailFile(path string, n int) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err.Error()
@@ -218,13 +218,13 @@ func tailFile(path string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// startEtcd runs etcd on two free loopback ports with a fresh data dir and
+// startSampleEtcd runs etcd on two free loopback ports with a fresh data dir and
 // waits until /health answers; it returns the client URL.
-func startEtcd(t *testing.T, bin, logs string) string {
+func startSampleEtcd(t *testing.T, bin, logs string) string {
 	t.Helper()
-	client := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
-	peer := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
-	startProc(t, &proc{
+	client := fmt.Sprintf("http://127.0.0.1:%d", sampleFreePort(t))
+	peer := fmt.Sprintf("http://127.0.0.1:%d", sampleFreePort(t))
+	startSampleProc(t, &sampleProc{
 		name: "etcd", bin: bin, dir: t.TempDir(), logPath: filepath.Join(logs, "etcd.log"),
 		args: []string{
 			"--name", "e2e", "--data-dir", filepath.Join(t.TempDir(), "etcd"),
@@ -244,7 +244,7 @@ func startEtcd(t *testing.T, bin, logs string) string {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("etcd not healthy within 30s: %v\n%s", err, tailFile(filepath.Join(logs, "etcd.log"), 30))
+			t.Fatalf("etcd not healthy within 30s: %v\n%s", err, sampleTailFile(filepath.Join(logs, "etcd.log"), 30))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -261,13 +261,13 @@ type sampleEnv struct {
 	dataDir    string // aggsim --data-dir; its PKI is in dataDir/pki
 	aggsimPort int
 	aggsimArgs []string
-	aggsim     *proc
+	aggsim     *sampleProc
 	aggsimRuns int
 
 	backendDir  string // ca.crt, tls.crt, tls.key from `aggsim certs backend`
 	backendPort int
 	caBundle    string
-	backend     *proc
+	backend     *sampleProc
 
 	k kubectlRunner
 }
@@ -275,9 +275,9 @@ type sampleEnv struct {
 func newSampleEnv(t *testing.T, tools sampleTools, etcdURL string, aggsimArgs ...string) *sampleEnv {
 	t.Helper()
 	e := &sampleEnv{
-		t: t, tools: tools, logs: logDir(t), etcd: etcdURL,
-		dataDir: t.TempDir(), aggsimPort: freePort(t), aggsimArgs: aggsimArgs,
-		backendDir: t.TempDir(), backendPort: freePort(t),
+		t: t, tools: tools, logs: sampleLogDir(t), etcd: etcdURL,
+		dataDir: t.TempDir(), aggsimPort: sampleFreePort(t), aggsimArgs: aggsimArgs,
+		backendDir: t.TempDir(), backendPort: sampleFreePort(t),
 	}
 	e.k = kubectlRunner{t: t, bin: tools.kubectl, kubeconfig: filepath.Join(e.dataDir, certs.KubeconfigName)}
 	// The PKI exists before aggsim or the backend start, as `aggsim certs
@@ -323,7 +323,7 @@ func (e *sampleEnv) startAggsim() {
 	e.aggsimRuns++
 	args := append([]string{"serve", "--secure-port", strconv.Itoa(e.aggsimPort), "--data-dir", e.dataDir,
 		"--availability-check-interval", "5s", "--log-level", "debug"}, e.aggsimArgs...)
-	e.aggsim = startProc(e.t, &proc{
+	e.aggsim = startSampleProc(e.t, &sampleProc{
 		name: "aggsim", bin: aggsimBinary(e.t), args: args, dir: e.dataDir,
 		logPath: filepath.Join(e.logs, fmt.Sprintf("aggsim-%d.log", e.aggsimRuns)),
 	})
@@ -358,8 +358,8 @@ func (e *sampleEnv) sampleArgs() []string {
 		"--etcd-prefix=/registry/" + strings.ReplaceAll(e.t.Name(), "/", "_"),
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(e.backendPort),
-		"--tls-cert-file=" + filepath.Join(e.backendDir, "tls.crt"),
-		"--tls-private-key-file=" + filepath.Join(e.backendDir, "tls.key"),
+		"--tls-cert-file=" + filepath.Join(e.backendDir, certs.BackendCertName),
+		"--tls-private-key-file=" + filepath.Join(e.backendDir, certs.BackendKeyName),
 		"--kubeconfig=" + kc,
 		"--authentication-kubeconfig=" + kc,
 		"--authorization-kubeconfig=" + kc,
@@ -369,7 +369,7 @@ func (e *sampleEnv) sampleArgs() []string {
 // startBackend runs the sample-apiserver under a restart loop.
 func (e *sampleEnv) startBackend() {
 	e.t.Helper()
-	e.backend = startProc(e.t, &proc{
+	e.backend = startSampleProc(e.t, &sampleProc{
 		name: "sample-apiserver", bin: e.tools.sample, args: e.sampleArgs(), dir: e.backendDir,
 		logPath: filepath.Join(e.logs, "sample-apiserver.log"), restart: true,
 	})
@@ -515,8 +515,8 @@ func (e *sampleEnv) backendReadyz(within time.Duration) (bool, string) {
 	}
 }
 
-// kubectlWatch is a running `kubectl get -w --output-watch-events`.
-type kubectlWatch struct {
+// sampleWatch is a running `kubectl get -w --output-watch-events`.
+type sampleWatch struct {
 	t      *testing.T
 	events chan string
 	seen   []string
@@ -524,7 +524,7 @@ type kubectlWatch struct {
 
 // watch starts kubectl get <resource> -w printing "EVENT NAME COLOR" lines;
 // it is killed at cleanup.
-func (e *sampleEnv) watch(resource string, extra ...string) *kubectlWatch {
+func (e *sampleEnv) watch(resource string, extra ...string) *sampleWatch {
 	e.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	args := append([]string{"get", resource, "-w", "--output-watch-events", "--no-headers",
@@ -540,7 +540,7 @@ func (e *sampleEnv) watch(resource string, extra ...string) *kubectlWatch {
 	if err := cmd.Start(); err != nil {
 		e.t.Fatal(err)
 	}
-	w := &kubectlWatch{t: e.t, events: make(chan string, 100)}
+	w := &sampleWatch{t: e.t, events: make(chan string, 100)}
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
@@ -554,7 +554,7 @@ func (e *sampleEnv) watch(resource string, extra ...string) *kubectlWatch {
 
 // expect waits up to 30s for the line want; it reports an error (and
 // returns false) if it does not come.
-func (w *kubectlWatch) expect(want string) bool {
+func (w *sampleWatch) expect(want string) bool {
 	w.t.Helper()
 	timeout := time.After(30 * time.Second)
 	for {
@@ -701,7 +701,7 @@ func (e *sampleEnv) smoke(name string) {
 // TestSampleAPIServer runs the scenarios of issue 8 against one etcd.
 func TestSampleAPIServer(t *testing.T) {
 	tools := sampleToolsFromEnv(t)
-	etcdURL := startEtcd(t, tools.etcd, logDir(t))
+	etcdURL := startSampleEtcd(t, tools.etcd, sampleLogDir(t))
 
 	t.Run("AggsimFirst", func(t *testing.T) {
 		e := newSampleEnv(t, tools, etcdURL)

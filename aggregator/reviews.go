@@ -1,0 +1,446 @@
+package aggregator
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/aggsim/aggsim/registry"
+)
+
+// DefaultAPIAudiences are the audiences a TokenReview without
+// spec.audiences is checked against and answered with: kube-apiserver's
+// --api-audiences default, its --service-account-issuer as kubeadm sets
+// it.
+var DefaultAPIAudiences = []string{"https://kubernetes.default.svc.cluster.local"}
+
+// Paths of the review resources aggsim answers itself.
+const (
+	pathTokenReviews             = "/apis/authentication.k8s.io/v1/tokenreviews"
+	pathSelfSubjectReviews       = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
+	pathSubjectAccessReviews     = "/apis/authorization.k8s.io/v1/subjectaccessreviews"
+	pathSelfSubjectAccessReviews = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+	pathSelfSubjectRulesReviews  = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"
+	// pathAuthorizationNamespaces prefixes
+	// namespaces/<ns>/localsubjectaccessreviews.
+	pathAuthorizationNamespaces = "/apis/authorization.k8s.io/v1/namespaces/"
+)
+
+// reviewHandler answers POSTs of the authentication.k8s.io/v1 and
+// authorization.k8s.io/v1 review resources, as kube-apiserver's
+// pkg/registry/authentication/{tokenreview,selfsubjectreview} and
+// pkg/registry/authorization/{subjectaccessreview,localsubjectaccessreview,
+// selfsubjectaccessreview,selfsubjectrulesreview} REST storages do:
+// 201 Created with the request object and its status filled in, nothing
+// stored. TokenReviews look the token up in the --token-auth-file tokens;
+// every access review is decided by the Authorizer that guards aggsim's own
+// API. Requests and decisions are logged at debug level. It is immutable
+// and safe for concurrent use.
+type reviewHandler struct {
+	tokens    *TokenFile // nil: no token authenticates
+	authz     Authorizer // never nil
+	audiences []string
+	logger    *slog.Logger
+	now       func() time.Time
+}
+
+var _ http.Handler = (*reviewHandler)(nil)
+
+// newReviewHandler builds the handler; authz nil means AlwaysAllow. The
+// authorizer is wrapped like the impersonation filter's, so that
+// "impersonate" reviews get the answer an Impersonate-User request would.
+func newReviewHandler(tokens *TokenFile, authz Authorizer, logger *slog.Logger, now func() time.Time) *reviewHandler {
+	if authz == nil {
+		authz = AlwaysAllow{}
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &reviewHandler{
+		tokens:    tokens,
+		authz:     ImpersonationAuthorizer{Delegate: authz},
+		audiences: DefaultAPIAudiences,
+		logger:    logger,
+		now:       now,
+	}
+}
+
+// reviewPaths lists the exact paths the handler is registered for; the
+// namespaced localsubjectaccessreviews live under pathAuthorizationNamespaces.
+var reviewPaths = []string{
+	pathTokenReviews, pathSelfSubjectReviews,
+	pathSubjectAccessReviews, pathSelfSubjectAccessReviews, pathSelfSubjectRulesReviews,
+}
+
+// installReviewRoutes registers the handler on m: each review path exactly
+// (winning over the generic /apis/<g>/<v>/ prefix the registration
+// controller installs) and the namespaced prefix of
+// localsubjectaccessreviews.
+func installReviewRoutes(m *Mux, h *reviewHandler) {
+	m.Update(func(tx *MuxTx) {
+		for _, p := range reviewPaths {
+			tx.UnlistedHandle(p, h)
+			tx.UnlistedHandle(p+"/", h)
+		}
+		tx.UnlistedHandlePrefix(pathAuthorizationNamespaces, h)
+	})
+}
+
+// errReviewNotFound and errReviewMethod are go-restful's 404 and 405.
+func errReviewNotFound() *registry.StatusError {
+	e := registry.NewStatusError(http.StatusNotFound, "NotFound", "the server could not find the requested resource")
+	e.Status.Details = &registry.StatusDetails{}
+	return e
+}
+
+func errReviewMethod() *registry.StatusError {
+	e := registry.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+	e.Status.Details = &registry.StatusDetails{}
+	return e
+}
+
+// ServeHTTP dispatches on the path; only POST is served.
+func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := strings.TrimSuffix(r.URL.Path, "/")
+	namespace := ""
+	if strings.HasPrefix(p, pathAuthorizationNamespaces) {
+		segs := strings.Split(strings.TrimPrefix(p, pathAuthorizationNamespaces), "/")
+		if len(segs) != 2 || segs[0] == "" || segs[1] != "localsubjectaccessreviews" {
+			writeStatus(w, r, errReviewNotFound())
+			return
+		}
+		namespace, p = segs[0], "localsubjectaccessreviews"
+	}
+	if r.Method != http.MethodPost {
+		writeStatus(w, r, errReviewMethod())
+		return
+	}
+	var (
+		out any
+		err error
+	)
+	switch p {
+	case pathTokenReviews:
+		out, err = h.tokenReview(r)
+	case pathSelfSubjectReviews:
+		out, err = h.selfSubjectReview(r)
+	case pathSubjectAccessReviews:
+		out, err = h.subjectAccessReview(r, "SubjectAccessReview", "")
+	case "localsubjectaccessreviews":
+		out, err = h.subjectAccessReview(r, "LocalSubjectAccessReview", namespace)
+	case pathSelfSubjectAccessReviews:
+		out, err = h.selfSubjectAccessReview(r)
+	case pathSelfSubjectRulesReviews:
+		out, err = h.selfSubjectRulesReview(r)
+	default:
+		err = errReviewNotFound()
+	}
+	if err != nil {
+		writeStatus(w, r, registry.ToStatus(err))
+		return
+	}
+	var b []byte
+	if isPrettyPrint(r) {
+		b, err = json.MarshalIndent(out, "", "  ")
+	} else {
+		b, err = json.Marshal(out)
+	}
+	if err != nil {
+		writeStatus(w, r, registry.NewInternalError(err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// decodeReview reads a JSON (or YAML) body into into, checking apiVersion
+// and kind when present, as the create handler's decoder does. It returns
+// the 400/415 Status errors upstream answers.
+func decodeReview(r *http.Request, into any, apiVersion, kind string) error {
+	if r.ContentLength > registry.MaxRequestBodyBytes {
+		return registry.NewRequestEntityTooLarge(registry.MaxRequestBodyBytes)
+	}
+	body, err := readAllLimited(r)
+	if err != nil {
+		return err
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil {
+			return registry.NewUnsupportedMediaType("application/json, application/yaml, application/vnd.kubernetes.protobuf")
+		}
+		switch mt {
+		case "application/json":
+		case "application/yaml":
+			if body, err = yaml.YAMLToJSON(body); err != nil {
+				return registry.NewBadRequest("couldn't get version/kind; json parse error: " + err.Error())
+			}
+		case registry.MediaProtobuf:
+			j, _, _, err := registry.DecodeProtobufToJSON(body)
+			if err != nil {
+				return registry.NewBadRequest(err.Error())
+			}
+			body = j
+		default:
+			return registry.NewUnsupportedMediaType("application/json, application/yaml, application/vnd.kubernetes.protobuf")
+		}
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return registry.NewBadRequest(fmt.Sprintf("Object 'Kind' is missing in '%s'", string(body)))
+	}
+	var tm registry.TypeMeta
+	if err := json.Unmarshal(body, &tm); err != nil {
+		return registry.NewBadRequest("couldn't get version/kind; json parse error: " + err.Error())
+	}
+	if tm.APIVersion != "" && tm.APIVersion != apiVersion {
+		return registry.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", tm.APIVersion, apiVersion))
+	}
+	if tm.Kind != "" && tm.Kind != kind {
+		return registry.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q", tm.Kind, "v1", kind, tm.Kind, apiVersion))
+	}
+	if err := json.Unmarshal(body, into); err != nil {
+		return registry.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, "v1", kind, err))
+	}
+	return nil
+}
+
+func readAllLimited(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, registry.MaxRequestBodyBytes+1))
+	if err != nil {
+		return nil, registry.NewBadRequest(err.Error())
+	}
+	if len(b) > registry.MaxRequestBodyBytes {
+		return nil, registry.NewRequestEntityTooLarge(registry.MaxRequestBodyBytes)
+	}
+	return b, nil
+}
+
+// ensureNamespace applies the create handler's namespace rule: an empty
+// metadata.namespace takes the request's, a cluster-scoped request clears
+// it, and a different one is 400.
+func ensureNamespace(meta *registry.ObjectMeta, requestNamespace string) error {
+	switch {
+	case meta.Namespace == requestNamespace:
+	case meta.Namespace == "":
+		meta.Namespace = requestNamespace
+	case requestNamespace == "":
+		meta.Namespace = ""
+	default:
+		return registry.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+// tokenReview mirrors tokenreview/storage.go: empty token is 400; the
+// token is looked up in the token file (groups get system:authenticated);
+// audiences default to the API audiences and must intersect them; the
+// answer carries no spec.
+func (h *reviewHandler) tokenReview(r *http.Request) (any, error) {
+	var tr registry.TokenReview
+	if err := decodeReview(r, &tr, "authentication.k8s.io/v1", "TokenReview"); err != nil {
+		return nil, err
+	}
+	_ = ensureNamespace(&tr.ObjectMeta, "")
+	tr.TypeMeta = registry.TypeMeta{Kind: "TokenReview", APIVersion: "authentication.k8s.io/v1"}
+	if tr.Spec.Token == "" {
+		return nil, registry.NewBadRequest("token is required for TokenReview in authentication")
+	}
+	auds := tr.Spec.Audiences
+	if len(auds) == 0 {
+		auds = h.audiences
+	}
+	var matched []string
+	for _, a := range h.audiences {
+		if slices.Contains(auds, a) {
+			matched = append(matched, a)
+		}
+	}
+	tr.Status = registry.TokenReviewStatus{}
+	if len(matched) > 0 {
+		if u, ok := h.tokens.Lookup(tr.Spec.Token); ok {
+			u = addAuthenticatedGroup(u)
+			tr.Status.Authenticated = true
+			tr.Status.User = *u
+			tr.Status.Audiences = matched
+		}
+	}
+	h.logger.Debug("TokenReview", "authenticated", tr.Status.Authenticated, "user", tr.Status.User.Username,
+		"groups", tr.Status.User.Groups, "audiences", auds)
+	tr.Spec = registry.TokenReviewSpec{}
+	return &tr, nil
+}
+
+// selfSubjectReview mirrors selfsubjectreview/rest.go: the requesting
+// user's attributes, creationTimestamp now.
+func (h *reviewHandler) selfSubjectReview(r *http.Request) (any, error) {
+	var sr registry.SelfSubjectReview
+	if err := decodeReview(r, &sr, "authentication.k8s.io/v1", "SelfSubjectReview"); err != nil {
+		return nil, err
+	}
+	u, ok := registry.UserFrom(r.Context())
+	if !ok {
+		return nil, registry.NewBadRequest("no user present on request")
+	}
+	out := &registry.SelfSubjectReview{
+		TypeMeta:   registry.TypeMeta{Kind: "SelfSubjectReview", APIVersion: "authentication.k8s.io/v1"},
+		ObjectMeta: registry.ObjectMeta{CreationTimestamp: registry.NewTime(h.now())},
+		Status:     registry.SelfSubjectReviewStatus{UserInfo: *u},
+	}
+	return out, nil
+}
+
+// validateAccessSpec mirrors ValidateSelfSubjectAccessReviewSpec (the
+// attribute half of ValidateSubjectAccessReviewSpec).
+func validateAccessSpec(res *registry.ResourceAttributes, nonRes *registry.NonResourceAttributes) registry.FieldErrors {
+	var errs registry.FieldErrors
+	if res != nil && nonRes != nil {
+		errs = append(errs, registry.Invalid("spec.nonResourceAttributes", nonRes, "cannot be specified in combination with resourceAttributes"))
+	}
+	if res == nil && nonRes == nil {
+		errs = append(errs, registry.Invalid("spec.resourceAttributes", nonRes, "exactly one of nonResourceAttributes or resourceAttributes must be specified"))
+	}
+	return errs
+}
+
+// accessAttributes mirrors authorizationutil.ResourceAttributesFrom and
+// NonResourceAttributesFrom: an empty version means "*".
+func accessAttributes(u *registry.UserInfo, res *registry.ResourceAttributes, nonRes *registry.NonResourceAttributes) Attributes {
+	if res != nil {
+		version := res.Version
+		if version == "" {
+			version = "*"
+		}
+		return Attributes{
+			User: u, Verb: res.Verb, Namespace: res.Namespace, APIGroup: res.Group, APIVersion: version,
+			Resource: res.Resource, Subresource: res.Subresource, Name: res.Name, ResourceRequest: true,
+		}
+	}
+	return Attributes{User: u, Verb: nonRes.Verb, Path: nonRes.Path}
+}
+
+// decide runs the authorizer and builds upstream's status: allowed on
+// Allow, denied on Deny, the reason, and the error as evaluationError.
+func (h *reviewHandler) decide(r *http.Request, kind string, a Attributes) registry.SubjectAccessReviewStatus {
+	d, reason, err := h.authz.Authorize(r.Context(), a)
+	st := registry.SubjectAccessReviewStatus{Allowed: d == DecisionAllow, Denied: d == DecisionDeny, Reason: reason}
+	if err != nil {
+		st.EvaluationError = err.Error()
+	}
+	h.logger.Debug(kind, "user", a.User.Username, "groups", a.User.Groups, "verb", a.Verb,
+		"namespace", a.Namespace, "group", a.APIGroup, "version", a.APIVersion, "resource", a.Resource,
+		"subresource", a.Subresource, "name", a.Name, "path", a.Path,
+		"decision", d.String(), "reason", reason, "err", err)
+	return st
+}
+
+// subjectAccessReview serves SubjectAccessReview (namespace "") and
+// LocalSubjectAccessReview, mirroring their rest.go and validation.
+func (h *reviewHandler) subjectAccessReview(r *http.Request, kind, namespace string) (any, error) {
+	var sar registry.SubjectAccessReview
+	if err := decodeReview(r, &sar, "authorization.k8s.io/v1", kind); err != nil {
+		return nil, err
+	}
+	if err := ensureNamespace(&sar.ObjectMeta, namespace); err != nil {
+		return nil, err
+	}
+	sar.TypeMeta = registry.TypeMeta{Kind: kind, APIVersion: "authorization.k8s.io/v1"}
+	spec := sar.Spec
+	errs := validateAccessSpec(spec.ResourceAttributes, spec.NonResourceAttributes)
+	if spec.User == "" && len(spec.Groups) == 0 {
+		errs = append(errs, registry.Invalid("spec.user", spec.User, "at least one of user or group must be specified"))
+	}
+	meta := sar.ObjectMeta
+	meta.Namespace, meta.ManagedFields = "", nil
+	if kind == "LocalSubjectAccessReview" {
+		if !isEmptyMeta(meta) {
+			errs = append(errs, registry.Invalid("metadata", sar.ObjectMeta, "must be empty except for namespace"))
+		}
+		if spec.ResourceAttributes != nil && spec.ResourceAttributes.Namespace != sar.Namespace {
+			errs = append(errs, registry.Invalid("spec.resourceAttributes.namespace", spec.ResourceAttributes.Namespace, "must match metadata.namespace"))
+		}
+		if spec.NonResourceAttributes != nil {
+			errs = append(errs, registry.Invalid("spec.nonResourceAttributes", spec.NonResourceAttributes, "disallowed on this kind of request"))
+		}
+	} else if !isEmptyMeta(meta) {
+		errs = append(errs, registry.Invalid("metadata", sar.ObjectMeta, "must be empty"))
+	}
+	if len(errs) > 0 {
+		return nil, registry.NewInvalid("authorization.k8s.io", kind, "", errs)
+	}
+	u := &registry.UserInfo{Username: spec.User, UID: spec.UID, Groups: spec.Groups, Extra: spec.Extra}
+	sar.Status = h.decide(r, kind, accessAttributes(u, spec.ResourceAttributes, spec.NonResourceAttributes))
+	return &sar, nil
+}
+
+// isEmptyMeta reports whether m (namespace and managedFields already
+// cleared) is the zero ObjectMeta.
+func isEmptyMeta(m registry.ObjectMeta) bool {
+	return m.Name == "" && m.GenerateName == "" && m.UID == "" && m.ResourceVersion == "" && m.Generation == 0 &&
+		m.CreationTimestamp.IsZero() && m.DeletionTimestamp == nil && m.DeletionGracePeriodSeconds == nil &&
+		len(m.Labels) == 0 && len(m.Annotations) == 0 && len(m.OwnerReferences) == 0 && len(m.Finalizers) == 0 && m.SelfLink == ""
+}
+
+// selfSubjectAccessReview mirrors selfsubjectaccessreview/rest.go: the
+// requesting user is checked.
+func (h *reviewHandler) selfSubjectAccessReview(r *http.Request) (any, error) {
+	var ssar registry.SelfSubjectAccessReview
+	if err := decodeReview(r, &ssar, "authorization.k8s.io/v1", "SelfSubjectAccessReview"); err != nil {
+		return nil, err
+	}
+	_ = ensureNamespace(&ssar.ObjectMeta, "")
+	ssar.TypeMeta = registry.TypeMeta{Kind: "SelfSubjectAccessReview", APIVersion: "authorization.k8s.io/v1"}
+	if errs := validateAccessSpec(ssar.Spec.ResourceAttributes, ssar.Spec.NonResourceAttributes); len(errs) > 0 {
+		return nil, registry.NewInvalid("authorization.k8s.io", "SelfSubjectAccessReview", "", errs)
+	}
+	u, ok := registry.UserFrom(r.Context())
+	if !ok {
+		return nil, registry.NewBadRequest("no user present on request")
+	}
+	ssar.Status = h.decide(r, "SelfSubjectAccessReview", accessAttributes(u, ssar.Spec.ResourceAttributes, ssar.Spec.NonResourceAttributes))
+	return &ssar, nil
+}
+
+// selfSubjectRulesReview mirrors selfsubjectrulesreview/rest.go with the
+// rules the built-in authorizers report (authorizerfactory/builtin.go):
+// AlwaysAllow lists "*" for everything, AlwaysDeny nothing; any other
+// Authorizer cannot list rules, so the answer is empty and incomplete.
+func (h *reviewHandler) selfSubjectRulesReview(r *http.Request) (any, error) {
+	var rr registry.SelfSubjectRulesReview
+	if err := decodeReview(r, &rr, "authorization.k8s.io/v1", "SelfSubjectRulesReview"); err != nil {
+		return nil, err
+	}
+	_ = ensureNamespace(&rr.ObjectMeta, "")
+	rr.TypeMeta = registry.TypeMeta{Kind: "SelfSubjectRulesReview", APIVersion: "authorization.k8s.io/v1"}
+	if _, ok := registry.UserFrom(r.Context()); !ok {
+		return nil, registry.NewBadRequest("no user present on request")
+	}
+	if rr.Spec.Namespace == "" {
+		return nil, registry.NewBadRequest("no namespace on request")
+	}
+	st := registry.SubjectRulesReviewStatus{ResourceRules: []registry.ResourceRule{}, NonResourceRules: []registry.NonResourceRule{}}
+	switch h.authz.(ImpersonationAuthorizer).Delegate.(type) {
+	case AlwaysAllow:
+		st.ResourceRules = []registry.ResourceRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}}
+		st.NonResourceRules = []registry.NonResourceRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}}
+	case AlwaysDeny:
+	default:
+		st.Incomplete = true
+	}
+	rr.Status = st
+	return &rr, nil
+}
