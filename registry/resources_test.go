@@ -100,6 +100,13 @@ func TestStrategiesInfo(t *testing.T) {
 		"services":    "Service namespaced [svc] [all] status",
 		"endpoints":   "Endpoints namespaced [ep] [] ",
 		"configmaps":  "ConfigMap namespaced [cm] [] ",
+
+		"mutatingwebhookconfigurations":     "MutatingWebhookConfiguration cluster [] [api-extensions] ",
+		"validatingwebhookconfigurations":   "ValidatingWebhookConfiguration cluster [] [api-extensions] ",
+		"validatingadmissionpolicies":       "ValidatingAdmissionPolicy cluster [] [api-extensions] status",
+		"validatingadmissionpolicybindings": "ValidatingAdmissionPolicyBinding cluster [] [api-extensions] ",
+		"flowschemas":                       "FlowSchema cluster [] [] status",
+		"prioritylevelconfigurations":       "PriorityLevelConfiguration cluster [] [] status",
 	}
 	for _, s := range Strategies(nil) {
 		i := s.Info()
