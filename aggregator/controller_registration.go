@@ -150,6 +150,7 @@ func (c *registrationController) add(a *registry.APIService) {
 		names[a.Name] = struct{}{}
 	}
 	s.discovery.Update(d)
+	s.openapi.Update(a) // OpenAPI aggregation, openapi.go
 }
 
 // remove unregisters everything add registered for name. Called with c.mu
@@ -171,6 +172,7 @@ func (c *registrationController) remove(name string) {
 	}
 	gvPath := "/apis/" + group + "/" + version
 	s.discovery.Remove(name)
+	s.openapi.Remove(name) // OpenAPI aggregation, openapi.go
 	if group == registry.GroupAPIRegistration {
 		return
 	}

@@ -10,9 +10,6 @@ import (
 	"strings"
 	"time"
 
-	openapi_v2 "github.com/google/gnostic-models/openapiv2"
-	"google.golang.org/protobuf/proto"
-
 	"github.com/aggsim/aggsim/registry"
 )
 
@@ -160,104 +157,7 @@ func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b)
 }
 
-// openAPIV2ProtobufTypes are the media types kube-apiserver serves the
-// OpenAPI v2 document as protobuf under (kube-openapi handler.go); kubectl
-// up to 1.30 asks only for these.
-var openAPIV2ProtobufTypes = []string{
-	"application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
-	"application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
-}
-
-// installOpenAPIRoutes serves aggsim's own OpenAPI documents: /openapi/v2
-// as JSON or, when asked for, as gnostic protobuf (what kubectl 1.27
-// downloads for client-side validation and apply), and /openapi/v3 with
-// one document per group-version at /openapi/v3/<gv>, with ETag and the
-// immutable cache header when the request carries the document's hash.
-// Documents are encoded once, here.
-func (s *Server) installOpenAPIRoutes() {
-	v2 := registry.OpenAPIV2()
-	v2etag := `"` + registry.OpenAPIHash(v2) + `"`
-	var v2pb []byte
-	if doc, err := openapi_v2.ParseDocument(v2); err != nil {
-		s.logger.Error("parse OpenAPI v2 document", "err", err)
-	} else if v2pb, err = proto.Marshal(doc); err != nil {
-		s.logger.Error("encode OpenAPI v2 document as protobuf", "err", err)
-	}
-	s.mux.Handle("/openapi/v2", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		accept := r.Header.Get("Accept")
-		body, ct := v2, "application/json"
-		switch {
-		case v2pb != nil && acceptsAny(accept, openAPIV2ProtobufTypes...):
-			body, ct = v2pb, "application/octet-stream" // as kube-openapi answers
-		case !acceptsJSON(accept):
-			writeStatusError(w, registry.NewStatusError(http.StatusNotAcceptable, "NotAcceptable",
-				"only the following media types are accepted: application/json, "+strings.Join(openAPIV2ProtobufTypes, ", ")))
-			return
-		}
-		w.Header().Set("Etag", v2etag)
-		w.Header().Set("Content-Type", ct)
-		w.Header().Set("Vary", "Accept")
-		if r.Header.Get("If-None-Match") == v2etag {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		_, _ = w.Write(body)
-	}))
-	index := registry.OpenAPIV3Index()
-	s.mux.Handle("/openapi/v3", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(index)
-	}))
-	s.mux.HandlePrefix("/openapi/v3/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		gv := strings.TrimPrefix(r.URL.Path, "/openapi/v3/")
-		doc, ok := registry.OpenAPIV3GroupVersion(gv)
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		hash, _ := registry.OpenAPIV3Hash(gv)
-		etag := `"` + hash + `"`
-		w.Header().Set("Etag", etag)
-		w.Header().Set("Content-Type", "application/json")
-		if r.URL.Query().Get("hash") == hash {
-			w.Header().Set("Cache-Control", "public, immutable")
-		} else {
-			w.Header().Set("Cache-Control", "no-cache, private")
-		}
-		if r.Header.Get("If-None-Match") == etag {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		_, _ = w.Write(doc)
-	}))
-}
-
-// acceptsAny reports whether an Accept header names one of types.
-func acceptsAny(accept string, types ...string) bool {
-	for _, part := range strings.Split(accept, ",") {
-		mt := strings.TrimSpace(strings.SplitN(part, ";", 2)[0])
-		for _, t := range types {
-			if mt == t {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// acceptsJSON reports whether an Accept header admits application/json.
-func acceptsJSON(accept string) bool {
-	if accept == "" {
-		return true
-	}
-	for _, part := range strings.Split(accept, ",") {
-		mt := strings.TrimSpace(strings.SplitN(part, ";", 2)[0])
-		if mt == "application/json" || mt == "*/*" || mt == "application/*" {
-			return true
-		}
-	}
-	return false
-}
+// The OpenAPI routes (installOpenAPIRoutes) are in openapi.go.
 
 // writeStatusError writes a Status error as JSON with its code.
 func writeStatusError(w http.ResponseWriter, se *registry.StatusError) {

@@ -111,6 +111,9 @@ type Server struct {
 	availability *availabilityController
 	// metrics holds the Prometheus collectors (metrics.go).
 	metrics *metrics
+	// openapi aggregates the backends' OpenAPI documents and serves
+	// /openapi/v2 and /openapi/v3 (openapi.go).
+	openapi *openAPIController
 
 	ready     chan struct{}
 	readyOnce sync.Once
@@ -203,6 +206,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.discovery = dm
+	s.openapi = newOpenAPIController(s.fetchOpenAPI, logger, now) // OpenAPI aggregation, openapi.go
 
 	s.metrics = newMetrics(opts.Registerer, opts.Gatherer)
 	s.mux = NewMux(logger)
@@ -262,6 +266,8 @@ func (s *Server) Run(ctx context.Context) {
 	go func() { defer wg.Done(); s.discovery.Run(ctx) }()
 	wg.Add(1)
 	go func() { defer wg.Done(); s.availability.Run(ctx) }()
+	wg.Add(1) // OpenAPI aggregation, openapi.go
+	go func() { defer wg.Done(); s.openapi.Run(ctx) }()
 	wg.Add(1) // issue 8
 	go func() { defer wg.Done(); s.extensionAuth.Run(ctx) }()
 	go func() {

@@ -104,7 +104,7 @@ func NewBackend(opts Options) (*Backend, error) {
 			b.recorder.ServeHTTP(w, r)
 			return
 		}
-		if docs.serve(w, r) {
+		if docs.serve(w, r) || serveOpenAPI(w, r) { // openapi.go
 			return
 		}
 		b.api.ServeHTTP(w, r)

@@ -86,14 +86,88 @@ var openAPIDocs = sync.OnceValue(buildOpenAPIDocs)
 const openAPIInfoVersion = "v1.33.13"
 
 func buildOpenAPIDocs() *openAPIDocSet {
-	defs := openAPIDefinitions()
-	strategies := Strategies(nil)
-	set := &openAPIDocSet{v3: map[string][]byte{}, v3hash: map[string]string{}}
+	var infos []ResourceInfo
+	for _, s := range Strategies(nil) {
+		infos = append(infos, s.Info())
+	}
+	docs, err := BuildOpenAPI(OpenAPIDocumentSpec{
+		Title: "Kubernetes", Version: openAPIInfoVersion,
+		Resources: infos, DefinitionName: definitionName, Definitions: openAPIDefinitions(),
+	})
+	if err != nil {
+		panic("registry: " + err.Error())
+	}
+	set := &openAPIDocSet{v2: docs.V2, v3: docs.V3, v3hash: map[string]string{}}
+	for gv, b := range docs.V3 {
+		set.v3hash[gv] = OpenAPIHash(b)
+	}
+	return set
+}
+
+// OpenAPIDocumentSpec describes the OpenAPI documents of one API server's
+// resources for BuildOpenAPI: aggsim's own, or an aggregated backend's
+// (package demo). It mirrors what k8s.io/apiserver's OpenAPI builder is
+// given (routes plus the generated definitions and a definition namer).
+type OpenAPIDocumentSpec struct {
+	// Title and Version are the documents' info.title and info.version
+	// (kube-apiserver: "Kubernetes" and its version; sample-apiserver:
+	// "Wardle" and "0.1").
+	Title, Version string
+	// Resources are the served resources: each gets its collection, item
+	// and (HasStatus) /status paths with every verb, in the document of its
+	// group-version.
+	Resources []ResourceInfo
+	// DefinitionName returns the definition name of a kind of info (its
+	// Kind or ListKind), e.g. "io.k8s.api.core.v1.Service" (required).
+	DefinitionName func(info ResourceInfo, kind string) string
+	// Definitions are the schemas by definition name. They may reference
+	// the apimachinery definitions (io.k8s.apimachinery.pkg.apis.meta.v1.
+	// ObjectMeta, ListMeta, Condition, Status, ...), which BuildOpenAPI
+	// adds; an entry here replaces one of those with the same name.
+	Definitions map[string]*OpenAPISchema
+}
+
+// OpenAPIDocuments are the encoded documents BuildOpenAPI returns.
+type OpenAPIDocuments struct {
+	// V2 is the swagger 2.0 document (/openapi/v2): every path and every
+	// definition.
+	V2 []byte
+	// V3 holds one OpenAPI 3.0 document per group-version path ("api/v1",
+	// "apis/<group>/<version>": the /openapi/v3 index keys) with only the
+	// schemas its paths reach.
+	V3 map[string][]byte
+}
+
+// BuildOpenAPI encodes the swagger 2.0 and OpenAPI 3.0 documents of spec's
+// resources, shaped like kube-openapi's builder output (see the file
+// comment: group-version-kind extensions, fieldValidation, dryRun and
+// fieldManager on writes). Errors: no DefinitionName, or a definition or
+// resource kind that references a definition that is not there.
+func BuildOpenAPI(spec OpenAPIDocumentSpec) (OpenAPIDocuments, error) {
+	if spec.DefinitionName == nil {
+		return OpenAPIDocuments{}, fmt.Errorf("openapi: DefinitionName is required")
+	}
+	defs := map[string]*OpenAPISchema{}
+	metaDefinitions(defs)
+	for name, d := range spec.Definitions {
+		defs[name] = d
+	}
+	roots := []string{metaV1 + "Status", metaV1 + "DeleteOptions", metaV1 + "Patch", metaV1 + "WatchEvent"}
+	for _, info := range spec.Resources {
+		roots = append(roots, spec.DefinitionName(info, info.Kind), spec.DefinitionName(info, info.ListKind))
+	}
+	if missing := missingDefinitions(defs, roots); len(missing) > 0 {
+		return OpenAPIDocuments{}, fmt.Errorf("openapi: definitions referenced but not defined: %s", strings.Join(missing, ", "))
+	}
+	info := map[string]any{"title": spec.Title, "version": spec.Version}
+	security := []any{map[string]any{"BearerToken": []any{}}}
+	bearer := map[string]any{"BearerToken": map[string]any{"description": "Bearer Token authentication", "type": "apiKey", "name": "authorization", "in": "header"}}
+	out := OpenAPIDocuments{V3: map[string][]byte{}}
 
 	// v2: every resource in one document.
 	v2paths := map[string]any{}
-	for _, s := range strategies {
-		for p, item := range resourcePaths(s.Info(), false) {
+	for _, ri := range spec.Resources {
+		for p, item := range resourcePaths(ri, false, spec.DefinitionName) {
 			v2paths[p] = item
 		}
 	}
@@ -101,50 +175,69 @@ func buildOpenAPIDocs() *openAPIDocSet {
 	for name, s := range defs {
 		v2defs[name] = s.render(false)
 	}
-	v2 := map[string]any{
+	out.V2 = mustJSON(map[string]any{
 		"swagger":             "2.0",
-		"info":                map[string]any{"title": "Kubernetes", "version": openAPIInfoVersion},
+		"info":                info,
 		"paths":               v2paths,
 		"definitions":         v2defs,
-		"securityDefinitions": map[string]any{"BearerToken": map[string]any{"description": "Bearer Token authentication", "type": "apiKey", "name": "authorization", "in": "header"}},
-		"security":            []any{map[string]any{"BearerToken": []any{}}},
-	}
-	set.v2 = mustJSON(v2)
+		"securityDefinitions": bearer,
+		"security":            security,
+	})
 
 	// v3: one document per group-version with only the schemas it uses.
 	byGV := map[string][]ResourceInfo{}
-	for _, s := range strategies {
-		info := s.Info()
-		byGV[gvPath(info)] = append(byGV[gvPath(info)], info)
+	for _, ri := range spec.Resources {
+		byGV[gvPath(ri)] = append(byGV[gvPath(ri)], ri)
 	}
 	for gv, infos := range byGV {
 		paths := map[string]any{}
 		roots := []string{metaV1 + "Status", metaV1 + "DeleteOptions", metaV1 + "Patch", metaV1 + "WatchEvent"}
-		for _, info := range infos {
-			for p, item := range resourcePaths(info, true) {
+		for _, ri := range infos {
+			for p, item := range resourcePaths(ri, true, spec.DefinitionName) {
 				paths[p] = item
 			}
-			roots = append(roots, definitionName(info, info.Kind), definitionName(info, info.ListKind))
+			roots = append(roots, spec.DefinitionName(ri, ri.Kind), spec.DefinitionName(ri, ri.ListKind))
 		}
 		schemas := map[string]any{}
 		for _, name := range reachableDefinitions(defs, roots) {
 			schemas[name] = defs[name].render(true)
 		}
-		doc := map[string]any{
+		out.V3[gv] = mustJSON(map[string]any{
 			"openapi": "3.0.0",
-			"info":    map[string]any{"title": "Kubernetes", "version": openAPIInfoVersion},
+			"info":    info,
 			"paths":   paths,
 			"components": map[string]any{
 				"schemas":         schemas,
-				"securitySchemes": map[string]any{"BearerToken": map[string]any{"description": "Bearer Token authentication", "type": "apiKey", "name": "authorization", "in": "header"}},
+				"securitySchemes": bearer,
 			},
-			"security": []any{map[string]any{"BearerToken": []any{}}},
-		}
-		b := mustJSON(doc)
-		set.v3[gv] = b
-		set.v3hash[gv] = OpenAPIHash(b)
+			"security": security,
+		})
 	}
-	return set
+	return out, nil
+}
+
+// missingDefinitions returns, sorted, the names referenced from roots or
+// from any definition that defs does not hold.
+func missingDefinitions(defs map[string]*OpenAPISchema, roots []string) []string {
+	missing := map[string]bool{}
+	for _, r := range roots {
+		if _, ok := defs[r]; !ok {
+			missing[r] = true
+		}
+	}
+	for _, d := range defs {
+		for _, r := range d.refs(nil) {
+			if _, ok := defs[r]; !ok {
+				missing[r] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(missing))
+	for n := range missing {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func mustJSON(v any) []byte {
@@ -186,23 +279,24 @@ func definitionName(info ResourceInfo, kind string) string {
 	return coreV1 + kind
 }
 
-// oaSchema is a format-neutral schema: render turns it into swagger 2.0
-// (refs to #/definitions/) or OpenAPI 3 (refs to #/components/schemas/,
-// wrapped in allOf when the property carries its own description).
-type oaSchema struct {
+// OpenAPISchema is a format-neutral schema (a subset of kube-openapi's
+// spec.Schema): BuildOpenAPI renders it as swagger 2.0 (refs to
+// #/definitions/) or OpenAPI 3 (refs to #/components/schemas/, wrapped in
+// allOf when the property carries its own description or default).
+type OpenAPISchema struct {
 	Type        string
 	Format      string
 	Description string
 	Ref         string // definition name
-	Items       *oaSchema
-	AddlProps   *oaSchema
-	Props       map[string]*oaSchema
+	Items       *OpenAPISchema
+	AddlProps   *OpenAPISchema
+	Props       map[string]*OpenAPISchema
 	Required    []string
 	Default     any
 	Ext         map[string]any
 }
 
-func (s *oaSchema) render(v3 bool) map[string]any {
+func (s *OpenAPISchema) render(v3 bool) map[string]any {
 	m := map[string]any{}
 	if s.Ref != "" {
 		ref := "#/definitions/" + s.Ref
@@ -250,7 +344,7 @@ func (s *oaSchema) render(v3 bool) map[string]any {
 }
 
 // refs appends every definition s refers to.
-func (s *oaSchema) refs(out []string) []string {
+func (s *OpenAPISchema) refs(out []string) []string {
 	if s == nil {
 		return out
 	}
@@ -267,7 +361,7 @@ func (s *oaSchema) refs(out []string) []string {
 
 // reachableDefinitions returns roots and every definition they reach,
 // sorted.
-func reachableDefinitions(defs map[string]*oaSchema, roots []string) []string {
+func reachableDefinitions(defs map[string]*OpenAPISchema, roots []string) []string {
 	seen := map[string]bool{}
 	var walk func(string)
 	walk = func(n string) {
@@ -295,29 +389,29 @@ func reachableDefinitions(defs map[string]*oaSchema, roots []string) []string {
 }
 
 // Schema constructors.
-func oaString(desc string) *oaSchema { return &oaSchema{Type: "string", Description: desc} }
-func oaBool(desc string) *oaSchema   { return &oaSchema{Type: "boolean", Description: desc} }
-func oaInt32(desc string) *oaSchema {
-	return &oaSchema{Type: "integer", Format: "int32", Description: desc}
+func oaString(desc string) *OpenAPISchema { return &OpenAPISchema{Type: "string", Description: desc} }
+func oaBool(desc string) *OpenAPISchema   { return &OpenAPISchema{Type: "boolean", Description: desc} }
+func oaInt32(desc string) *OpenAPISchema {
+	return &OpenAPISchema{Type: "integer", Format: "int32", Description: desc}
 }
-func oaInt64(desc string) *oaSchema {
-	return &oaSchema{Type: "integer", Format: "int64", Description: desc}
+func oaInt64(desc string) *OpenAPISchema {
+	return &OpenAPISchema{Type: "integer", Format: "int64", Description: desc}
 }
-func oaRef(name, desc string) *oaSchema { return &oaSchema{Ref: name, Description: desc} }
+func oaRef(name, desc string) *OpenAPISchema { return &OpenAPISchema{Ref: name, Description: desc} }
 
 // oaStruct is a reference to a non-pointer struct field (v3 adds
 // "default": {} as upstream does).
-func oaStruct(name, desc string) *oaSchema {
-	return &oaSchema{Ref: name, Description: desc, Default: map[string]any{}}
+func oaStruct(name, desc string) *OpenAPISchema {
+	return &OpenAPISchema{Ref: name, Description: desc, Default: map[string]any{}}
 }
-func oaStrings(desc string, ext map[string]any) *oaSchema {
-	return &oaSchema{Type: "array", Description: desc, Items: &oaSchema{Type: "string", Default: ""}, Ext: ext}
+func oaStrings(desc string, ext map[string]any) *OpenAPISchema {
+	return &OpenAPISchema{Type: "array", Description: desc, Items: &OpenAPISchema{Type: "string", Default: ""}, Ext: ext}
 }
-func oaArray(item string, desc string, ext map[string]any) *oaSchema {
-	return &oaSchema{Type: "array", Description: desc, Items: &oaSchema{Ref: item, Default: map[string]any{}}, Ext: ext}
+func oaArray(item string, desc string, ext map[string]any) *OpenAPISchema {
+	return &OpenAPISchema{Type: "array", Description: desc, Items: &OpenAPISchema{Ref: item, Default: map[string]any{}}, Ext: ext}
 }
-func oaStringMap(desc string, ext map[string]any) *oaSchema {
-	return &oaSchema{Type: "object", Description: desc, AddlProps: &oaSchema{Type: "string", Default: ""}, Ext: ext}
+func oaStringMap(desc string, ext map[string]any) *OpenAPISchema {
+	return &OpenAPISchema{Type: "object", Description: desc, AddlProps: &OpenAPISchema{Type: "string", Default: ""}, Ext: ext}
 }
 func gvkExt(group, version, kind string) map[string]any {
 	return map[string]any{"x-kubernetes-group-version-kind": []any{map[string]any{"group": group, "version": version, "kind": kind}}}
@@ -346,8 +440,8 @@ const (
 
 // kindSchema builds a top-level kind with apiVersion, kind, metadata and
 // the given extra properties.
-func kindSchema(group, version, kind, desc string, props map[string]*oaSchema) *oaSchema {
-	p := map[string]*oaSchema{
+func kindSchema(group, version, kind, desc string, props map[string]*OpenAPISchema) *OpenAPISchema {
+	p := map[string]*OpenAPISchema{
 		"apiVersion": oaString(descAPIVersion),
 		"kind":       oaString(descKind),
 		"metadata":   oaStruct(metaV1+"ObjectMeta", descMetadata),
@@ -355,13 +449,28 @@ func kindSchema(group, version, kind, desc string, props map[string]*oaSchema) *
 	for k, v := range props {
 		p[k] = v
 	}
-	return &oaSchema{Type: "object", Description: desc, Props: p, Ext: gvkExt(group, version, kind)}
+	return &OpenAPISchema{Type: "object", Description: desc, Props: p, Ext: gvkExt(group, version, kind)}
 }
 
-func listSchema(group, version, kind, item, desc string) *oaSchema {
-	return &oaSchema{
+// OpenAPIKindSchema returns the definition of a top-level kind: an object
+// with apiVersion, kind and metadata (ObjectMeta) plus props, and the
+// x-kubernetes-group-version-kind extension naming group, version and kind
+// (what kube-openapi's definition namer adds for a registered type).
+func OpenAPIKindSchema(group, version, kind, desc string, props map[string]*OpenAPISchema) *OpenAPISchema {
+	return kindSchema(group, version, kind, desc, props)
+}
+
+// OpenAPIListSchema returns the definition of the list kind listKind
+// (apiVersion, kind, metadata as ListMeta and the required items, an array
+// of the definition itemDefinition), with its group-version-kind extension.
+func OpenAPIListSchema(group, version, listKind, itemDefinition, desc string) *OpenAPISchema {
+	return listSchema(group, version, listKind, itemDefinition, desc)
+}
+
+func listSchema(group, version, kind, item, desc string) *OpenAPISchema {
+	return &OpenAPISchema{
 		Type: "object", Description: desc, Required: []string{"items"},
-		Props: map[string]*oaSchema{
+		Props: map[string]*OpenAPISchema{
 			"apiVersion": oaString(descAPIVersion),
 			"kind":       oaString(descKind),
 			"metadata":   oaStruct(metaV1+"ListMeta", descListMeta),
@@ -371,8 +480,8 @@ func listSchema(group, version, kind, item, desc string) *oaSchema {
 	}
 }
 
-func openAPIDefinitions() map[string]*oaSchema {
-	d := map[string]*oaSchema{}
+func openAPIDefinitions() map[string]*OpenAPISchema {
+	d := map[string]*OpenAPISchema{}
 	metaDefinitions(d)
 	apiregistrationDefinitions(d)
 	coreDefinitions(d)
@@ -383,36 +492,36 @@ func openAPIDefinitions() map[string]*oaSchema {
 
 // openObject is an object schema whose properties aggsim does not model
 // (its GenericObject bodies are stored verbatim).
-func openObject(desc string, required ...string) *oaSchema {
-	return &oaSchema{Type: "object", Description: desc, Required: required}
+func openObject(desc string, required ...string) *OpenAPISchema {
+	return &OpenAPISchema{Type: "object", Description: desc, Required: required}
 }
 
 // admissionDefinitions are the admissionregistration.k8s.io/v1 kinds,
 // top level only: spec, status and each webhook are open objects.
-func admissionDefinitions(d map[string]*oaSchema) {
+func admissionDefinitions(d map[string]*OpenAPISchema) {
 	g, v := GroupAdmissionRegistration, VersionV1
 	for _, w := range []string{"Mutating", "Validating"} {
 		kind := w + "WebhookConfiguration"
-		d[admissionV1+kind] = kindSchema(g, v, kind, kind+" describes the configuration of and admission webhook that accept or reject and may change the object.", map[string]*oaSchema{
+		d[admissionV1+kind] = kindSchema(g, v, kind, kind+" describes the configuration of and admission webhook that accept or reject and may change the object.", map[string]*OpenAPISchema{
 			"webhooks": oaArray(admissionV1+w+"Webhook", "Webhooks is a list of webhooks and the affected resources and operations.", mapList("name", "name")),
 		})
 		d[admissionV1+kind+"List"] = listSchema(g, v, kind+"List", admissionV1+kind, kind+"List is a list of "+kind+".")
-		d[admissionV1+w+"Webhook"] = &oaSchema{
+		d[admissionV1+w+"Webhook"] = &OpenAPISchema{
 			Type: "object", Description: w + "Webhook describes an admission webhook and the resources and operations it applies to.",
 			Required: []string{"name", "clientConfig", "sideEffects", "admissionReviewVersions"},
-			Props: map[string]*oaSchema{
+			Props: map[string]*OpenAPISchema{
 				"name": {Type: "string", Default: "", Description: "The name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where \"imagepolicy\" is the name of the webhook, and kubernetes.io is the name of the organization. Required."},
 			},
 		}
 	}
-	d[admissionV1+"ValidatingAdmissionPolicy"] = kindSchema(g, v, "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy describes the definition of an admission validation policy that accepts or rejects an object without changing it.", map[string]*oaSchema{
+	d[admissionV1+"ValidatingAdmissionPolicy"] = kindSchema(g, v, "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy describes the definition of an admission validation policy that accepts or rejects an object without changing it.", map[string]*OpenAPISchema{
 		"spec":   oaStruct(admissionV1+"ValidatingAdmissionPolicySpec", "Specification of the desired behavior of the ValidatingAdmissionPolicy."),
 		"status": oaStruct(admissionV1+"ValidatingAdmissionPolicyStatus", "The status of the ValidatingAdmissionPolicy, including warnings that are useful to determine if the policy behaves in the expected way. Populated by the system. Read-only."),
 	})
 	d[admissionV1+"ValidatingAdmissionPolicyList"] = listSchema(g, v, "ValidatingAdmissionPolicyList", admissionV1+"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyList is a list of ValidatingAdmissionPolicy.")
 	d[admissionV1+"ValidatingAdmissionPolicySpec"] = openObject("ValidatingAdmissionPolicySpec is the specification of the desired behavior of the AdmissionPolicy.")
 	d[admissionV1+"ValidatingAdmissionPolicyStatus"] = openObject("ValidatingAdmissionPolicyStatus represents the status of an admission validation policy.")
-	d[admissionV1+"ValidatingAdmissionPolicyBinding"] = kindSchema(g, v, "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding binds the ValidatingAdmissionPolicy with paramerized resources.", map[string]*oaSchema{
+	d[admissionV1+"ValidatingAdmissionPolicyBinding"] = kindSchema(g, v, "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding binds the ValidatingAdmissionPolicy with paramerized resources.", map[string]*OpenAPISchema{
 		"spec": oaStruct(admissionV1+"ValidatingAdmissionPolicyBindingSpec", "Specification of the desired behavior of the ValidatingAdmissionPolicyBinding."),
 	})
 	d[admissionV1+"ValidatingAdmissionPolicyBindingList"] = listSchema(g, v, "ValidatingAdmissionPolicyBindingList", admissionV1+"ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBindingList is a list of ValidatingAdmissionPolicyBinding.")
@@ -421,22 +530,22 @@ func admissionDefinitions(d map[string]*oaSchema) {
 
 // flowControlDefinitions are the flowcontrol.apiserver.k8s.io/v1 kinds,
 // top level only: spec and status are open objects.
-func flowControlDefinitions(d map[string]*oaSchema) {
+func flowControlDefinitions(d map[string]*OpenAPISchema) {
 	g, v := GroupFlowControl, VersionV1
 	for _, k := range []struct{ kind, desc string }{
 		{"FlowSchema", "FlowSchema defines the schema of a group of flows. Note that a flow is made up of a set of inbound API requests with similar attributes and is identified by a pair of strings: the name of the FlowSchema and a \"flow distinguisher\"."},
 		{"PriorityLevelConfiguration", "PriorityLevelConfiguration represents the configuration of a priority level."},
 	} {
-		d[flowV1+k.kind] = kindSchema(g, v, k.kind, k.desc, map[string]*oaSchema{
+		d[flowV1+k.kind] = kindSchema(g, v, k.kind, k.desc, map[string]*OpenAPISchema{
 			"spec":   oaStruct(flowV1+k.kind+"Spec", "`spec` is the specification of the desired behavior of a "+k.kind+". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"),
 			"status": oaStruct(flowV1+k.kind+"Status", "`status` is the current status of a "+k.kind+". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"),
 		})
 		d[flowV1+k.kind+"List"] = listSchema(g, v, k.kind+"List", flowV1+k.kind, k.kind+"List is a list of "+k.kind+" objects.")
 		d[flowV1+k.kind+"Spec"] = openObject(k.kind + "Spec describes how the " + k.kind + "'s specification looks like.")
-		d[flowV1+k.kind+"Status"] = &oaSchema{Type: "object", Description: k.kind + "Status represents the current state of a " + k.kind + ".", Props: map[string]*oaSchema{
+		d[flowV1+k.kind+"Status"] = &OpenAPISchema{Type: "object", Description: k.kind + "Status represents the current state of a " + k.kind + ".", Props: map[string]*OpenAPISchema{
 			"conditions": oaArray(flowV1+k.kind+"Condition", "`conditions` is a list of the current states of "+k.kind+".", mapList("type", "type")),
 		}}
-		d[flowV1+k.kind+"Condition"] = &oaSchema{Type: "object", Description: k.kind + "Condition describes conditions for a " + k.kind + ".", Props: map[string]*oaSchema{
+		d[flowV1+k.kind+"Condition"] = &OpenAPISchema{Type: "object", Description: k.kind + "Condition describes conditions for a " + k.kind + ".", Props: map[string]*OpenAPISchema{
 			"lastTransitionTime": oaRef(metaV1+"Time", "`lastTransitionTime` is the last time the condition transitioned from one status to another."),
 			"message":            oaString("`message` is a human-readable message indicating details about last transition."),
 			"reason":             oaString("`reason` is a unique, one-word, CamelCase reason for the condition's last transition."),
@@ -446,16 +555,16 @@ func flowControlDefinitions(d map[string]*oaSchema) {
 	}
 }
 
-func metaDefinitions(d map[string]*oaSchema) {
-	d[metaV1+"Time"] = &oaSchema{Type: "string", Format: "date-time", Description: "Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON.  Wrappers are provided for many of the factory methods that the time package offers."}
-	d[metaV1+"FieldsV1"] = &oaSchema{Type: "object", Description: "FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format."}
-	d[metaV1+"Patch"] = &oaSchema{Type: "object", Description: "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body."}
-	d[rawExtName] = &oaSchema{Type: "object", Description: "RawExtension is used to hold extensions in external versions."}
-	d[intOrStrName] = &oaSchema{Type: "string", Format: "int-or-string", Description: "IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number."}
-	d[metaV1+"OwnerReference"] = &oaSchema{
+func metaDefinitions(d map[string]*OpenAPISchema) {
+	d[metaV1+"Time"] = &OpenAPISchema{Type: "string", Format: "date-time", Description: "Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON.  Wrappers are provided for many of the factory methods that the time package offers."}
+	d[metaV1+"FieldsV1"] = &OpenAPISchema{Type: "object", Description: "FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format."}
+	d[metaV1+"Patch"] = &OpenAPISchema{Type: "object", Description: "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body."}
+	d[rawExtName] = &OpenAPISchema{Type: "object", Description: "RawExtension is used to hold extensions in external versions."}
+	d[intOrStrName] = &OpenAPISchema{Type: "string", Format: "int-or-string", Description: "IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number."}
+	d[metaV1+"OwnerReference"] = &OpenAPISchema{
 		Type: "object", Description: "OwnerReference contains enough information to let you identify an owning object. An owning object must be in the same namespace as the dependent, or be cluster-scoped, so there is no namespace field.",
 		Required: []string{"apiVersion", "kind", "name", "uid"}, Ext: atomicMap,
-		Props: map[string]*oaSchema{
+		Props: map[string]*OpenAPISchema{
 			"apiVersion":         oaString("API version of the referent."),
 			"kind":               oaString("Kind of the referent."),
 			"name":               oaString("Name of the referent."),
@@ -464,9 +573,9 @@ func metaDefinitions(d map[string]*oaSchema) {
 			"blockOwnerDeletion": oaBool("If true, AND if the owner has the \"foregroundDeletion\" finalizer, then the owner cannot be deleted from the key-value store until this reference is removed."),
 		},
 	}
-	d[metaV1+"ManagedFieldsEntry"] = &oaSchema{
+	d[metaV1+"ManagedFieldsEntry"] = &OpenAPISchema{
 		Type: "object", Description: "ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource that the fieldset applies to.",
-		Props: map[string]*oaSchema{
+		Props: map[string]*OpenAPISchema{
 			"apiVersion":  oaString("APIVersion defines the version of this resource that this field set applies to."),
 			"fieldsType":  oaString("FieldsType is the discriminator for the different fields format and version. There is currently only one possible value: \"FieldsV1\""),
 			"fieldsV1":    oaRef(metaV1+"FieldsV1", "FieldsV1 holds the first JSON version format as described in the \"FieldsV1\" type."),
@@ -476,9 +585,9 @@ func metaDefinitions(d map[string]*oaSchema) {
 			"time":        oaRef(metaV1+"Time", "Time is the timestamp of when the ManagedFields entry was added."),
 		},
 	}
-	d[metaV1+"ObjectMeta"] = &oaSchema{
+	d[metaV1+"ObjectMeta"] = &OpenAPISchema{
 		Type: "object", Description: "ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.",
-		Props: map[string]*oaSchema{
+		Props: map[string]*OpenAPISchema{
 			"annotations":                oaStringMap("Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata.", nil),
 			"creationTimestamp":          oaRef(metaV1+"Time", "CreationTimestamp is a timestamp representing the server time when this object was created. Populated by the system. Read-only. Null for lists."),
 			"deletionGracePeriodSeconds": oaInt64("Number of seconds allowed for this object to gracefully terminate before it will be removed from the system. Only set when deletionTimestamp is also set. Read-only."),
@@ -496,26 +605,26 @@ func metaDefinitions(d map[string]*oaSchema) {
 			"uid":                        oaString("UID is the unique in time and space value for this object. Populated by the system. Read-only."),
 		},
 	}
-	d[metaV1+"ListMeta"] = &oaSchema{
+	d[metaV1+"ListMeta"] = &OpenAPISchema{
 		Type: "object", Description: "ListMeta describes metadata that synthetic resources must have, including lists and various status objects.",
-		Props: map[string]*oaSchema{
+		Props: map[string]*OpenAPISchema{
 			"continue":           oaString("continue may be set if the user set a limit on the number of items returned, and indicates that the server has more data available."),
 			"remainingItemCount": oaInt64("remainingItemCount is the number of subsequent items in the list which are not included in this list response."),
 			"resourceVersion":    oaString("String that identifies the server's internal version of this object that can be used by clients to determine when objects have changed."),
 			"selfLink":           oaString("Deprecated: selfLink is a legacy read-only field that is no longer populated by the system."),
 		},
 	}
-	d[metaV1+"StatusCause"] = &oaSchema{
+	d[metaV1+"StatusCause"] = &OpenAPISchema{
 		Type: "object", Description: "StatusCause provides more information about an api.Status failure, including cases when multiple errors are encountered.",
-		Props: map[string]*oaSchema{
+		Props: map[string]*OpenAPISchema{
 			"field":   oaString("The field of the resource that has caused this error, as named by its JSON serialization."),
 			"message": oaString("A human-readable description of the cause of the error."),
 			"reason":  oaString("A machine-readable description of the cause of the error."),
 		},
 	}
-	d[metaV1+"StatusDetails"] = &oaSchema{
+	d[metaV1+"StatusDetails"] = &OpenAPISchema{
 		Type: "object", Description: "StatusDetails is a set of additional properties that MAY be set by the server to provide additional information about a response.",
-		Props: map[string]*oaSchema{
+		Props: map[string]*OpenAPISchema{
 			"causes":            oaArray(metaV1+"StatusCause", "The Causes array includes more details associated with the StatusReason failure.", atomicList),
 			"group":             oaString("The group attribute of the resource associated with the status StatusReason."),
 			"kind":              oaString("The kind attribute of the resource associated with the status StatusReason."),
@@ -528,9 +637,9 @@ func metaDefinitions(d map[string]*oaSchema) {
 		map[string]any{"group": "", "version": "v1", "kind": "Status"},
 		map[string]any{"group": GroupAPIRegistration, "version": "v1", "kind": "Status"},
 	}}
-	d[metaV1+"Status"] = &oaSchema{
+	d[metaV1+"Status"] = &OpenAPISchema{
 		Type: "object", Description: "Status is a return value for calls that don't return other objects.", Ext: statusExt,
-		Props: map[string]*oaSchema{
+		Props: map[string]*OpenAPISchema{
 			"apiVersion": oaString(descAPIVersion),
 			"code":       oaInt32("Suggested HTTP return code for this status, 0 if not set."),
 			"details":    oaRef(metaV1+"StatusDetails", "Extended data associated with the reason."),
@@ -541,9 +650,9 @@ func metaDefinitions(d map[string]*oaSchema) {
 			"status":     oaString("Status of the operation. One of: \"Success\" or \"Failure\"."),
 		},
 	}
-	d[metaV1+"Preconditions"] = &oaSchema{
+	d[metaV1+"Preconditions"] = &OpenAPISchema{
 		Type: "object", Description: "Preconditions must be fulfilled before an operation (update, delete, etc.) is carried out.",
-		Props: map[string]*oaSchema{
+		Props: map[string]*OpenAPISchema{
 			"resourceVersion": oaString("Specifies the target ResourceVersion"),
 			"uid":             oaString("Specifies the target UID."),
 		},
@@ -554,9 +663,9 @@ func metaDefinitions(d map[string]*oaSchema) {
 			map[string]any{"group": GroupAPIRegistration, "version": "v1", "kind": kind},
 		}}
 	}
-	d[metaV1+"DeleteOptions"] = &oaSchema{
+	d[metaV1+"DeleteOptions"] = &OpenAPISchema{
 		Type: "object", Description: "DeleteOptions may be provided when deleting an API object.", Ext: multiGVK("DeleteOptions"),
-		Props: map[string]*oaSchema{
+		Props: map[string]*OpenAPISchema{
 			"apiVersion":         oaString(descAPIVersion),
 			"dryRun":             oaStrings("When present, indicates that modifications should not be persisted.", atomicList),
 			"gracePeriodSeconds": oaInt64("The duration in seconds before the object should be deleted."),
@@ -566,17 +675,17 @@ func metaDefinitions(d map[string]*oaSchema) {
 			"propagationPolicy":  oaString("Whether and how garbage collection will be performed."),
 		},
 	}
-	d[metaV1+"WatchEvent"] = &oaSchema{
+	d[metaV1+"WatchEvent"] = &OpenAPISchema{
 		Type: "object", Description: "Event represents a single event to a watched resource.", Required: []string{"type", "object"}, Ext: multiGVK("WatchEvent"),
-		Props: map[string]*oaSchema{
+		Props: map[string]*OpenAPISchema{
 			"object": oaStruct(rawExtName, "Object is:\n * If Type is Added or Modified: the new state of the object.\n * If Type is Deleted: the state of the object immediately before deletion.\n * If Type is Error: *Status is recommended; other types may make sense\n   depending on context."),
-			"type":   &oaSchema{Type: "string", Default: ""},
+			"type":   &OpenAPISchema{Type: "string", Default: ""},
 		},
 	}
-	d[metaV1+"Condition"] = &oaSchema{
+	d[metaV1+"Condition"] = &OpenAPISchema{
 		Type: "object", Description: "Condition contains details for one aspect of the current state of this API Resource.",
 		Required: []string{"type", "status", "lastTransitionTime", "reason", "message"},
-		Props: map[string]*oaSchema{
+		Props: map[string]*OpenAPISchema{
 			"lastTransitionTime": oaRef(metaV1+"Time", "lastTransitionTime is the last time the condition transitioned from one status to another."),
 			"message":            oaString("message is a human readable message indicating details about the transition."),
 			"observedGeneration": oaInt64("observedGeneration represents the .metadata.generation that the condition was set based upon."),
@@ -587,81 +696,81 @@ func metaDefinitions(d map[string]*oaSchema) {
 	}
 }
 
-func apiregistrationDefinitions(d map[string]*oaSchema) {
+func apiregistrationDefinitions(d map[string]*OpenAPISchema) {
 	g, v := GroupAPIRegistration, VersionV1
-	d[apiregV1+"APIService"] = kindSchema(g, v, "APIService", "APIService represents a server for a particular GroupVersion. Name must be \"version.group\".", map[string]*oaSchema{
+	d[apiregV1+"APIService"] = kindSchema(g, v, "APIService", "APIService represents a server for a particular GroupVersion. Name must be \"version.group\".", map[string]*OpenAPISchema{
 		"spec":   oaStruct(apiregV1+"APIServiceSpec", "Spec contains information for locating and communicating with a server"),
 		"status": oaStruct(apiregV1+"APIServiceStatus", "Status contains derived information about an API server"),
 	})
 	d[apiregV1+"APIServiceList"] = listSchema(g, v, "APIServiceList", apiregV1+"APIService", "APIServiceList is a list of APIService objects.")
-	d[apiregV1+"ServiceReference"] = &oaSchema{
+	d[apiregV1+"ServiceReference"] = &OpenAPISchema{
 		Type: "object", Description: "ServiceReference holds a reference to Service.legacy.k8s.io",
-		Props: map[string]*oaSchema{
+		Props: map[string]*OpenAPISchema{
 			"name":      oaString("Name is the name of the service"),
 			"namespace": oaString("Namespace is the namespace of the service"),
 			"port":      oaInt32("If specified, the port on the service that hosting webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive)."),
 		},
 	}
-	d[apiregV1+"APIServiceSpec"] = &oaSchema{
+	d[apiregV1+"APIServiceSpec"] = &OpenAPISchema{
 		Type: "object", Description: "APIServiceSpec contains information for locating and communicating with a server. Only https is supported, though you are able to disable certificate verification.",
 		Required: []string{"groupPriorityMinimum", "versionPriority"},
-		Props: map[string]*oaSchema{
+		Props: map[string]*OpenAPISchema{
 			"caBundle":              {Type: "string", Format: "byte", Description: "CABundle is a PEM encoded CA bundle which will be used to validate an API server's serving certificate. If unspecified, system trust roots on the apiserver are used.", Ext: atomicList},
 			"group":                 oaString("Group is the API group name this server hosts"),
-			"groupPriorityMinimum":  &oaSchema{Type: "integer", Format: "int32", Default: 0, Description: "GroupPriorityMinimum is the priority this group should have at least. Higher priority means that the group is preferred by clients over lower priority ones. The primary sort is based on GroupPriorityMinimum, ordered highest number to lowest (20 before 10). The secondary sort is based on the alphabetical comparison of the name of the object. (v1.bar before v1.foo)"},
+			"groupPriorityMinimum":  &OpenAPISchema{Type: "integer", Format: "int32", Default: 0, Description: "GroupPriorityMinimum is the priority this group should have at least. Higher priority means that the group is preferred by clients over lower priority ones. The primary sort is based on GroupPriorityMinimum, ordered highest number to lowest (20 before 10). The secondary sort is based on the alphabetical comparison of the name of the object. (v1.bar before v1.foo)"},
 			"insecureSkipTLSVerify": oaBool("InsecureSkipTLSVerify disables TLS certificate verification when communicating with this server. This is strongly discouraged.  You should use the CABundle instead."),
 			"service":               oaRef(apiregV1+"ServiceReference", "Service is a reference to the service for this API server.  It must communicate on port 443. If the Service is nil, that means the handling for the API groupversion is handled locally on this server. The call will simply delegate to the normal handler chain to be fulfilled."),
 			"version":               oaString("Version is the API version this server hosts.  For example, \"v1\""),
-			"versionPriority":       &oaSchema{Type: "integer", Format: "int32", Default: 0, Description: "VersionPriority controls the ordering of this API version inside of its group.  Must be greater than zero. The primary sort is based on VersionPriority, ordered highest to lowest (20 before 10). Since it's inside of a group, the number can be small, probably in the 10s. In case of equal version priorities, the version string will be used to compute the order inside a group."},
+			"versionPriority":       &OpenAPISchema{Type: "integer", Format: "int32", Default: 0, Description: "VersionPriority controls the ordering of this API version inside of its group.  Must be greater than zero. The primary sort is based on VersionPriority, ordered highest to lowest (20 before 10). Since it's inside of a group, the number can be small, probably in the 10s. In case of equal version priorities, the version string will be used to compute the order inside a group."},
 		},
 	}
-	d[apiregV1+"APIServiceStatus"] = &oaSchema{
+	d[apiregV1+"APIServiceStatus"] = &OpenAPISchema{
 		Type: "object", Description: "APIServiceStatus contains derived information about an API server",
-		Props: map[string]*oaSchema{
+		Props: map[string]*OpenAPISchema{
 			"conditions": oaArray(apiregV1+"APIServiceCondition", "Current service state of apiService.", mapList("type", "type")),
 		},
 	}
-	d[apiregV1+"APIServiceCondition"] = &oaSchema{
+	d[apiregV1+"APIServiceCondition"] = &OpenAPISchema{
 		Type: "object", Description: "APIServiceCondition describes the state of an APIService at a particular point",
 		Required: []string{"type", "status"},
-		Props: map[string]*oaSchema{
+		Props: map[string]*OpenAPISchema{
 			"lastTransitionTime": oaRef(metaV1+"Time", "Last time the condition transitioned from one status to another."),
 			"message":            oaString("Human-readable message indicating details about last transition."),
 			"reason":             oaString("Unique, one-word, CamelCase reason for the condition's last transition."),
-			"status":             &oaSchema{Type: "string", Default: "", Description: "Status is the status of the condition. Can be True, False, Unknown."},
-			"type":               &oaSchema{Type: "string", Default: "", Description: "Type is the type of the condition."},
+			"status":             &OpenAPISchema{Type: "string", Default: "", Description: "Status is the status of the condition. Can be True, False, Unknown."},
+			"type":               &OpenAPISchema{Type: "string", Default: "", Description: "Type is the type of the condition."},
 		},
 	}
 }
 
-func coreDefinitions(d map[string]*oaSchema) {
+func coreDefinitions(d map[string]*OpenAPISchema) {
 	g, v := GroupCore, VersionV1
-	d[coreV1+"Namespace"] = kindSchema(g, v, "Namespace", "Namespace provides a scope for Names. Use of multiple namespaces is optional.", map[string]*oaSchema{
+	d[coreV1+"Namespace"] = kindSchema(g, v, "Namespace", "Namespace provides a scope for Names. Use of multiple namespaces is optional.", map[string]*OpenAPISchema{
 		"spec":   oaStruct(coreV1+"NamespaceSpec", "Spec defines the behavior of the Namespace."),
 		"status": oaStruct(coreV1+"NamespaceStatus", "Status describes the current status of a Namespace."),
 	})
 	d[coreV1+"NamespaceList"] = listSchema(g, v, "NamespaceList", coreV1+"Namespace", "NamespaceList is a list of Namespaces.")
-	d[coreV1+"NamespaceSpec"] = &oaSchema{Type: "object", Description: "NamespaceSpec describes the attributes on a Namespace.", Props: map[string]*oaSchema{
+	d[coreV1+"NamespaceSpec"] = &OpenAPISchema{Type: "object", Description: "NamespaceSpec describes the attributes on a Namespace.", Props: map[string]*OpenAPISchema{
 		"finalizers": oaStrings("Finalizers is an opaque list of values that must be empty to permanently remove object from storage.", atomicList),
 	}}
-	d[coreV1+"NamespaceStatus"] = &oaSchema{Type: "object", Description: "NamespaceStatus is information about the current status of a Namespace.", Props: map[string]*oaSchema{
+	d[coreV1+"NamespaceStatus"] = &OpenAPISchema{Type: "object", Description: "NamespaceStatus is information about the current status of a Namespace.", Props: map[string]*OpenAPISchema{
 		"conditions": oaArray(coreV1+"NamespaceCondition", "Represents the latest available observations of a namespace's current state.", mapList("type", "type")),
 		"phase":      oaString("Phase is the current lifecycle phase of the namespace."),
 	}}
-	d[coreV1+"NamespaceCondition"] = &oaSchema{Type: "object", Description: "NamespaceCondition contains details about state of namespace.", Required: []string{"type", "status"}, Props: map[string]*oaSchema{
+	d[coreV1+"NamespaceCondition"] = &OpenAPISchema{Type: "object", Description: "NamespaceCondition contains details about state of namespace.", Required: []string{"type", "status"}, Props: map[string]*OpenAPISchema{
 		"lastTransitionTime": oaRef(metaV1+"Time", "Last time the condition transitioned from one status to another."),
 		"message":            oaString("Human-readable message indicating details about last transition."),
 		"reason":             oaString("Unique, one-word, CamelCase reason for the condition's last transition."),
-		"status":             &oaSchema{Type: "string", Default: "", Description: "Status of the condition, one of True, False, Unknown."},
-		"type":               &oaSchema{Type: "string", Default: "", Description: "Type of namespace controller condition."},
+		"status":             &OpenAPISchema{Type: "string", Default: "", Description: "Status of the condition, one of True, False, Unknown."},
+		"type":               &OpenAPISchema{Type: "string", Default: "", Description: "Type of namespace controller condition."},
 	}}
 
-	d[coreV1+"Service"] = kindSchema(g, v, "Service", "Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.", map[string]*oaSchema{
+	d[coreV1+"Service"] = kindSchema(g, v, "Service", "Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.", map[string]*OpenAPISchema{
 		"spec":   oaStruct(coreV1+"ServiceSpec", "Spec defines the behavior of a service."),
 		"status": oaStruct(coreV1+"ServiceStatus", "Most recently observed status of the service. Populated by the system. Read-only."),
 	})
 	d[coreV1+"ServiceList"] = listSchema(g, v, "ServiceList", coreV1+"Service", "ServiceList holds a list of services.")
-	d[coreV1+"ServiceSpec"] = &oaSchema{Type: "object", Description: "ServiceSpec describes the attributes that a user creates on a service.", Props: map[string]*oaSchema{
+	d[coreV1+"ServiceSpec"] = &OpenAPISchema{Type: "object", Description: "ServiceSpec describes the attributes that a user creates on a service.", Props: map[string]*OpenAPISchema{
 		"allocateLoadBalancerNodePorts": oaBool("allocateLoadBalancerNodePorts defines if NodePorts will be automatically allocated for services with type LoadBalancer. Default is \"true\"."),
 		"clusterIP":                     oaString("clusterIP is the IP address of the service and is usually assigned randomly."),
 		"clusterIPs":                    oaStrings("ClusterIPs is a list of IP addresses assigned to this service, and are usually assigned randomly.", atomicList),
@@ -683,55 +792,55 @@ func coreDefinitions(d map[string]*oaSchema) {
 		"trafficDistribution":           oaString("TrafficDistribution offers a way to express preferences for how traffic is distributed to Service endpoints."),
 		"type":                          oaString("type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer."),
 	}}
-	d[coreV1+"SessionAffinityConfig"] = &oaSchema{Type: "object", Description: "SessionAffinityConfig represents the configurations of session affinity.", Props: map[string]*oaSchema{
+	d[coreV1+"SessionAffinityConfig"] = &OpenAPISchema{Type: "object", Description: "SessionAffinityConfig represents the configurations of session affinity.", Props: map[string]*OpenAPISchema{
 		"clientIP": oaRef(coreV1+"ClientIPConfig", "clientIP contains the configurations of Client IP based session affinity."),
 	}}
-	d[coreV1+"ClientIPConfig"] = &oaSchema{Type: "object", Description: "ClientIPConfig represents the configurations of Client IP based session affinity.", Props: map[string]*oaSchema{
+	d[coreV1+"ClientIPConfig"] = &OpenAPISchema{Type: "object", Description: "ClientIPConfig represents the configurations of Client IP based session affinity.", Props: map[string]*OpenAPISchema{
 		"timeoutSeconds": oaInt32("timeoutSeconds specifies the seconds of ClientIP type session sticky time. Default value is 10800(for 3 hours)."),
 	}}
-	d[coreV1+"ServicePort"] = &oaSchema{Type: "object", Description: "ServicePort contains information on service's port.", Required: []string{"port"}, Props: map[string]*oaSchema{
+	d[coreV1+"ServicePort"] = &OpenAPISchema{Type: "object", Description: "ServicePort contains information on service's port.", Required: []string{"port"}, Props: map[string]*OpenAPISchema{
 		"appProtocol": oaString("The application protocol for this port."),
 		"name":        oaString("The name of this port within the service. This must be a DNS_LABEL. All ports within a ServiceSpec must have unique names."),
 		"nodePort":    oaInt32("The port on each node on which this service is exposed when type is NodePort or LoadBalancer."),
-		"port":        &oaSchema{Type: "integer", Format: "int32", Default: 0, Description: "The port that will be exposed by this service."},
-		"protocol":    &oaSchema{Type: "string", Default: "TCP", Description: "The IP protocol for this port. Supports \"TCP\", \"UDP\", and \"SCTP\". Default is TCP."},
+		"port":        &OpenAPISchema{Type: "integer", Format: "int32", Default: 0, Description: "The port that will be exposed by this service."},
+		"protocol":    &OpenAPISchema{Type: "string", Default: "TCP", Description: "The IP protocol for this port. Supports \"TCP\", \"UDP\", and \"SCTP\". Default is TCP."},
 		"targetPort":  oaRef(intOrStrName, "Number or name of the port to access on the pods targeted by the service."),
 	}}
-	d[coreV1+"ServiceStatus"] = &oaSchema{Type: "object", Description: "ServiceStatus represents the current status of a service.", Props: map[string]*oaSchema{
+	d[coreV1+"ServiceStatus"] = &OpenAPISchema{Type: "object", Description: "ServiceStatus represents the current status of a service.", Props: map[string]*OpenAPISchema{
 		"conditions":   oaArray(metaV1+"Condition", "Current service state", mapList("type", "type")),
 		"loadBalancer": oaStruct(coreV1+"LoadBalancerStatus", "LoadBalancer contains the current status of the load-balancer, if one is present."),
 	}}
-	d[coreV1+"LoadBalancerStatus"] = &oaSchema{Type: "object", Description: "LoadBalancerStatus represents the status of a load-balancer.", Props: map[string]*oaSchema{
+	d[coreV1+"LoadBalancerStatus"] = &OpenAPISchema{Type: "object", Description: "LoadBalancerStatus represents the status of a load-balancer.", Props: map[string]*OpenAPISchema{
 		"ingress": oaArray(coreV1+"LoadBalancerIngress", "Ingress is a list containing ingress points for the load-balancer.", atomicList),
 	}}
-	d[coreV1+"LoadBalancerIngress"] = &oaSchema{Type: "object", Description: "LoadBalancerIngress represents the status of a load-balancer ingress point.", Props: map[string]*oaSchema{
+	d[coreV1+"LoadBalancerIngress"] = &OpenAPISchema{Type: "object", Description: "LoadBalancerIngress represents the status of a load-balancer ingress point.", Props: map[string]*OpenAPISchema{
 		"hostname": oaString("Hostname is set for load-balancer ingress points that are DNS based."),
 		"ip":       oaString("IP is set for load-balancer ingress points that are IP based."),
 		"ipMode":   oaString("IPMode specifies how the load-balancer IP behaves."),
 	}}
 
-	d[coreV1+"Endpoints"] = kindSchema(g, v, "Endpoints", "Endpoints is a collection of endpoints that implement the actual service. Deprecated: This API is deprecated in v1.33+. Use discoveryv1.EndpointSlice.", map[string]*oaSchema{
+	d[coreV1+"Endpoints"] = kindSchema(g, v, "Endpoints", "Endpoints is a collection of endpoints that implement the actual service. Deprecated: This API is deprecated in v1.33+. Use discoveryv1.EndpointSlice.", map[string]*OpenAPISchema{
 		"subsets": oaArray(coreV1+"EndpointSubset", "The set of all endpoints is the union of all subsets.", atomicList),
 	})
 	d[coreV1+"EndpointsList"] = listSchema(g, v, "EndpointsList", coreV1+"Endpoints", "EndpointsList is a list of endpoints. Deprecated: This API is deprecated in v1.33+.")
-	d[coreV1+"EndpointSubset"] = &oaSchema{Type: "object", Description: "EndpointSubset is a group of addresses with a common set of ports.", Props: map[string]*oaSchema{
+	d[coreV1+"EndpointSubset"] = &OpenAPISchema{Type: "object", Description: "EndpointSubset is a group of addresses with a common set of ports.", Props: map[string]*OpenAPISchema{
 		"addresses":         oaArray(coreV1+"EndpointAddress", "IP addresses which offer the related ports that are marked as ready.", atomicList),
 		"notReadyAddresses": oaArray(coreV1+"EndpointAddress", "IP addresses which offer the related ports but are not currently marked as ready.", atomicList),
 		"ports":             oaArray(coreV1+"EndpointPort", "Port numbers available on the related IP addresses.", atomicList),
 	}}
-	d[coreV1+"EndpointAddress"] = &oaSchema{Type: "object", Description: "EndpointAddress is a tuple that describes single IP address.", Required: []string{"ip"}, Ext: atomicMap, Props: map[string]*oaSchema{
+	d[coreV1+"EndpointAddress"] = &OpenAPISchema{Type: "object", Description: "EndpointAddress is a tuple that describes single IP address.", Required: []string{"ip"}, Ext: atomicMap, Props: map[string]*OpenAPISchema{
 		"hostname":  oaString("The Hostname of this endpoint"),
-		"ip":        &oaSchema{Type: "string", Default: "", Description: "The IP of this endpoint."},
+		"ip":        &OpenAPISchema{Type: "string", Default: "", Description: "The IP of this endpoint."},
 		"nodeName":  oaString("Optional: Node hosting this endpoint."),
 		"targetRef": oaRef(coreV1+"ObjectReference", "Reference to object providing the endpoint."),
 	}}
-	d[coreV1+"EndpointPort"] = &oaSchema{Type: "object", Description: "EndpointPort is a tuple that describes a single port.", Required: []string{"port"}, Ext: atomicMap, Props: map[string]*oaSchema{
+	d[coreV1+"EndpointPort"] = &OpenAPISchema{Type: "object", Description: "EndpointPort is a tuple that describes a single port.", Required: []string{"port"}, Ext: atomicMap, Props: map[string]*OpenAPISchema{
 		"appProtocol": oaString("The application protocol for this port."),
 		"name":        oaString("The name of this port.  This must match the 'name' field in the corresponding ServicePort."),
-		"port":        &oaSchema{Type: "integer", Format: "int32", Default: 0, Description: "The port number of the endpoint."},
+		"port":        &OpenAPISchema{Type: "integer", Format: "int32", Default: 0, Description: "The port number of the endpoint."},
 		"protocol":    oaString("The IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP."),
 	}}
-	d[coreV1+"ObjectReference"] = &oaSchema{Type: "object", Description: "ObjectReference contains enough information to let you inspect or modify the referred object.", Ext: atomicMap, Props: map[string]*oaSchema{
+	d[coreV1+"ObjectReference"] = &OpenAPISchema{Type: "object", Description: "ObjectReference contains enough information to let you inspect or modify the referred object.", Ext: atomicMap, Props: map[string]*OpenAPISchema{
 		"apiVersion":      oaString("API version of the referent."),
 		"fieldPath":       oaString("If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement."),
 		"kind":            oaString("Kind of the referent."),
@@ -741,8 +850,8 @@ func coreDefinitions(d map[string]*oaSchema) {
 		"uid":             oaString("UID of the referent."),
 	}}
 
-	d[coreV1+"ConfigMap"] = kindSchema(g, v, "ConfigMap", "ConfigMap holds configuration data for pods to consume.", map[string]*oaSchema{
-		"binaryData": {Type: "object", Description: "BinaryData contains the binary data. Each key must consist of alphanumeric characters, '-', '_' or '.'.", AddlProps: &oaSchema{Type: "string", Format: "byte"}},
+	d[coreV1+"ConfigMap"] = kindSchema(g, v, "ConfigMap", "ConfigMap holds configuration data for pods to consume.", map[string]*OpenAPISchema{
+		"binaryData": {Type: "object", Description: "BinaryData contains the binary data. Each key must consist of alphanumeric characters, '-', '_' or '.'.", AddlProps: &OpenAPISchema{Type: "string", Format: "byte"}},
 		"data":       oaStringMap("Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'.", nil),
 		"immutable":  oaBool("Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified)."),
 	})
@@ -752,7 +861,7 @@ func coreDefinitions(d map[string]*oaSchema) {
 // resourcePaths returns the path items of one resource: the collection
 // (all namespaces too, for namespaced resources), the item and its
 // /status.
-func resourcePaths(info ResourceInfo, v3 bool) map[string]any {
+func resourcePaths(info ResourceInfo, v3 bool, definitionName func(ResourceInfo, string) string) map[string]any {
 	base := "/" + gvPath(info)
 	kind := definitionName(info, info.Kind)
 	list := definitionName(info, info.ListKind)

@@ -1,0 +1,788 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	openapi_v2 "github.com/google/gnostic-models/openapiv2"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/aggsim/aggsim/proxy"
+	"github.com/aggsim/aggsim/registry"
+)
+
+// OpenAPI aggregation, as kube-aggregator's OpenAPI controllers do it
+// (pkg/controllers/openapi for v2, pkg/controllers/openapiv3 for v3): for
+// every remote APIService that is Available, the backend's /openapi/v2
+// (Accept: application/json, If-None-Match of the backend's last ETag) and
+// its /openapi/v3 index plus the document of apis/<group>/<version> are
+// fetched through the APIService's proxy handler as user system:aggregator
+// (no groups). They are fetched again when the APIService changes (its
+// service, caBundle, or becoming Available) and on every tick of
+// openAPIRefreshInterval. A failed fetch keeps the last good document; a
+// 404 drops it (the backend serves none).
+//
+// Served:
+//   - /openapi/v2: aggsim's own swagger merged with each backend's paths
+//     under /apis/<group>/<version>/ and the definitions they reach; remote
+//     specs in order of group priority (highest groupPriorityMinimum of the
+//     group first), then APIService name. On a path or definition name
+//     conflict the first wins (upstream renames conflicting definitions).
+//     JSON, or gnostic protobuf when asked for (Content-Type
+//     application/octet-stream, as kube-openapi answers), both encoded once
+//     per change, with an ETag.
+//   - /openapi/v3: aggsim's own index plus one entry per fetched remote
+//     group-version, serverRelativeURL /openapi/v3/apis/<g>/<v>?hash=<upper
+//     hex SHA-512 of the document>.
+//   - /openapi/v3/<key>: the document, byte for byte as fetched (remote) or
+//     aggsim's own; ETag is the hash; with ?hash= of the current document
+//     Cache-Control "public, immutable" and Expires one year ahead, with a
+//     stale ?hash= a 301 to the current URL (kube-openapi handler3).
+//
+// Every served byte slice lives in an immutable openAPISnapshot swapped
+// through an atomic pointer; requests never lock and never encode.
+
+// openAPIRefreshInterval is how often available remote APIServices'
+// OpenAPI documents are fetched again (upstream: 1 minute on success).
+const openAPIRefreshInterval = 60 * time.Second
+
+// openAPIFetchTimeout bounds one APIService's fetches (upstream: 1 minute).
+const openAPIFetchTimeout = 60 * time.Second
+
+// openAPIWorkers is how many APIServices are fetched at once.
+const openAPIWorkers = 4
+
+// openAPIMaxBytes caps one fetched document.
+const openAPIMaxBytes = 64 << 20
+
+// openAPIV2ProtobufTypes are the media types kube-apiserver serves the
+// OpenAPI v2 document as protobuf under (kube-openapi handler.go); kubectl
+// up to 1.30 asks only for these.
+var openAPIV2ProtobufTypes = []string{
+	"application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
+	"application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+}
+
+// errOpenAPINotServed marks a 404: the backend serves no such document.
+var errOpenAPINotServed = errors.New("not served by the backend")
+
+// openAPIFetcher sends req to the backend of the APIService name, as the
+// aggregator's own user; Server.fetchOpenAPI in production.
+type openAPIFetcher func(ctx context.Context, name string, req *http.Request) (*http.Response, error)
+
+// openAPIController keeps the aggregated OpenAPI documents. Update and
+// Remove are called by the registration controller; Run fetches and
+// rebuilds. It must not be copied.
+type openAPIController struct {
+	fetch    openAPIFetcher
+	logger   *slog.Logger
+	now      func() time.Time
+	interval time.Duration
+	// newTicker returns a tick channel and its stop function; tests
+	// replace it to drive the periodic refetch by hand.
+	newTicker func(d time.Duration) (<-chan time.Time, func())
+	workers   int
+
+	// kick has room for one pending wake-up of Run (an entry became dirty
+	// or the served set changed).
+	kick chan struct{}
+
+	mu sync.Mutex // guards entries, rebuild and every entry's fields
+	// entries are the remote APIServices by name.
+	entries map[string]*openAPIEntry
+	// rebuild is set when the served set changed without a fetch.
+	rebuild bool
+
+	// own is aggsim's own swagger, decoded once.
+	own openAPIV2Parts
+	// snap holds what is served.
+	snap atomic.Pointer[openAPISnapshot]
+	// rebuilds counts snapshot builds (tests wait on it).
+	rebuilds atomic.Int64
+}
+
+// openAPIEntry is what is known of one remote APIService. Its documents
+// are immutable once stored; a fetch replaces them whole.
+type openAPIEntry struct {
+	name, group, version string
+	groupPriorityMinimum int32
+	fingerprint          string // service and TLS fields; a change refetches
+	available            bool
+	dirty                bool // fetch at the next pass
+
+	// v2 holds the backend's paths under /apis/<g>/<v>/ and the
+	// definitions they reach (nil: none); v2etag is the backend's ETag.
+	v2     *openAPIV2Parts
+	v2etag string
+	// v3 is the backend's document of apis/<g>/<v> (nil: none), v3url the
+	// serverRelativeURL it was fetched from, v3hash its hash.
+	v3     []byte
+	v3url  string
+	v3hash string
+}
+
+// openAPIV2Parts is a swagger document split into its top-level fields,
+// paths and definitions (raw JSON each).
+type openAPIV2Parts struct {
+	top         map[string]json.RawMessage
+	paths       map[string]json.RawMessage
+	definitions map[string]json.RawMessage
+}
+
+// openAPISnapshot is everything served, encoded once per change.
+type openAPISnapshot struct {
+	v2     []byte
+	v2pb   []byte // nil when the protobuf encoding failed
+	v2etag string // quoted
+	index  []byte
+	// indexEtag is quoted.
+	indexEtag string
+	// remote holds the fetched v3 documents by key ("apis/<g>/<v>").
+	remote map[string]openAPIV3Doc
+}
+
+type openAPIV3Doc struct {
+	body []byte
+	hash string
+}
+
+func newOpenAPIController(fetch openAPIFetcher, logger *slog.Logger, now func() time.Time) *openAPIController {
+	c := &openAPIController{
+		fetch:    fetch,
+		logger:   logger,
+		now:      now,
+		interval: openAPIRefreshInterval,
+		newTicker: func(d time.Duration) (<-chan time.Time, func()) {
+			t := time.NewTicker(d)
+			return t.C, t.Stop
+		},
+		workers: openAPIWorkers,
+		kick:    make(chan struct{}, 1),
+		entries: map[string]*openAPIEntry{},
+	}
+	own, err := splitOpenAPIV2(registry.OpenAPIV2())
+	if err != nil {
+		logger.Error("decode aggsim's OpenAPI v2 document", "err", err)
+	}
+	c.own = own
+	c.snap.Store(c.build(nil))
+	return c
+}
+
+// fetchOpenAPI sends an OpenAPI request to the backend of the APIService
+// name through its proxy handler as system:aggregator, as upstream's
+// OpenAPI downloaders do.
+func (s *Server) fetchOpenAPI(ctx context.Context, name string, req *http.Request) (*http.Response, error) {
+	h := s.registration.proxyHandler(name)
+	if h == nil {
+		return nil, proxy.ErrNotProxied
+	}
+	return h.Do(ctx, req, &registry.UserInfo{Username: "system:aggregator"})
+}
+
+// Update records the current state of the APIService a. Local APIServices
+// (no spec.service) have no remote documents. A new APIService, a change
+// of its service or TLS fields, or becoming Available schedules a fetch;
+// becoming unavailable drops its documents from what is served (they are
+// kept and served again once it is Available).
+func (c *openAPIController) Update(a *registry.APIService) {
+	if a.Spec.Service == nil || a.Spec.Group == "" {
+		c.Remove(a.Name)
+		return
+	}
+	svc := a.Spec.Service
+	port := int32(443)
+	if svc.Port != nil {
+		port = *svc.Port
+	}
+	fp := fmt.Sprintf("%s/%s:%d|%x|%t", svc.Namespace, svc.Name, port, a.Spec.CABundle, a.Spec.InsecureSkipTLSVerify)
+	avail := isAvailable(a)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[a.Name]
+	if e == nil || e.group != a.Spec.Group || e.version != a.Spec.Version {
+		e = &openAPIEntry{name: a.Name, group: a.Spec.Group, version: a.Spec.Version}
+		c.entries[a.Name] = e
+		e.dirty = avail
+		c.rebuild = true
+	}
+	if e.groupPriorityMinimum != a.Spec.GroupPriorityMinimum {
+		e.groupPriorityMinimum = a.Spec.GroupPriorityMinimum
+		c.rebuild = true
+	}
+	if e.fingerprint != fp {
+		e.fingerprint = fp
+		e.dirty = avail
+	}
+	if avail != e.available {
+		e.available = avail
+		e.dirty = avail
+		c.rebuild = true
+	}
+	if e.dirty || c.rebuild {
+		c.poke()
+	}
+}
+
+// Remove forgets the APIService name and drops its documents.
+func (c *openAPIController) Remove(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[name]; !ok {
+		return
+	}
+	delete(c.entries, name)
+	c.rebuild = true
+	c.poke()
+}
+
+// poke wakes Run without blocking.
+func (c *openAPIController) poke() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run fetches dirty entries and rebuilds the snapshot on every wake-up,
+// marks every available entry dirty on each tick, and returns when ctx
+// ends.
+func (c *openAPIController) Run(ctx context.Context) {
+	tick, stop := c.newTicker(c.interval)
+	defer stop()
+	for {
+		c.pass(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.kick:
+		case <-tick:
+			c.markAllDirty()
+		}
+	}
+}
+
+// markAllDirty schedules a fetch of every available entry (the periodic
+// refresh).
+func (c *openAPIController) markAllDirty() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range c.entries {
+		if e.available {
+			e.dirty = true
+		}
+	}
+}
+
+// openAPIJob is one entry's fetch: the inputs copied out of the entry
+// under the lock, and the outputs applied back under it.
+type openAPIJob struct {
+	e                    *openAPIEntry
+	name, group, version string
+	v2etag, v3url        string
+	hadV3                bool
+
+	v2       *openAPIV2Parts
+	v2tag    string
+	v2err    error
+	v2same   bool // 304
+	v3       []byte
+	v3newURL string
+	v3err    error
+	v3same   bool
+}
+
+// pass fetches every dirty available entry (at most c.workers at once)
+// and rebuilds the snapshot when anything changed.
+func (c *openAPIController) pass(ctx context.Context) {
+	c.mu.Lock()
+	var jobs []*openAPIJob
+	for _, e := range c.entries {
+		if e.dirty && e.available {
+			e.dirty = false
+			jobs = append(jobs, &openAPIJob{e: e, name: e.name, group: e.group, version: e.version,
+				v2etag: e.v2etag, v3url: e.v3url, hadV3: e.v3 != nil})
+		}
+	}
+	rebuild := c.rebuild
+	c.rebuild = false
+	c.mu.Unlock()
+
+	if len(jobs) > 0 {
+		sem := make(chan struct{}, c.workers)
+		var wg sync.WaitGroup
+		for _, j := range jobs {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				fctx, cancel := context.WithTimeout(ctx, openAPIFetchTimeout)
+				defer cancel()
+				c.fetchV2(fctx, j)
+				c.fetchV3(fctx, j)
+			}()
+		}
+		wg.Wait()
+		c.mu.Lock()
+		for _, j := range jobs {
+			if c.entries[j.name] != j.e {
+				continue // removed or replaced meanwhile
+			}
+			if c.apply(j) {
+				rebuild = true
+			}
+		}
+		c.mu.Unlock()
+	}
+	if !rebuild {
+		return
+	}
+	c.mu.Lock()
+	var served []*openAPIEntry
+	for _, e := range c.entries {
+		if e.available && (e.v2 != nil || e.v3 != nil) {
+			cp := *e
+			served = append(served, &cp)
+		}
+	}
+	c.mu.Unlock()
+	c.snap.Store(c.build(served))
+	c.rebuilds.Add(1)
+}
+
+// apply stores a job's results in its entry and reports whether what is
+// served changed. Called with c.mu held.
+func (c *openAPIController) apply(j *openAPIJob) bool {
+	e := j.e
+	changed := false
+	switch {
+	case j.v2same:
+	case errors.Is(j.v2err, errOpenAPINotServed):
+		changed = e.v2 != nil
+		e.v2, e.v2etag = nil, ""
+	case j.v2err != nil:
+		c.logger.Info("fetch OpenAPI v2; keeping the last good document", "apiservice", j.name, "err", j.v2err)
+	default:
+		e.v2, e.v2etag, changed = j.v2, j.v2tag, true
+	}
+	switch {
+	case j.v3same:
+	case errors.Is(j.v3err, errOpenAPINotServed):
+		changed = changed || e.v3 != nil
+		e.v3, e.v3url, e.v3hash = nil, "", ""
+	case j.v3err != nil:
+		c.logger.Info("fetch OpenAPI v3; keeping the last good document", "apiservice", j.name, "err", j.v3err)
+	default:
+		h := registry.OpenAPIHash(j.v3)
+		changed = changed || h != e.v3hash
+		e.v3, e.v3url, e.v3hash = j.v3, j.v3newURL, h
+	}
+	return changed
+}
+
+// get sends GET path (with query) to the job's backend and returns the
+// response; the caller closes its body.
+func (c *openAPIController) get(ctx context.Context, name, pathQuery string, hdr http.Header) (*http.Response, error) {
+	u, err := url.Parse(pathQuery)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header = hdr
+	return c.fetch(ctx, name, req)
+}
+
+func readBody(resp *http.Response) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(resp.Body, openAPIMaxBytes+1))
+	if err == nil && len(b) > openAPIMaxBytes {
+		err = fmt.Errorf("document larger than %d bytes", openAPIMaxBytes)
+	}
+	return b, err
+}
+
+// fetchV2 downloads the backend's swagger and keeps the paths of the
+// job's group-version and the definitions they reach.
+func (c *openAPIController) fetchV2(ctx context.Context, j *openAPIJob) {
+	hdr := http.Header{"Accept": {"application/json"}}
+	if j.v2etag != "" {
+		hdr.Set("If-None-Match", j.v2etag)
+	}
+	resp, err := c.get(ctx, j.name, "/openapi/v2", hdr)
+	if err != nil {
+		j.v2err = err
+		return
+	}
+	defer resp.Body.Close()
+	body, err := readBody(resp)
+	switch {
+	case err != nil:
+		j.v2err = err
+	case resp.StatusCode == http.StatusNotModified:
+		j.v2same = true
+	case resp.StatusCode == http.StatusNotFound:
+		j.v2err = errOpenAPINotServed
+	case resp.StatusCode != http.StatusOK:
+		j.v2err = fmt.Errorf("GET /openapi/v2: status %d", resp.StatusCode)
+	default:
+		parts, err := splitOpenAPIV2(body)
+		if err != nil {
+			j.v2err = err
+			return
+		}
+		f := parts.filter("/apis/" + j.group + "/" + j.version)
+		j.v2, j.v2tag = &f, resp.Header.Get("Etag")
+	}
+}
+
+// fetchV3 downloads the backend's /openapi/v3 index and, when its
+// serverRelativeURL for apis/<g>/<v> changed, the document.
+func (c *openAPIController) fetchV3(ctx context.Context, j *openAPIJob) {
+	hdr := http.Header{"Accept": {"application/json"}}
+	resp, err := c.get(ctx, j.name, "/openapi/v3", hdr)
+	if err != nil {
+		j.v3err = err
+		return
+	}
+	body, err := readBody(resp)
+	resp.Body.Close()
+	switch {
+	case err != nil:
+		j.v3err = err
+		return
+	case resp.StatusCode == http.StatusNotFound:
+		j.v3err = errOpenAPINotServed
+		return
+	case resp.StatusCode != http.StatusOK:
+		j.v3err = fmt.Errorf("GET /openapi/v3: status %d", resp.StatusCode)
+		return
+	}
+	var index struct {
+		Paths map[string]struct {
+			ServerRelativeURL string `json:"serverRelativeURL"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(body, &index); err != nil {
+		j.v3err = fmt.Errorf("decode /openapi/v3: %w", err)
+		return
+	}
+	key := "apis/" + j.group + "/" + j.version
+	ent, ok := index.Paths[key]
+	if !ok {
+		j.v3err = errOpenAPINotServed
+		return
+	}
+	u := ent.ServerRelativeURL
+	if u == "" {
+		u = "/openapi/v3/" + key
+	}
+	if u == j.v3url && j.hadV3 {
+		j.v3same = true
+		return
+	}
+	resp, err = c.get(ctx, j.name, u, hdr)
+	if err != nil {
+		j.v3err = err
+		return
+	}
+	defer resp.Body.Close()
+	doc, err := readBody(resp)
+	switch {
+	case err != nil:
+		j.v3err = err
+	case resp.StatusCode == http.StatusNotFound:
+		j.v3err = errOpenAPINotServed
+	case resp.StatusCode != http.StatusOK:
+		j.v3err = fmt.Errorf("GET %s: status %d", u, resp.StatusCode)
+	case !json.Valid(doc):
+		j.v3err = fmt.Errorf("GET %s: not JSON", u)
+	default:
+		j.v3, j.v3newURL = doc, u
+	}
+}
+
+// splitOpenAPIV2 decodes a swagger document into its parts.
+func splitOpenAPIV2(doc []byte) (openAPIV2Parts, error) {
+	var p openAPIV2Parts
+	if err := json.Unmarshal(doc, &p.top); err != nil {
+		return p, fmt.Errorf("decode swagger: %w", err)
+	}
+	if raw, ok := p.top["paths"]; ok {
+		if err := json.Unmarshal(raw, &p.paths); err != nil {
+			return p, fmt.Errorf("decode swagger paths: %w", err)
+		}
+	}
+	if raw, ok := p.top["definitions"]; ok {
+		if err := json.Unmarshal(raw, &p.definitions); err != nil {
+			return p, fmt.Errorf("decode swagger definitions: %w", err)
+		}
+	}
+	return p, nil
+}
+
+// filter keeps the paths equal to gvPath or under gvPath/ and the
+// definitions they reach, as upstream's FilterSpecByPathsWithoutSideEffects.
+func (p openAPIV2Parts) filter(gvPath string) openAPIV2Parts {
+	out := openAPIV2Parts{paths: map[string]json.RawMessage{}, definitions: map[string]json.RawMessage{}}
+	var queue []string
+	for path, item := range p.paths {
+		if path == gvPath || strings.HasPrefix(path, gvPath+"/") {
+			out.paths[path] = item
+			queue = appendDefinitionRefs(queue, item)
+		}
+	}
+	for len(queue) > 0 {
+		name := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if _, done := out.definitions[name]; done {
+			continue
+		}
+		def, ok := p.definitions[name]
+		if !ok {
+			continue
+		}
+		out.definitions[name] = def
+		queue = appendDefinitionRefs(queue, def)
+	}
+	return out
+}
+
+// appendDefinitionRefs appends the names of the #/definitions/ every $ref
+// in raw points at.
+func appendDefinitionRefs(out []string, raw json.RawMessage) []string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return out
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for k, x := range t {
+				if s, ok := x.(string); ok && k == "$ref" {
+					if name, ok := strings.CutPrefix(s, "#/definitions/"); ok {
+						out = append(out, name)
+					}
+					continue
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range t {
+				walk(x)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// build encodes a snapshot of aggsim's own documents and the served remote
+// entries (copies, not shared with the controller).
+func (c *openAPIController) build(served []*openAPIEntry) *openAPISnapshot {
+	// Upstream's order: group priority (highest groupPriorityMinimum of
+	// the group) descending, then APIService name.
+	groupPrio := map[string]int32{}
+	for _, e := range served {
+		if p, ok := groupPrio[e.group]; !ok || e.groupPriorityMinimum > p {
+			groupPrio[e.group] = e.groupPriorityMinimum
+		}
+	}
+	sort.Slice(served, func(i, j int) bool {
+		a, b := served[i], served[j]
+		if pa, pb := groupPrio[a.group], groupPrio[b.group]; pa != pb {
+			return pa > pb
+		}
+		return a.name < b.name
+	})
+
+	s := &openAPISnapshot{remote: map[string]openAPIV3Doc{}}
+	var extra []registry.OpenAPIV3IndexEntry
+	anyV2 := false
+	for _, e := range served {
+		if e.v2 != nil {
+			anyV2 = true
+		}
+		if e.v3 == nil {
+			continue
+		}
+		key := "apis/" + e.group + "/" + e.version
+		s.remote[key] = openAPIV3Doc{body: e.v3, hash: e.v3hash}
+		extra = append(extra, registry.OpenAPIV3IndexEntry{Path: key, ServerRelativeURL: "/openapi/v3/" + key + "?hash=" + e.v3hash})
+	}
+	s.index = registry.OpenAPIV3Index(extra...)
+	s.indexEtag = `"` + registry.OpenAPIHash(s.index) + `"`
+
+	s.v2 = registry.OpenAPIV2()
+	if anyV2 && c.own.top != nil {
+		paths := make(map[string]json.RawMessage, len(c.own.paths))
+		for k, v := range c.own.paths {
+			paths[k] = v
+		}
+		defs := make(map[string]json.RawMessage, len(c.own.definitions))
+		for k, v := range c.own.definitions {
+			defs[k] = v
+		}
+		for _, e := range served {
+			if e.v2 == nil {
+				continue
+			}
+			for k, v := range e.v2.paths {
+				if _, ok := paths[k]; !ok {
+					paths[k] = v
+				}
+			}
+			for k, v := range e.v2.definitions {
+				if _, ok := defs[k]; !ok {
+					defs[k] = v
+				}
+			}
+		}
+		top := make(map[string]json.RawMessage, len(c.own.top))
+		for k, v := range c.own.top {
+			top[k] = v
+		}
+		var err error
+		if top["paths"], err = json.Marshal(paths); err == nil {
+			if top["definitions"], err = json.Marshal(defs); err == nil {
+				var b []byte
+				if b, err = json.Marshal(top); err == nil {
+					s.v2 = b
+				}
+			}
+		}
+		if err != nil {
+			c.logger.Error("encode the aggregated OpenAPI v2 document; serving aggsim's own", "err", err)
+		}
+	}
+	s.v2etag = `"` + registry.OpenAPIHash(s.v2) + `"`
+	if doc, err := openapi_v2.ParseDocument(s.v2); err != nil {
+		c.logger.Error("parse the OpenAPI v2 document", "err", err)
+	} else if s.v2pb, err = (proto.MarshalOptions{Deterministic: true}).Marshal(doc); err != nil {
+		c.logger.Error("encode the OpenAPI v2 document as protobuf", "err", err)
+		s.v2pb = nil
+	}
+	return s
+}
+
+// installOpenAPIRoutes registers /openapi/v2, /openapi/v3 and
+// /openapi/v3/<key>, served from s.openapi's snapshot.
+func (s *Server) installOpenAPIRoutes() {
+	c := s.openapi
+	s.mux.Handle("/openapi/v2", http.HandlerFunc(c.serveV2))
+	s.mux.Handle("/openapi/v3", http.HandlerFunc(c.serveV3Index))
+	s.mux.HandlePrefix("/openapi/v3/", http.HandlerFunc(c.serveV3Document))
+}
+
+// serveV2 answers /openapi/v2: protobuf when the Accept header names one
+// of openAPIV2ProtobufTypes, JSON when it admits JSON, else 406 Status.
+func (c *openAPIController) serveV2(w http.ResponseWriter, r *http.Request) {
+	snap := c.snap.Load()
+	accept := r.Header.Get("Accept")
+	body, ct := snap.v2, "application/json"
+	switch {
+	case snap.v2pb != nil && acceptsAny(accept, openAPIV2ProtobufTypes...):
+		body, ct = snap.v2pb, "application/octet-stream" // as kube-openapi answers
+	case !acceptsJSON(accept):
+		writeStatusError(w, registry.NewStatusError(http.StatusNotAcceptable, "NotAcceptable",
+			"only the following media types are accepted: application/json, "+strings.Join(openAPIV2ProtobufTypes, ", ")))
+		return
+	}
+	w.Header().Set("Etag", snap.v2etag)
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Vary", "Accept")
+	if r.Header.Get("If-None-Match") == snap.v2etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	_, _ = w.Write(body)
+}
+
+// serveV3Index answers /openapi/v3.
+func (c *openAPIController) serveV3Index(w http.ResponseWriter, r *http.Request) {
+	snap := c.snap.Load()
+	w.Header().Set("Etag", snap.indexEtag)
+	w.Header().Set("Content-Type", "application/json")
+	if r.Header.Get("If-None-Match") == snap.indexEtag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	_, _ = w.Write(snap.index)
+}
+
+// serveV3Document answers /openapi/v3/<key> from the fetched remote
+// documents, then aggsim's own; an unknown key is a 404 without body (as
+// kube-aggregator's v3 handler answers).
+func (c *openAPIController) serveV3Document(w http.ResponseWriter, r *http.Request) {
+	key := strings.TrimPrefix(r.URL.Path, "/openapi/v3/")
+	doc, ok := c.snap.Load().remote[key]
+	if !ok {
+		body, found := registry.OpenAPIV3GroupVersion(key)
+		if !found {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		hash, _ := registry.OpenAPIV3Hash(key)
+		doc = openAPIV3Doc{body: body, hash: hash}
+	}
+	etag := `"` + doc.hash + `"`
+	w.Header().Add("Vary", "Accept")
+	w.Header().Set("Etag", etag)
+	switch h := r.URL.Query().Get("hash"); {
+	case h != "" && h != doc.hash:
+		http.Redirect(w, r, "/openapi/v3/"+key+"?hash="+doc.hash, http.StatusMovedPermanently)
+		return
+	case h != "":
+		w.Header().Set("Cache-Control", "public, immutable")
+		w.Header().Set("Expires", c.now().UTC().AddDate(1, 0, 0).Format(time.RFC1123))
+	default:
+		w.Header().Set("Cache-Control", "no-cache, private")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	_, _ = w.Write(doc.body)
+}
+
+// acceptsAny reports whether an Accept header names one of types.
+func acceptsAny(accept string, types ...string) bool {
+	for _, part := range strings.Split(accept, ",") {
+		mt := strings.TrimSpace(strings.SplitN(part, ";", 2)[0])
+		for _, t := range types {
+			if mt == t {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// acceptsJSON reports whether an Accept header admits application/json.
+func acceptsJSON(accept string) bool {
+	if accept == "" {
+		return true
+	}
+	for _, part := range strings.Split(accept, ",") {
+		mt := strings.TrimSpace(strings.SplitN(part, ";", 2)[0])
+		if mt == "application/json" || mt == "*/*" || mt == "application/*" {
+			return true
+		}
+	}
+	return false
+}

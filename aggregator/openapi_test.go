@@ -1,0 +1,540 @@
+package aggregator
+
+// Tests of the OpenAPI aggregation (openapi.go). Invariants checked:
+//   - with no remote APIService, /openapi/v2 and /openapi/v3 are aggsim's
+//     own documents byte for byte;
+//   - an Available remote APIService's v3 document is listed in the index
+//     under apis/<g>/<v> with ?hash=<upper hex SHA-512> and served byte for
+//     byte with that ETag, 304 on If-None-Match, immutable caching with
+//     the current hash and a 301 with a stale one;
+//   - /openapi/v2 (JSON and protobuf) holds the backend's paths of its
+//     group-version and the definitions they reach, nothing else of it;
+//     on a definition name conflict the first (aggsim's, then the higher
+//     group priority) wins;
+//   - refetches send the backend's ETag; a failed fetch keeps the last
+//     good document; a 404 drops it; an unavailable or deleted APIService
+//     drops out;
+//   - through the real proxy, the backend sees user system:aggregator with
+//     no groups, and client-go's openapi3 client reads the aggregated
+//     document.
+// The controller is driven synchronously (Update, markAllDirty, pass);
+// only the in-process server test polls, with a bound.
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	openapi_v2 "github.com/google/gnostic-models/openapiv2"
+	"google.golang.org/protobuf/proto"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/openapi3"
+	"k8s.io/client-go/rest"
+
+	"github.com/aggsim/aggsim/certs"
+	"github.com/aggsim/aggsim/registry"
+)
+
+// oaSeen is one request an oaBackend received.
+type oaSeen struct {
+	path   string // path?query
+	header http.Header
+}
+
+// oaBackend serves one group-version's OpenAPI documents (and its
+// discovery, for the availability probe) and records the OpenAPI requests.
+type oaBackend struct {
+	group, version string
+
+	mu     sync.Mutex // guards every field below
+	v2     []byte     // nil: 404
+	v2etag string
+	v3     []byte // nil: the index does not list the group-version
+	code   int    // non-zero: every OpenAPI request answers this
+	seen   []oaSeen
+}
+
+func (b *oaBackend) gvPath() string { return "apis/" + b.group + "/" + b.version }
+
+func (b *oaBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/"+b.gvPath() {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"%s/%s","resources":[]}`, b.group, b.version)
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !strings.HasPrefix(r.URL.Path, "/openapi/") {
+		http.NotFound(w, r)
+		return
+	}
+	b.seen = append(b.seen, oaSeen{path: r.URL.RequestURI(), header: r.Header.Clone()})
+	if b.code != 0 {
+		http.Error(w, "switched off", b.code)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case r.URL.Path == "/openapi/v2" && b.v2 != nil:
+		w.Header().Set("Etag", b.v2etag)
+		if r.Header.Get("If-None-Match") == b.v2etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		_, _ = w.Write(b.v2)
+	case r.URL.Path == "/openapi/v3":
+		paths := map[string]any{}
+		if b.v3 != nil {
+			paths[b.gvPath()] = map[string]string{"serverRelativeURL": "/openapi/v3/" + b.gvPath() + "?hash=" + registry.OpenAPIHash(b.v3)[:8]}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"paths": paths})
+	case r.URL.Path == "/openapi/v3/"+b.gvPath() && b.v3 != nil:
+		_, _ = w.Write(b.v3)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// take returns and forgets the recorded requests.
+func (b *oaBackend) take() []oaSeen {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.seen
+	b.seen = nil
+	return s
+}
+
+func (b *oaBackend) set(fn func(b *oaBackend)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	fn(b)
+}
+
+// paths returns the request paths of seen.
+func paths(seen []oaSeen) string {
+	var out []string
+	for _, s := range seen {
+		out = append(out, s.path)
+	}
+	return strings.Join(out, " ")
+}
+
+// swagger builds a backend swagger document: one POST path per entry of
+// pathRefs (path -> definition it posts), plus defs.
+func swagger(pathRefs map[string]string, defs map[string]string) []byte {
+	ps := map[string]any{}
+	for p, ref := range pathRefs {
+		ps[p] = map[string]any{"post": map[string]any{
+			"parameters": []any{map[string]any{"name": "body", "in": "body", "required": true, "schema": map[string]any{"$ref": "#/definitions/" + ref}}},
+			"responses":  map[string]any{"200": map[string]any{"description": "OK", "schema": map[string]any{"$ref": "#/definitions/" + ref}}},
+		}}
+	}
+	ds := map[string]json.RawMessage{}
+	for n, d := range defs {
+		ds[n] = json.RawMessage(d)
+	}
+	b, _ := json.Marshal(map[string]any{"swagger": "2.0", "info": map[string]any{"title": "Backend", "version": "0.1"}, "paths": ps, "definitions": ds})
+	return b
+}
+
+func newWardleBackend() *oaBackend {
+	return &oaBackend{
+		group: "wardle.example.com", version: "v1", v2etag: `"backend-etag-1"`,
+		v2: swagger(map[string]string{
+			"/apis/wardle.example.com/v1/namespaces/{namespace}/flunders": "com.example.Flunder",
+			"/apis/other.example.com/v1/things":                           "com.example.Thing",
+		}, map[string]string{
+			"com.example.Flunder":                             `{"type":"object","properties":{"metadata":{"$ref":"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},"spec":{"$ref":"#/definitions/com.example.FlunderSpec"}},"x-kubernetes-group-version-kind":[{"group":"wardle.example.com","kind":"Flunder","version":"v1"}]}`,
+			"com.example.FlunderSpec":                         `{"type":"object","properties":{"reference":{"type":"string"}}}`,
+			"com.example.Thing":                               `{"type":"object"}`,
+			"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": `{"type":"object","description":"the backend's own"}`,
+		}),
+		v3: []byte(`{"openapi":"3.0.0","info":{"title":"Backend","version":"0.1"},"paths":{},"components":{"schemas":{"com.example.Flunder":{"type":"object"}}}}`),
+	}
+}
+
+// oaAPIService builds a remote APIService for b's group-version.
+func oaAPIService(b *oaBackend, gpm int32, available bool) *registry.APIService {
+	port := int32(443)
+	a := &registry.APIService{
+		TypeMeta:   registry.TypeMeta{Kind: "APIService", APIVersion: "apiregistration.k8s.io/v1"},
+		ObjectMeta: registry.ObjectMeta{Name: b.version + "." + b.group},
+		Spec: registry.APIServiceSpec{
+			Group: b.group, Version: b.version, GroupPriorityMinimum: gpm, VersionPriority: 15,
+			Service: &registry.ServiceReference{Namespace: "wardle", Name: "api", Port: &port},
+		},
+	}
+	status := registry.ConditionFalse
+	if available {
+		status = registry.ConditionTrue
+	}
+	a.Status.Conditions = []registry.APIServiceCondition{{Type: registry.Available, Status: status}}
+	return a
+}
+
+var oaNow = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+
+// newTestOpenAPI returns a controller whose fetches go straight to the
+// backends by APIService name.
+func newTestOpenAPI(backends ...*oaBackend) *openAPIController {
+	byName := map[string]http.Handler{}
+	for _, b := range backends {
+		byName[b.version+"."+b.group] = b
+	}
+	fetch := func(_ context.Context, name string, req *http.Request) (*http.Response, error) {
+		rec := httptest.NewRecorder()
+		byName[name].ServeHTTP(rec, req)
+		return rec.Result(), nil
+	}
+	return newOpenAPIController(fetch, slog.New(slog.DiscardHandler), func() time.Time { return oaNow })
+}
+
+// oaGet serves GET target from c's handlers.
+func oaGet(c *openAPIController, target string, hdr map[string]string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest("GET", target, nil)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	switch {
+	case req.URL.Path == "/openapi/v2":
+		c.serveV2(rec, req)
+	case req.URL.Path == "/openapi/v3":
+		c.serveV3Index(rec, req)
+	default:
+		c.serveV3Document(rec, req)
+	}
+	return rec
+}
+
+// v2Parts decodes the served JSON /openapi/v2.
+func v2Parts(t *testing.T, c *openAPIController) openAPIV2Parts {
+	t.Helper()
+	rec := oaGet(c, "/openapi/v2", nil)
+	p, err := splitOpenAPIV2(rec.Body.Bytes())
+	if err != nil || rec.Code != 200 {
+		t.Fatalf("/openapi/v2: %d %v", rec.Code, err)
+	}
+	return p
+}
+
+func TestOpenAPIAggregation(t *testing.T) {
+	ctx := context.Background()
+	b := newWardleBackend()
+	c := newTestOpenAPI(b)
+	const key = "apis/wardle.example.com/v1"
+	ownIndex := string(registry.OpenAPIV3Index())
+	checkOwnOnly := func(step string) {
+		t.Helper()
+		if got := oaGet(c, "/openapi/v3", nil).Body.String(); got != ownIndex {
+			t.Errorf("%s: index\n%s\nwant aggsim's own\n%s", step, got, ownIndex)
+		}
+		if got := oaGet(c, "/openapi/v2", nil).Body.String(); got != string(registry.OpenAPIV2()) {
+			t.Errorf("%s: /openapi/v2 is not aggsim's own document", step)
+		}
+		if rec := oaGet(c, "/openapi/v3/"+key, nil); rec.Code != 404 || rec.Body.Len() != 0 {
+			t.Errorf("%s: GET /openapi/v3/%s = %d %q, want 404 without body", step, key, rec.Code, rec.Body)
+		}
+	}
+	checkOwnOnly("start")
+
+	// Not Available: nothing is fetched.
+	c.Update(oaAPIService(b, 1000, false))
+	c.pass(ctx)
+	if s := b.take(); len(s) != 0 {
+		t.Errorf("unavailable APIService fetched: %s", paths(s))
+	}
+	checkOwnOnly("unavailable")
+
+	// Available: v2, the v3 index, then the document its index names.
+	c.Update(oaAPIService(b, 1000, true))
+	c.pass(ctx)
+	seen := b.take()
+	hash8 := registry.OpenAPIHash(b.v3)[:8]
+	if got, want := paths(seen), "/openapi/v2 /openapi/v3 /openapi/v3/"+key+"?hash="+hash8; got != want {
+		t.Fatalf("requests %q, want %q", got, want)
+	}
+	if got := seen[0].header.Get("Accept"); got != "application/json" {
+		t.Errorf("v2 Accept %q", got)
+	}
+	if got := seen[0].header.Get("If-None-Match"); got != "" {
+		t.Errorf("first v2 fetch sent If-None-Match %q", got)
+	}
+	hash := registry.OpenAPIHash(b.v3)
+	wantIndex := string(registry.OpenAPIV3Index(registry.OpenAPIV3IndexEntry{Path: key, ServerRelativeURL: "/openapi/v3/" + key + "?hash=" + hash}))
+	rec := oaGet(c, "/openapi/v3", nil)
+	if rec.Body.String() != wantIndex || rec.Header().Get("Content-Type") != "application/json" {
+		t.Errorf("index\n%s\nwant\n%s", rec.Body, wantIndex)
+	}
+	if etag := rec.Header().Get("Etag"); etag != `"`+registry.OpenAPIHash([]byte(wantIndex))+`"` {
+		t.Errorf("index Etag %s", etag)
+	} else if r := oaGet(c, "/openapi/v3", map[string]string{"If-None-Match": etag}); r.Code != 304 || r.Body.Len() != 0 {
+		t.Errorf("index If-None-Match: %d %q", r.Code, r.Body)
+	}
+
+	// The document: byte for byte, ETag, 304, caching by hash, 301 when stale.
+	for _, tc := range []struct {
+		name, target, inm         string
+		wantCode                  int
+		wantBody, wantCache       string
+		wantExpires, wantLocation string
+	}{
+		{name: "plain", target: "/openapi/v3/" + key, wantCode: 200, wantBody: string(b.v3), wantCache: "no-cache, private"},
+		{name: "current hash", target: "/openapi/v3/" + key + "?hash=" + hash, wantCode: 200, wantBody: string(b.v3), wantCache: "public, immutable", wantExpires: "Wed, 04 Mar 2026 05:06:07 UTC"},
+		{name: "If-None-Match", target: "/openapi/v3/" + key, inm: `"` + hash + `"`, wantCode: 304, wantCache: "no-cache, private"},
+		{name: "stale hash", target: "/openapi/v3/" + key + "?hash=ABC", wantCode: 301, wantLocation: "/openapi/v3/" + key + "?hash=" + hash},
+	} {
+		hdr := map[string]string{}
+		if tc.inm != "" {
+			hdr["If-None-Match"] = tc.inm
+		}
+		r := oaGet(c, tc.target, hdr)
+		if r.Code != tc.wantCode || (tc.wantCode != 301 && r.Body.String() != tc.wantBody) {
+			t.Errorf("%s: %d %q, want %d %q", tc.name, r.Code, r.Body, tc.wantCode, tc.wantBody)
+		}
+		if tc.wantCode != 301 && (r.Header().Get("Etag") != `"`+hash+`"` || r.Header().Get("Cache-Control") != tc.wantCache || r.Header().Get("Expires") != tc.wantExpires) {
+			t.Errorf("%s: headers %v", tc.name, r.Header())
+		}
+		if got := r.Header().Get("Location"); got != tc.wantLocation {
+			t.Errorf("%s: Location %q, want %q", tc.name, got, tc.wantLocation)
+		}
+	}
+
+	// v2: the backend's group-version paths and what they reach; aggsim's
+	// ObjectMeta wins over the backend's.
+	own, _ := splitOpenAPIV2(registry.OpenAPIV2())
+	p := v2Parts(t, c)
+	if len(p.paths) != len(own.paths)+1 || p.paths["/apis/wardle.example.com/v1/namespaces/{namespace}/flunders"] == nil || p.paths["/apis/other.example.com/v1/things"] != nil {
+		t.Errorf("v2 has %d paths (aggsim's %d + want 1 of the backend)", len(p.paths), len(own.paths))
+	}
+	if len(p.definitions) != len(own.definitions)+2 || p.definitions["com.example.Thing"] != nil {
+		t.Errorf("v2 has %d definitions, want aggsim's %d + Flunder and FlunderSpec", len(p.definitions), len(own.definitions))
+	}
+	backendParts, _ := splitOpenAPIV2(b.v2)
+	for _, n := range []string{"com.example.Flunder", "com.example.FlunderSpec"} {
+		if string(p.definitions[n]) != string(backendParts.definitions[n]) {
+			t.Errorf("definition %s = %s, want the backend's %s", n, p.definitions[n], backendParts.definitions[n])
+		}
+	}
+	om := "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+	if string(p.definitions[om]) != string(own.definitions[om]) {
+		t.Errorf("ObjectMeta is the backend's, want aggsim's (first wins)")
+	}
+	// The same document as protobuf, and its ETag.
+	rec = oaGet(c, "/openapi/v2", map[string]string{"Accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"})
+	var doc openapi_v2.Document
+	if err := proto.Unmarshal(rec.Body.Bytes(), &doc); err != nil || rec.Header().Get("Content-Type") != "application/octet-stream" {
+		t.Fatalf("protobuf v2: %v, Content-Type %q", err, rec.Header().Get("Content-Type"))
+	}
+	found := false
+	for _, d := range doc.GetDefinitions().GetAdditionalProperties() {
+		found = found || d.GetName() == "com.example.Flunder"
+	}
+	if !found {
+		t.Error("protobuf v2 lacks com.example.Flunder")
+	}
+	v2etag := rec.Header().Get("Etag")
+	if r := oaGet(c, "/openapi/v2", map[string]string{"If-None-Match": v2etag}); r.Code != 304 {
+		t.Errorf("v2 If-None-Match: %d", r.Code)
+	}
+	if r := oaGet(c, "/openapi/v2", map[string]string{"Accept": "text/html"}); r.Code != 406 {
+		t.Errorf("v2 Accept text/html: %d", r.Code)
+	}
+
+	// Periodic refresh: the backend's ETag is sent, 304 keeps the spec,
+	// an unchanged index URL fetches no document.
+	c.markAllDirty()
+	c.pass(ctx)
+	seen = b.take()
+	if got := paths(seen); got != "/openapi/v2 /openapi/v3" {
+		t.Errorf("refresh requests %q", got)
+	}
+	if got := seen[0].header.Get("If-None-Match"); got != `"backend-etag-1"` {
+		t.Errorf("refresh If-None-Match %q", got)
+	}
+
+	// A failing backend: the last good documents stay.
+	b.set(func(b *oaBackend) { b.code = 500 })
+	c.markAllDirty()
+	c.pass(ctx)
+	if got := oaGet(c, "/openapi/v3", nil).Body.String(); got != wantIndex {
+		t.Errorf("after a failed fetch the index changed:\n%s", got)
+	}
+	if got := oaGet(c, "/openapi/v2", nil).Header().Get("Etag"); got != v2etag {
+		t.Errorf("after a failed fetch v2 changed")
+	}
+
+	// A new document: new hash, the old hash redirects.
+	newDoc := []byte(`{"openapi":"3.0.0","info":{"title":"Backend","version":"0.2"},"paths":{}}`)
+	b.set(func(b *oaBackend) { b.code = 0; b.v3 = newDoc })
+	c.markAllDirty()
+	c.pass(ctx)
+	if r := oaGet(c, "/openapi/v3/"+key, nil); r.Body.String() != string(newDoc) {
+		t.Errorf("new document not served: %q", r.Body)
+	}
+	if r := oaGet(c, "/openapi/v3/"+key+"?hash="+hash, nil); r.Code != 301 || r.Header().Get("Location") != "/openapi/v3/"+key+"?hash="+registry.OpenAPIHash(newDoc) {
+		t.Errorf("old hash: %d %q", r.Code, r.Header().Get("Location"))
+	}
+
+	// Unavailable: dropped without a fetch; Available again: served again.
+	c.Update(oaAPIService(b, 1000, false))
+	c.pass(ctx)
+	checkOwnOnly("unavailable again")
+	c.Update(oaAPIService(b, 1000, true))
+	c.pass(ctx)
+	if r := oaGet(c, "/openapi/v3/"+key, nil); r.Code != 200 || r.Body.String() != string(newDoc) {
+		t.Errorf("available again: %d %q", r.Code, r.Body)
+	}
+
+	// The backend stops serving both (404, and an index without the key).
+	b.set(func(b *oaBackend) { b.v2, b.v3 = nil, nil })
+	c.markAllDirty()
+	c.pass(ctx)
+	checkOwnOnly("backend serves no OpenAPI")
+
+	// Deleted: gone, and a tick fetches nothing.
+	b.set(func(b *oaBackend) { nb := newWardleBackend(); b.v2, b.v3 = nb.v2, nb.v3 })
+	c.markAllDirty()
+	c.pass(ctx)
+	if r := oaGet(c, "/openapi/v3/"+key, nil); r.Code != 200 {
+		t.Fatalf("re-served: %d", r.Code)
+	}
+	c.Remove("v1.wardle.example.com")
+	c.pass(ctx)
+	checkOwnOnly("deleted")
+	b.take()
+	c.markAllDirty()
+	c.pass(ctx)
+	if s := b.take(); len(s) != 0 {
+		t.Errorf("deleted APIService fetched: %s", paths(s))
+	}
+}
+
+// TestOpenAPIV2MergeOrder: remote specs merge in group priority order, so
+// on a definition conflict the group with the higher groupPriorityMinimum
+// wins, whatever the names.
+func TestOpenAPIV2MergeOrder(t *testing.T) {
+	mk := func(group, desc string) *oaBackend {
+		return &oaBackend{group: group, version: "v1", v2etag: `"x"`, v2: swagger(
+			map[string]string{"/apis/" + group + "/v1/things": "com.example.Shared"},
+			map[string]string{"com.example.Shared": `{"type":"object","description":"` + desc + `"}`})}
+	}
+	a, z := mk("a.example.com", "from a"), mk("z.example.com", "from z")
+	for _, tc := range []struct {
+		name       string
+		gpmA, gpmZ int32
+		want       string
+	}{
+		{"z has the higher priority", 100, 2000, "from z"},
+		{"a has the higher priority", 2000, 100, "from a"},
+		{"equal priority: name order", 500, 500, "from a"},
+	} {
+		c := newTestOpenAPI(a, z)
+		c.Update(oaAPIService(a, tc.gpmA, true))
+		c.Update(oaAPIService(z, tc.gpmZ, true))
+		c.pass(context.Background())
+		p := v2Parts(t, c)
+		if got, want := string(p.definitions["com.example.Shared"]), `{"type":"object","description":"`+tc.want+`"}`; got != want {
+			t.Errorf("%s: Shared = %s, want %s", tc.name, got, want)
+		}
+		if p.paths["/apis/a.example.com/v1/things"] == nil || p.paths["/apis/z.example.com/v1/things"] == nil {
+			t.Errorf("%s: a path is missing", tc.name)
+		}
+	}
+}
+
+// TestOpenAPIThroughProxy runs a Server with a TLS backend: the fetches go
+// through the proxy as system:aggregator, client-go reads the aggregated
+// document, and deleting the APIService drops it.
+func TestOpenAPIThroughProxy(t *testing.T) {
+	e := avStart(t, false)
+	ca, err := certs.NewCA(certs.BackendCACommonName, certs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bc, err := certs.IssueBackend(certs.BackendOptions{Service: avSvc, Namespace: avNS, CA: ca})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := bc.Serving.TLSCertificate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newWardleBackend()
+	srv := httptest.NewUnstartedServer(b)
+	srv.EnableHTTP2 = true
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	_, p, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	var port int32
+	fmt.Sscan(p, &port)
+
+	e.put(t, grServices, avService(443))
+	e.put(t, grEndpoints, avEndpoints(port, true))
+	a := avAPIService(ca.CertPEM)
+	a.Spec.Version = b.version
+	a.Name = b.version + "." + b.group
+	e.create(t, apiServicesResource, a)
+	e.waitCondition(t, a.Name, cond(registry.ConditionTrue, ReasonPassed, MessagePassed))
+
+	const key = "apis/wardle.example.com/v1"
+	waitIndex := func(want bool) {
+		t.Helper()
+		deadline := time.Now().Add(avTimeout)
+		for {
+			_, body := e.proxyGet("/openapi/v3")
+			if strings.Contains(body, `"`+key+`"`) == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("index never had %s = %v: %s", key, want, body)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitIndex(true)
+
+	for _, s := range b.take() {
+		wantUser := []string{"system:aggregator"}
+		if got := s.header.Values("X-Remote-User"); strings.Join(got, ",") != strings.Join(wantUser, ",") || len(s.header.Values("X-Remote-Group")) != 0 {
+			t.Errorf("%s reached the backend as %q groups %q, want system:aggregator and no groups", s.path, got, s.header.Values("X-Remote-Group"))
+		}
+	}
+
+	// client-go reads the index and the document, as kubectl does.
+	hs := httptest.NewServer(e.s.Handler())
+	t.Cleanup(hs.Close)
+	dc, err := discovery.NewDiscoveryClientForConfig(&rest.Config{Host: hs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := openapi3.NewRoot(dc.OpenAPIV3()).GVSpec(schema.GroupVersion{Group: b.group, Version: b.version})
+	if err != nil {
+		t.Fatalf("client-go GVSpec: %v", err)
+	}
+	if _, ok := spec.Components.Schemas["com.example.Flunder"]; !ok || spec.Info.Title != "Backend" {
+		t.Errorf("client-go read %+v", spec.Info)
+	}
+
+	if _, err := e.store(apiServicesResource).Delete(e.ctx, "", a.Name, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitIndex(false)
+	if code, _ := e.proxyGet("/openapi/v3/" + key); code != 404 {
+		t.Errorf("document after delete: %d", code)
+	}
+}
