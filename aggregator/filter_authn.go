@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aggsim/aggsim/registry"
@@ -40,6 +41,10 @@ type AuthnOptions struct {
 	// system:anonymous in group system:unauthenticated (--anonymous-auth).
 	// aggsim's default is false.
 	Anonymous bool
+
+	// verifier caches certificate verifications; WithAuthentication sets
+	// it, nil verifies every time.
+	verifier *certVerifier
 }
 
 // RequestHeaderOptions configures front-proxy authentication
@@ -64,6 +69,9 @@ type RequestHeaderOptions struct {
 	// ExtraHeaderPrefixes: `<prefix><escaped key>: value` adds an extra; the
 	// key is lower-cased and %-unescaped. nil means [X-Remote-Extra-].
 	ExtraHeaderPrefixes []string
+
+	// verifier caches certificate verifications; set by WithAuthentication.
+	verifier *certVerifier
 }
 
 func orDefault(v []string, def string) []string {
@@ -161,6 +169,72 @@ func verifyClientCert(r *http.Request, pool *x509.CertPool) (*x509.Certificate, 
 	return leaf, nil
 }
 
+// certVerifyTTL bounds how long a successful verification is reused.
+const certVerifyTTL = time.Minute
+
+// maxCertVerifyCache bounds the number of remembered verifications; the
+// cache is emptied when it is full.
+const maxCertVerifyCache = 4096
+
+// certVerifier remembers successful client-certificate verifications, so
+// a client that sends many requests over its connections pays for one
+// chain verification a minute instead of one per request (a P-256
+// signature check per request was a third of the proxy's CPU). An entry is
+// keyed by the CA pool it was verified against — a reloaded CA file is a
+// new pool, so nothing verified against the old one is reused — and by the
+// SHA-256 of the presented chain, and it expires after certVerifyTTL or at
+// the leaf's NotAfter, whichever is first. Failures are not remembered.
+// A nil *certVerifier verifies every time.
+type certVerifier struct {
+	mu sync.Mutex // guards ok
+	ok map[certVerifyKey]time.Time
+}
+
+type certVerifyKey struct {
+	pool *x509.CertPool
+	sum  [sha256.Size]byte
+}
+
+func newCertVerifier() *certVerifier {
+	return &certVerifier{ok: map[certVerifyKey]time.Time{}}
+}
+
+// verify is verifyClientCert with the cache in front.
+func (v *certVerifier) verify(r *http.Request, pool *x509.CertPool) (*x509.Certificate, error) {
+	if v == nil {
+		return verifyClientCert(r, pool)
+	}
+	h := sha256.New()
+	for _, c := range r.TLS.PeerCertificates {
+		h.Write(c.Raw)
+	}
+	key := certVerifyKey{pool: pool}
+	h.Sum(key.sum[:0])
+	now := time.Now()
+	v.mu.Lock()
+	exp, hit := v.ok[key]
+	v.mu.Unlock()
+	leaf := r.TLS.PeerCertificates[0]
+	if hit && now.Before(exp) {
+		return leaf, nil
+	}
+	leaf, err := verifyClientCert(r, pool)
+	if err != nil {
+		return nil, err
+	}
+	exp = now.Add(certVerifyTTL)
+	if leaf.NotAfter.Before(exp) {
+		exp = leaf.NotAfter
+	}
+	v.mu.Lock()
+	if len(v.ok) >= maxCertVerifyCache {
+		clear(v.ok)
+	}
+	v.ok[key] = exp
+	v.mu.Unlock()
+	return leaf, nil
+}
+
 func certIdentifier(c *x509.Certificate) string {
 	return fmt.Sprintf("SN=%s, SKID=%s, AKID=%s", c.SerialNumber, hexColon(c.SubjectKeyId), hexColon(c.AuthorityKeyId))
 }
@@ -192,7 +266,7 @@ func (o *AuthnOptions) authenticateCert(r *http.Request) (*registry.UserInfo, bo
 	if pool == nil {
 		return nil, false, nil
 	}
-	leaf, err := verifyClientCert(r, pool)
+	leaf, err := o.verifier.verify(r, pool)
 	if err != nil {
 		return nil, false, err
 	}
@@ -240,7 +314,7 @@ func (o *RequestHeaderOptions) authenticate(r *http.Request) (*registry.UserInfo
 	if pool == nil {
 		return nil, false, nil
 	}
-	leaf, err := verifyClientCert(r, pool)
+	leaf, err := o.verifier.verify(r, pool)
 	if err != nil {
 		return nil, false, err
 	}
@@ -339,6 +413,12 @@ func anonymousUser() *registry.UserInfo {
 func WithAuthentication(h http.Handler, opts AuthnOptions, logger *slog.Logger) http.Handler {
 	if logger == nil {
 		logger = slog.Default()
+	}
+	opts.verifier = newCertVerifier()
+	if opts.RequestHeader != nil {
+		rh := *opts.RequestHeader
+		rh.verifier = opts.verifier
+		opts.RequestHeader = &rh
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, ok, err := opts.AuthenticateRequest(r)

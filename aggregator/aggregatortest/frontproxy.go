@@ -3,6 +3,7 @@ package aggregatortest
 import (
 	"crypto/x509"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 
 	"github.com/aggsim/aggsim/aggregator"
@@ -37,14 +38,10 @@ func RequireFrontProxy(h http.Handler, frontProxyCAPEM []byte) http.Handler {
 		ClientCA:     func() *x509.CertPool { return pool },
 		AllowedNames: []string{certs.FrontProxyClientCN},
 	}}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, ok, err := authn.AuthenticateRequest(r)
-		if err != nil || !ok {
-			writeUnauthorized(w)
-			return
-		}
-		h.ServeHTTP(w, r.WithContext(registry.WithUser(r.Context(), u)))
-	})
+	// WithAuthentication remembers verified chains, as a real backend's
+	// authenticator verifies the aggregator's certificate without paying
+	// a signature check on every request.
+	return aggregator.WithAuthentication(h, authn, slog.New(slog.DiscardHandler))
 }
 
 // UserFrom returns the identity RequireFrontProxy found for r, or false

@@ -107,10 +107,11 @@ var walkExpectations = map[string]walkExpect{
 			regexp.MustCompile(`(?m)^flunders\s+fl\s+wardle\.example\.com/v1alpha1\s+true\s+Flunder\s*$`),
 		},
 	},
-	"kubectl create --validate=false -f testdata/demo/fischer.yaml": {contains: []string{"fischer.wardle.example.com/my-fischer created"}},
-	"kubectl get fischers": {regexps: []*regexp.Regexp{regexp.MustCompile(`(?m)^NAME\s+AGE\n+my-fischer\s+\d+s\s*$`)}},
-	"kubectl create --validate=false -f testdata/demo/flunder.yaml": {contains: []string{"flunder.wardle.example.com/my-first-flunder created"}},
-	"kubectl get fl": {regexps: []*regexp.Regexp{regexp.MustCompile(`(?m)^NAME\s+AGE\n+my-first-flunder\s+\d+s\s*$`)}},
+	"kubectl explain flunders.spec":                {contains: []string{"KIND: Flunder", "FIELD: spec <FlunderSpec>", "reference <string>", "referenceType <string>"}},
+	"kubectl create -f testdata/demo/fischer.yaml": {contains: []string{"fischer.wardle.example.com/my-fischer created"}},
+	"kubectl get fischers":                         {regexps: []*regexp.Regexp{regexp.MustCompile(`(?m)^NAME\s+AGE\n+my-fischer\s+\d+s\s*$`)}},
+	"kubectl create -f testdata/demo/flunder.yaml": {contains: []string{"flunder.wardle.example.com/my-first-flunder created"}},
+	"kubectl get fl":                               {regexps: []*regexp.Regexp{regexp.MustCompile(`(?m)^NAME\s+AGE\n+my-first-flunder\s+\d+s\s*$`)}},
 	`kubectl get flunders.v1beta1.wardle.example.com my-first-flunder -o jsonpath='{.apiVersion} {.spec.referenceType}{"\n"}'`: {
 		contains: []string{"wardle.example.com/v1beta1 Fischer\n"},
 	},
@@ -600,6 +601,26 @@ func TestDemoWalkthroughE2E(t *testing.T) {
 	for _, k := range kubectls {
 		t.Run(k[0], func(t *testing.T) { runWalkthrough(t, cmds, k[1], xdg) })
 	}
+
+	t.Run("strict-validation", func(t *testing.T) {
+		// kubectl's default validation: the aggregated OpenAPI tells each
+		// kubectl that flunders take fieldValidation, so it sends
+		// fieldValidation=Strict and the backend refuses an unknown field.
+		manifest := filepath.Join(t.TempDir(), "bogus-flunder.yaml")
+		body := "apiVersion: wardle.example.com/v1alpha1\nkind: Flunder\nmetadata:\n  name: bogus\nspec:\n  bogus: 1\n  reference: my-fischer\n  referenceType: Fischer\n"
+		if err := os.WriteFile(manifest, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf(`Error from server (BadRequest): error when creating %q: strict decoding error: unknown field "spec.bogus"`+"\n", manifest)
+		for _, k := range kubectls {
+			cmd := exec.Command(k[1], "--kubeconfig", srv.kubeconfig, "create", "-f", manifest)
+			cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECONFIG=")
+			out, err := cmd.CombinedOutput()
+			if err == nil || string(out) != want {
+				t.Errorf("%s create -f %s: err %v, output\n%s\nwant\n%s", k[0], manifest, err, out, want)
+			}
+		}
+	})
 
 	t.Run("banner-curl", func(t *testing.T) {
 		if curlErr != nil {
