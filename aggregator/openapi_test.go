@@ -538,3 +538,21 @@ func TestOpenAPIThroughProxy(t *testing.T) {
 		t.Errorf("document after delete: %d", code)
 	}
 }
+
+// BenchmarkOpenAPIRebuild measures one snapshot build with one remote
+// group-version: merging the swagger, encoding JSON and protobuf, and the
+// v3 index (what each change costs; requests never pay it).
+func BenchmarkOpenAPIRebuild(b *testing.B) {
+	be := newWardleBackend()
+	c := newTestOpenAPI(be)
+	c.Update(oaAPIService(be, 1000, true))
+	c.pass(context.Background())
+	c.mu.Lock()
+	e := *c.entries["v1.wardle.example.com"]
+	c.mu.Unlock()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cp := e
+		c.build([]*openAPIEntry{&cp})
+	}
+}

@@ -11,7 +11,9 @@
 // API is registry.NewAPI over the strategies of this package — the same
 // generic store and handlers aggsim uses for its own resources, not a copy —
 // and this package adds only what the registry leaves to discovery: /apis
-// (APIGroupList) and /apis/wardle.example.com (APIGroup).
+// (APIGroupList) and /apis/wardle.example.com (APIGroup), and its OpenAPI
+// documents at /openapi/v2 and /openapi/v3 (which aggsim aggregates, so
+// kubectl validates and explains flunders and fischers).
 //
 // Authentication mirrors a backend started with
 // --requestheader-client-ca-file and --requestheader-allowed-names: a

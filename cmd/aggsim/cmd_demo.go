@@ -160,7 +160,7 @@ func demoBanner(in demoBannerInput) string {
 		"  export KUBECONFIG=" + shellQuote(in.Kubeconfig),
 		"  kubectl get apiservices",
 		"  kubectl get flunders",
-		"  kubectl create --validate=false -f testdata/demo/flunder.yaml",
+		"  kubectl create -f testdata/demo/flunder.yaml",
 		"  kubectl get fl --as=jane",
 		"  curl -sS " + admin + " " + in.Server + "/apis",
 		"  curl -sS " + admin + " -H '" + "Accept: " + aggregatedDiscoveryAccept + "' " + in.Server + "/apis",

@@ -198,7 +198,7 @@ func TestDemoBanner(t *testing.T) {
   export KUBECONFIG=/d/kubeconfig
   kubectl get apiservices
   kubectl get flunders
-  kubectl create --validate=false -f testdata/demo/flunder.yaml
+  kubectl create -f testdata/demo/flunder.yaml
   kubectl get fl --as=jane
   curl -sS --cacert /d/pki/ca.crt --cert /d/pki/admin.crt --key /d/pki/admin.key https://127.0.0.1:6443/apis
   curl -sS --cacert /d/pki/ca.crt --cert /d/pki/admin.crt --key /d/pki/admin.key -H 'Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' https://127.0.0.1:6443/apis
