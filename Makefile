@@ -1,7 +1,9 @@
 # aggsim — see README.md. Every target works on a fresh clone with Go, gcc and kubectl.
 GO        ?= go
 BIN       ?= bin/aggsim
-DATA_DIR  ?= $(CURDIR)/.aggsim
+# DATA_DIR empty: the default data dir ($XDG_STATE_HOME/aggsim or ~/.local/state/aggsim),
+# which README's walkthrough uses.
+DATA_DIR  ?=
 FUZZTIME  ?= 3s
 # Every Fuzz* target in the tree runs for FUZZTIME in `make test` (their seed
 # corpora also run as plain unit tests in every `go test`).
@@ -12,7 +14,7 @@ build:
 	$(GO) build -o $(BIN) ./cmd/aggsim
 
 run: build
-	$(BIN) serve --demo --data-dir $(DATA_DIR)
+	$(BIN) serve --demo $(if $(DATA_DIR),--data-dir $(DATA_DIR))
 
 test: lint unit fuzz
 

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -61,6 +62,12 @@ func (u *userRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/apis/"+u.gv {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"`+u.gv+`","resources":[{"name":"things","singularName":"thing","namespaced":true,"kind":"Thing","verbs":["get","list"]}]}`)
+		return
+	}
+	if !strings.HasPrefix(r.URL.Path, "/apis/"+u.gv+"/") {
+		// The aggregator's own background calls (/apis, /openapi/v2,
+		// /openapi/v3) are not what the tests look at.
+		http.NotFound(w, r)
 		return
 	}
 	user, ok := aggregatortest.UserFrom(r)

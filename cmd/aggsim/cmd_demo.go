@@ -156,7 +156,7 @@ func demoBanner(in demoBannerInput) string {
 	admin := fmt.Sprintf("--cacert %s --cert %s --key %s", pki(certs.CACertName), pki(certs.AdminCertName), pki(certs.AdminKeyName))
 	frontProxy := fmt.Sprintf("--cacert %s --cert %s --key %s", shellQuote(in.BackendCA), pki(certs.FrontProxyClientCertName), pki(certs.FrontProxyClientKeyName))
 	lines := []string{
-		"demo: try next (walkthrough: testdata/demo/WALKTHROUGH.md):",
+		"demo: try next (walkthrough: README.md):",
 		"  export KUBECONFIG=" + shellQuote(in.Kubeconfig),
 		"  kubectl get apiservices",
 		"  kubectl get flunders",

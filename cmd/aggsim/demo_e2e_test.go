@@ -7,7 +7,7 @@ package main
 //
 // Invariants checked:
 //   - the commands run are exactly the ```sh blocks of
-//     testdata/demo/WALKTHROUGH.md (the README's walkthrough), and every
+//     the walkthrough section of README.md, and every
 //     expectation below names a command that is in it;
 //   - flunders and fischers appear in api-resources with their short names,
 //     are created, read (also through v1beta1), watched (ADDED, MODIFIED,
@@ -41,7 +41,28 @@ import (
 	"github.com/aggsim/aggsim/demo"
 )
 
-const walkthroughPath = "../../testdata/demo/WALKTHROUGH.md"
+// The walkthrough lives in README.md between these markers: README shows
+// it and this test runs it, so the two cannot drift apart.
+const (
+	walkthroughPath  = "../../README.md"
+	walkthroughBegin = "<!-- walkthrough:begin -->"
+	walkthroughEnd   = "<!-- walkthrough:end -->"
+)
+
+// readWalkthrough returns README's walkthrough section.
+func readWalkthrough(t *testing.T) string {
+	t.Helper()
+	md, err := os.ReadFile(walkthroughPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(md), walkthroughBegin)
+	section, _, ok2 := strings.Cut(rest, walkthroughEnd)
+	if !ok || !ok2 {
+		t.Fatalf("%s has no %s ... %s section", walkthroughPath, walkthroughBegin, walkthroughEnd)
+	}
+	return section
+}
 
 // walkCommand is one command line of the walkthrough.
 type walkCommand struct {
@@ -141,14 +162,10 @@ var walkExpectations = map[string]walkExpect{
 	},
 }
 
-// TestWalkthroughParses keeps WALKTHROUGH.md and walkExpectations in step
+// TestWalkthroughParses keeps README's walkthrough and walkExpectations in step
 // without running anything.
 func TestWalkthroughParses(t *testing.T) {
-	md, err := os.ReadFile(walkthroughPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmds := parseWalkthrough(string(md))
+	cmds := parseWalkthrough(readWalkthrough(t))
 	seen := map[string]bool{}
 	var bg, kills int
 	for _, c := range cmds {
@@ -168,7 +185,7 @@ func TestWalkthroughParses(t *testing.T) {
 	}
 	for line := range walkExpectations {
 		if !seen[line] {
-			t.Errorf("expectation for a command that is not in WALKTHROUGH.md: %s", line)
+			t.Errorf("expectation for a command that is not in the walkthrough: %s", line)
 		}
 	}
 	if len(cmds) < 20 {
@@ -194,7 +211,7 @@ func TestDemoBanner(t *testing.T) {
 		Kubeconfig: "/d/kubeconfig", Server: "https://127.0.0.1:6443", PKIDir: "/d/pki",
 		BackendURL: "https://127.0.0.1:40000", BackendCA: "/d/demo/ca.crt",
 	})
-	want := `demo: try next (walkthrough: testdata/demo/WALKTHROUGH.md):
+	want := `demo: try next (walkthrough: README.md):
   export KUBECONFIG=/d/kubeconfig
   kubectl get apiservices
   kubectl get flunders
@@ -575,11 +592,7 @@ func TestDemoWalkthroughE2E(t *testing.T) {
 		t.Skip("bash is not on PATH")
 	}
 	kubectls := demoKubectls(t)
-	md, err := os.ReadFile(walkthroughPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmds := parseWalkthrough(string(md))
+	cmds := parseWalkthrough(readWalkthrough(t))
 	_, curlErr := exec.LookPath("curl")
 	if curlErr != nil {
 		t.Log("curl is not on PATH: skipping the curl commands")
