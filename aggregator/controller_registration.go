@@ -3,6 +3,7 @@ package aggregator
 import (
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aggsim/aggsim/discovery"
 	"github.com/aggsim/aggsim/proxy"
@@ -30,6 +31,11 @@ type registrationController struct {
 	// routed maps each routed /apis/<g>/<v> path to its handler, so an
 	// unchanged APIService is not registered again.
 	routed map[string]http.Handler
+
+	// published is a read-only copy of handlers, replaced whole after every
+	// change, so request-path readers (metrics, discovery and OpenAPI
+	// fetches) never take mu. Do not copy a registrationController.
+	published atomic.Pointer[map[string]*proxy.Handler]
 }
 
 func newRegistrationController(s *Server) *registrationController {
@@ -51,11 +57,23 @@ func (c *registrationController) onChange(old, cur registry.Object) {
 	c.sync(o.GetObjectMeta().Name)
 }
 
-// proxyHandler returns the handler of a remote APIService, or nil.
+// proxyHandler returns the handler of a remote APIService, or nil. It
+// takes no lock.
 func (c *registrationController) proxyHandler(name string) *proxy.Handler {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.handlers[name]
+	if m := c.published.Load(); m != nil {
+		return (*m)[name]
+	}
+	return nil
+}
+
+// publish replaces the lock-free copy of handlers. Called with c.mu held
+// whenever handlers changed.
+func (c *registrationController) publish() {
+	m := make(map[string]*proxy.Handler, len(c.handlers))
+	for k, v := range c.handlers {
+		m[k] = v
+	}
+	c.published.Store(&m)
 }
 
 // sync brings routes, proxy and discovery in line with the current state of
@@ -101,6 +119,7 @@ func (c *registrationController) add(a *registry.APIService) {
 		if h := c.handlers[a.Name]; h != nil {
 			h.Close()
 			delete(c.handlers, a.Name)
+			c.publish()
 		}
 		if res, ok := s.api.APIResourceList(group, version); ok {
 			d.Resources = res
@@ -127,6 +146,7 @@ func (c *registrationController) add(a *registry.APIService) {
 				OnRequest:  s.onProxyRequest,
 			})
 			c.handlers[a.Name] = h
+			c.publish()
 		}
 		h.Update(proxy.Target{
 			APIServiceName: a.Name, Group: group, Version: version,
@@ -169,6 +189,7 @@ func (c *registrationController) remove(name string) {
 	if h := c.handlers[name]; h != nil {
 		h.Close()
 		delete(c.handlers, name)
+		c.publish()
 	}
 	gvPath := "/apis/" + group + "/" + version
 	s.discovery.Remove(name)

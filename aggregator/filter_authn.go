@@ -388,9 +388,8 @@ func clearAuthHeaders(h http.Header, userH, uidH, groupH, extraP []string) {
 		}
 	}
 	for name := range h {
-		lower := strings.ToLower(name)
 		for _, p := range extraP {
-			if strings.HasPrefix(lower, strings.ToLower(p)) {
+			if len(name) >= len(p) && strings.EqualFold(name[:len(p)], p) {
 				delete(h, name)
 				break
 			}

@@ -238,6 +238,10 @@ func validPathSegmentName(name string) bool {
 // `Internal Server Error: "<uri>": failed to create RequestInfo: <err>`.
 func WithRequestInfo(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := RequestInfoFrom(r.Context()); ok {
+			h.ServeHTTP(w, r) // an outer filter (metrics) computed it already
+			return
+		}
 		ri, err := NewRequestInfo(r)
 		if err != nil {
 			internalError(w, r, fmt.Errorf("failed to create RequestInfo: %w", err))

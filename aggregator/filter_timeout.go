@@ -73,7 +73,9 @@ func WithTimeout(h http.Handler, max time.Duration) http.Handler {
 			return
 		}
 		timeout := max
-		if v := r.URL.Query().Get("timeout"); v != "" {
+		if !strings.Contains(r.URL.RawQuery, "timeout=") {
+			// no ?timeout: skip parsing the query
+		} else if v := r.URL.Query().Get("timeout"); v != "" {
 			d, err := time.ParseDuration(v)
 			if err != nil {
 				writeStatus(w, r, registry.NewBadRequest(fmt.Sprintf("invalid timeout specified in the request URL - %s", err)))
@@ -89,7 +91,7 @@ func WithTimeout(h http.Handler, max time.Duration) http.Handler {
 
 		tw := &timeoutWriter{w: w, h: w.Header().Clone()}
 		done := make(chan any, 1)
-		rc := r.Clone(ctx)
+		rc := r // r already carries ctx; the server does not touch it after we return
 		go func() {
 			defer func() {
 				p := recover()

@@ -359,6 +359,9 @@ func (s *Server) instrument(next http.Handler) http.Handler {
 		ri, err := NewRequestInfo(r)
 		if err != nil || ri == nil {
 			ri = &RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
+		} else {
+			// WithRequestInfo, further in, reuses it instead of parsing again.
+			r = r.WithContext(WithRequestInfoContext(r.Context(), ri))
 		}
 		component := componentAPIServer
 		if s.isProxiedPath(r.URL.Path) {
