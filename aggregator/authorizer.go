@@ -102,6 +102,29 @@ func (AlwaysDeny) Authorize(context.Context, Attributes) (Decision, string, erro
 	return DecisionNoOpinion, "Everything is forbidden.", nil
 }
 
+// SystemMastersAuthorizer allows every request of a member of
+// system:masters and hands everything else to Delegate, as kube-apiserver
+// puts its privileged-group authorizer ahead of whatever
+// --authorization-mode names (kubernetes pkg/kubeapiserver/authorizer/
+// config.go). So with AlwaysDeny the admin still reaches /readyz and the
+// API, and only other users are refused.
+type SystemMastersAuthorizer struct {
+	// Delegate decides for everyone outside system:masters; nil means
+	// AlwaysAllow.
+	Delegate Authorizer
+}
+
+// Authorize allows members of system:masters and asks Delegate otherwise.
+func (a SystemMastersAuthorizer) Authorize(ctx context.Context, attrs Attributes) (Decision, string, error) {
+	if attrs.User != nil && slices.Contains(attrs.User.Groups, GroupMasters) {
+		return DecisionAllow, "", nil
+	}
+	if a.Delegate == nil {
+		return DecisionAllow, "", nil
+	}
+	return a.Delegate.Authorize(ctx, attrs)
+}
+
 // ImpersonationAuthorizer restricts the verb "impersonate" to members of
 // ImpersonatorGroups and hands every other decision to Delegate. It stands in
 // for the RBAC rule that, in a fresh cluster, only system:masters may

@@ -433,7 +433,11 @@ func (h *reviewHandler) selfSubjectRulesReview(r *http.Request) (any, error) {
 		return nil, registry.NewBadRequest("no namespace on request")
 	}
 	st := registry.SubjectRulesReviewStatus{ResourceRules: []registry.ResourceRule{}, NonResourceRules: []registry.NonResourceRule{}}
-	switch h.authz.(ImpersonationAuthorizer).Delegate.(type) {
+	delegate := h.authz.(ImpersonationAuthorizer).Delegate
+	if sm, ok := delegate.(SystemMastersAuthorizer); ok {
+		delegate = sm.Delegate
+	}
+	switch delegate.(type) {
 	case AlwaysAllow:
 		st.ResourceRules = []registry.ResourceRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}}
 		st.NonResourceRules = []registry.NonResourceRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}}

@@ -151,7 +151,7 @@ func New(opts Options) (*Server, error) {
 		case "", "AlwaysAllow":
 			authz = AlwaysAllow{}
 		case "AlwaysDeny":
-			authz = AlwaysDeny{}
+			authz = SystemMastersAuthorizer{Delegate: AlwaysDeny{}}
 		default:
 			return nil, fmt.Errorf("aggregator: unknown authorization mode %q (want AlwaysAllow or AlwaysDeny)", opts.AuthorizationMode)
 		}

@@ -329,19 +329,24 @@ func (e *sampleEnv) startAggsim() {
 	})
 	client := e.adminClient()
 	deadline := time.Now().Add(60 * time.Second)
+	last := ""
 	for {
 		resp, err := client.Get(e.aggsimURL() + "/readyz")
 		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return
 			}
+			last = fmt.Sprintf("%d %s", resp.StatusCode, b)
+		} else {
+			last = err.Error()
 		}
 		if n, exits := e.aggsim.exitCount(); n > 0 {
 			e.t.Fatalf("aggsim exited: %v\n%s", exits, e.aggsim.tail(40))
 		}
 		if time.Now().After(deadline) {
-			e.t.Fatalf("aggsim not ready within 60s: %v\n%s", err, e.aggsim.tail(40))
+			e.t.Fatalf("aggsim /readyz (admin certificate) not 200 within 60s; last answer: %s\n%s", last, e.aggsim.tail(10))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
