@@ -31,35 +31,15 @@ const (
 )
 
 // The messages of the Available condition. The Local message comes from
-// kube-aggregator/pkg/apis/apiregistration/helpers.go.
+// kube-aggregator/pkg/apis/apiregistration/helpers.go. The messages of the
+// ServiceNotFound, ServicePortError, EndpointsNotFound and MissingEndpoints
+// reasons are the Error() texts of proxy's resolver errors.
 const (
 	// MessageLocal is the message of every local APIService.
 	MessageLocal = "Local APIServices are always available"
 	// MessagePassed is the message of a remote APIService that passed.
 	MessagePassed = "all checks passed"
 )
-
-// messageServiceNotFound is `service/<name> in "<ns>" is not present`.
-func messageServiceNotFound(namespace, name string) string {
-	return fmt.Sprintf("service/%s in %q is not present", name, namespace)
-}
-
-// messageServicePortError is `service/<name> in "<ns>" is not listening on port <port>`.
-func messageServicePortError(namespace, name string, port int32) string {
-	return fmt.Sprintf("service/%s in %q is not listening on port %d", name, namespace, port)
-}
-
-// messageEndpointsNotFound is `cannot find endpoints for service/<name> in "<ns>"`
-// (1.33 reads Endpoints; newer releases say endpointslices).
-func messageEndpointsNotFound(namespace, name string) string {
-	return fmt.Sprintf("cannot find endpoints for service/%s in %q", name, namespace)
-}
-
-// messageMissingEndpoints is
-// `endpoints for service/<name> in "<ns>" have no addresses with port name "<port>"`.
-func messageMissingEndpoints(namespace, name, portName string) string {
-	return fmt.Sprintf("endpoints for service/%s in %q have no addresses with port name %q", name, namespace, portName)
-}
 
 // discoveryFailure is the probe error of one attempt that got an error or
 // a bad status: `failing or missing response from <url>: <err>`.

@@ -53,13 +53,13 @@ type verdict struct {
 	portName string
 }
 
-func failed(v *verdict, step, reason, msg string, err error) verdict {
+// failed records err as the failing step of v and the message of its
+// Available False condition with reason.
+func failed(v *verdict, step, reason string, err error) verdict {
+	msg := err.Error()
 	v.checks = append(v.checks, ExplainCheck{Name: step, Result: checkFailed, Detail: msg})
 	v.condition = registry.APIServiceCondition{Type: registry.Available, Status: registry.ConditionFalse, Reason: reason, Message: msg}
 	v.err = err
-	if err == nil {
-		v.err = errors.New(msg)
-	}
 	return *v
 }
 
@@ -85,7 +85,7 @@ func (s *Server) checkAPIService(ctx context.Context, a *registry.APIService, at
 	}
 	obj, ok := s.services.Get(ref.Namespace, ref.Name)
 	if !ok {
-		return failed(&v, "service", ReasonServiceNotFound, messageServiceNotFound(ref.Namespace, ref.Name), nil)
+		return failed(&v, "service", ReasonServiceNotFound, &proxy.ServiceNotFoundError{Namespace: ref.Namespace, Name: ref.Name})
 	}
 	svc := obj.(*registry.Service)
 	v.service = svc
@@ -103,16 +103,16 @@ func (s *Server) checkAPIService(ctx context.Context, a *registry.APIService, at
 			}
 		}
 		if !found {
-			return failed(&v, "port", ReasonServicePortError, messageServicePortError(ref.Namespace, ref.Name, port), nil)
+			return failed(&v, "port", ReasonServicePortError, &proxy.ServicePortError{Namespace: ref.Namespace, Name: ref.Name, Port: port})
 		}
 		v.checks = append(v.checks, ExplainCheck{Name: "port", Result: checkOK, Detail: portDetail(port, v.portName)})
 		eobj, ok := s.endpoints.Get(ref.Namespace, ref.Name)
 		if !ok {
-			return failed(&v, "endpoints", ReasonEndpointsNotFound, messageEndpointsNotFound(ref.Namespace, ref.Name), nil)
+			return failed(&v, "endpoints", ReasonEndpointsNotFound, &proxy.EndpointsNotFoundError{Namespace: ref.Namespace, Name: ref.Name})
 		}
 		v.checks = append(v.checks, ExplainCheck{Name: "endpoints", Result: checkOK, Detail: "endpoints/" + ref.Name + " in \"" + ref.Namespace + "\" exist"})
 		if !hasReadyAddress(eobj.(*registry.Endpoints), v.portName) {
-			return failed(&v, "addresses", ReasonMissingEndpoints, messageMissingEndpoints(ref.Namespace, ref.Name, v.portName), nil)
+			return failed(&v, "addresses", ReasonMissingEndpoints, &proxy.MissingEndpointsError{Namespace: ref.Namespace, Name: ref.Name, PortName: v.portName})
 		}
 		v.checks = append(v.checks, ExplainCheck{Name: "addresses", Result: checkOK, Detail: "a ready address has port name \"" + v.portName + "\""})
 	} else {
@@ -124,7 +124,7 @@ func (s *Server) checkAPIService(ctx context.Context, a *registry.APIService, at
 	u, err := s.probeDiscovery(ctx, a, port, attempts)
 	v.url = u
 	if err != nil {
-		return failed(&v, "discovery", ReasonFailedDiscoveryCheck, err.Error(), err)
+		return failed(&v, "discovery", ReasonFailedDiscoveryCheck, err)
 	}
 	v.checks = append(v.checks, ExplainCheck{Name: "discovery", Result: checkOK, Detail: "GET " + u + " answered 2xx"})
 	v.condition = registry.APIServiceCondition{Type: registry.Available, Status: registry.ConditionTrue, Reason: ReasonPassed, Message: MessagePassed}

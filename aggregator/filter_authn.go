@@ -235,6 +235,20 @@ func (v *certVerifier) verify(r *http.Request, pool *x509.CertPool) (*x509.Certi
 	return leaf, nil
 }
 
+// verifyPeer returns the client's leaf certificate verified against the
+// pool clientCA returns now, or nil and no error when r carries no client
+// certificate or clientCA returns no pool.
+func (v *certVerifier) verifyPeer(r *http.Request, clientCA func() *x509.CertPool) (*x509.Certificate, error) {
+	if !hasPeerCert(r) {
+		return nil, nil
+	}
+	pool := clientCA()
+	if pool == nil {
+		return nil, nil
+	}
+	return v.verify(r, pool)
+}
+
 func certIdentifier(c *x509.Certificate) string {
 	return fmt.Sprintf("SN=%s, SKID=%s, AKID=%s", c.SerialNumber, hexColon(c.SubjectKeyId), hexColon(c.AuthorityKeyId))
 }
@@ -259,15 +273,8 @@ func hasPeerCert(r *http.Request) bool {
 // X509SHA256=<lower-case hex of the leaf's SHA-256>. A cert without CN
 // authenticates nobody (no error).
 func (o *AuthnOptions) authenticateCert(r *http.Request) (*registry.UserInfo, bool, error) {
-	if !hasPeerCert(r) {
-		return nil, false, nil
-	}
-	pool := o.ClientCA()
-	if pool == nil {
-		return nil, false, nil
-	}
-	leaf, err := o.verifier.verify(r, pool)
-	if err != nil {
+	leaf, err := o.verifier.verifyPeer(r, o.ClientCA)
+	if leaf == nil || err != nil {
 		return nil, false, err
 	}
 	if leaf.Subject.CommonName == "" {
@@ -307,15 +314,8 @@ func (o *AuthnOptions) authenticateToken(r *http.Request) (*registry.UserInfo, b
 // authenticate is upstream's requestheader authenticator behind its
 // CA-and-CN verifier.
 func (o *RequestHeaderOptions) authenticate(r *http.Request) (*registry.UserInfo, bool, error) {
-	if !hasPeerCert(r) {
-		return nil, false, nil
-	}
-	pool := o.ClientCA()
-	if pool == nil {
-		return nil, false, nil
-	}
-	leaf, err := o.verifier.verify(r, pool)
-	if err != nil {
+	leaf, err := o.verifier.verifyPeer(r, o.ClientCA)
+	if leaf == nil || err != nil {
 		return nil, false, err
 	}
 	if len(o.AllowedNames) > 0 && !slices.Contains(o.AllowedNames, leaf.Subject.CommonName) {

@@ -695,9 +695,9 @@ func (c *openAPIController) serveV2(w http.ResponseWriter, r *http.Request) {
 	accept := r.Header.Get("Accept")
 	body, ct := snap.v2, "application/json"
 	switch {
-	case snap.v2pb != nil && acceptsAny(accept, openAPIV2ProtobufTypes...):
+	case snap.v2pb != nil && registry.AcceptNames(accept, openAPIV2ProtobufTypes...):
 		body, ct = snap.v2pb, "application/octet-stream" // as kube-openapi answers
-	case !acceptsJSON(accept):
+	case !registry.OpenAPIAcceptsJSON(accept):
 		writeStatusError(w, registry.NewStatusError(http.StatusNotAcceptable, "NotAcceptable",
 			"only the following media types are accepted: application/json, "+strings.Join(openAPIV2ProtobufTypes, ", ")))
 		return
@@ -758,31 +758,4 @@ func (c *openAPIController) serveV3Document(w http.ResponseWriter, r *http.Reque
 		return
 	}
 	_, _ = w.Write(doc.body)
-}
-
-// acceptsAny reports whether an Accept header names one of types.
-func acceptsAny(accept string, types ...string) bool {
-	for _, part := range strings.Split(accept, ",") {
-		mt := strings.TrimSpace(strings.SplitN(part, ";", 2)[0])
-		for _, t := range types {
-			if mt == t {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// acceptsJSON reports whether an Accept header admits application/json.
-func acceptsJSON(accept string) bool {
-	if accept == "" {
-		return true
-	}
-	for _, part := range strings.Split(accept, ",") {
-		mt := strings.TrimSpace(strings.SplitN(part, ";", 2)[0])
-		if mt == "application/json" || mt == "*/*" || mt == "application/*" {
-			return true
-		}
-	}
-	return false
 }

@@ -153,7 +153,7 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
 	etag := ""
 	switch {
 	case p == "/openapi/v2":
-		if !acceptsJSON(r.Header.Get("Accept")) {
+		if !registry.OpenAPIAcceptsJSON(r.Header.Get("Accept")) {
 			writeStatus(w, registry.NewStatusError(http.StatusNotAcceptable, "NotAcceptable", "only the following media types are accepted: application/json"))
 			return true
 		}
@@ -189,18 +189,4 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
 		_, _ = w.Write(body)
 	}
 	return true
-}
-
-// acceptsJSON reports whether an Accept header admits application/json.
-func acceptsJSON(accept string) bool {
-	if accept == "" {
-		return true
-	}
-	for _, part := range strings.Split(accept, ",") {
-		mt := strings.TrimSpace(strings.SplitN(part, ";", 2)[0])
-		if mt == "application/json" || mt == "*/*" || mt == "application/*" {
-			return true
-		}
-	}
-	return false
 }

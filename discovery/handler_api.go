@@ -25,12 +25,8 @@ const (
 // when the Accept header asks for it, else the APIVersions document
 // {"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[…]}.
 func (m *Manager) ServeAPI(w http.ResponseWriter, r *http.Request) {
-	snap := m.snap.Load()
-	if r.URL.Path != "/api/" {
-		if n, ok := negotiateAggregated(r, m.opts.ServeV2Beta1); ok {
-			serveAggregated(w, r, snap.apiAgg, n)
-			return
-		}
+	if m.serveAggregatedAt(w, r, "/api/", m.snap.Load().apiAgg) {
+		return
 	}
 	n, ok := negotiateLegacy(r)
 	if !ok {
@@ -41,33 +37,18 @@ func (m *Manager) ServeAPI(w http.ResponseWriter, r *http.Request) {
 	if addr == "" {
 		addr = r.Host
 	}
-	var b []byte
+	prefix, suffix, appendAddr := apiVersionsPrefix, apiVersionsSuffix, appendJSONString
 	switch {
 	case n.kind == mediaYAML:
-		b = make([]byte, 0, len(apiVersionsYAMLPrefix)+len(addr)+len(apiVersionsYAMLSuffix)+2)
-		b = append(b, apiVersionsYAMLPrefix...)
-		b = appendYAMLScalar(b, addr)
-		b = append(b, apiVersionsYAMLSuffix...)
+		prefix, suffix, appendAddr = apiVersionsYAMLPrefix, apiVersionsYAMLSuffix, appendYAMLScalar
 	case n.pretty:
-		b = make([]byte, 0, len(apiVersionsPrettyPrefix)+len(addr)+len(apiVersionsPrettySuffix)+2)
-		b = append(b, apiVersionsPrettyPrefix...)
-		b = appendJSONString(b, addr)
-		b = append(b, apiVersionsPrettySuffix...)
-	default:
-		b = make([]byte, 0, len(apiVersionsPrefix)+len(addr)+len(apiVersionsSuffix)+2)
-		b = append(b, apiVersionsPrefix...)
-		b = appendJSONString(b, addr)
-		b = append(b, apiVersionsSuffix...)
+		prefix, suffix = apiVersionsPrettyPrefix, apiVersionsPrettySuffix
 	}
-	h := w.Header()
-	if n.kind == mediaYAML {
-		h.Set("Content-Type", contentTypeYAML)
-	} else {
-		h.Set("Content-Type", contentTypeJSON)
-	}
-	h.Set("Cache-Control", cacheControlLegacy)
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
+	b := make([]byte, 0, len(prefix)+len(addr)+len(suffix)+2)
+	b = append(b, prefix...)
+	b = appendAddr(b, addr)
+	b = append(b, suffix...)
+	writeLegacy(w, n, b)
 }
 
 // appendYAMLScalar appends a host:port as a YAML scalar, quoted when it

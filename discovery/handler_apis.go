@@ -121,13 +121,24 @@ func appendJSONString(b []byte, s string) []byte {
 // checked, as upstream.
 func (m *Manager) ServeAPIs(w http.ResponseWriter, r *http.Request) {
 	snap := m.snap.Load()
-	if r.URL.Path != "/apis/" {
-		if n, ok := negotiateAggregated(r, m.opts.ServeV2Beta1); ok {
-			serveAggregated(w, r, snap.apisAgg, n)
-			return
-		}
+	if m.serveAggregatedAt(w, r, "/apis/", snap.apisAgg) {
+		return
 	}
 	m.serveLegacy(w, r, snap.apis)
+}
+
+// serveAggregatedAt serves d, aggregated discovery, and reports true when
+// the Accept header asks for it and the path is not slashPath, the
+// trailing-slash form that serves only the legacy document.
+func (m *Manager) serveAggregatedAt(w http.ResponseWriter, r *http.Request, slashPath string, d *aggDoc) bool {
+	if r.URL.Path == slashPath {
+		return false
+	}
+	n, ok := negotiateAggregated(r, m.opts.ServeV2Beta1)
+	if ok {
+		serveAggregated(w, r, d, n)
+	}
+	return ok
 }
 
 // serveLegacy writes a legacy discovery document in the negotiated
@@ -138,6 +149,12 @@ func (m *Manager) serveLegacy(w http.ResponseWriter, r *http.Request, d *documen
 		m.writeNotAcceptable(w)
 		return
 	}
+	writeLegacy(w, n, d.forMedia(n.kind, n.pretty))
+}
+
+// writeLegacy writes 200 and b, a legacy discovery document already
+// encoded as n asks, with its Content-Type and Cache-Control.
+func writeLegacy(w http.ResponseWriter, n negotiated, b []byte) {
 	h := w.Header()
 	if n.kind == mediaYAML {
 		h.Set("Content-Type", contentTypeYAML)
@@ -146,7 +163,7 @@ func (m *Manager) serveLegacy(w http.ResponseWriter, r *http.Request, d *documen
 	}
 	h.Set("Cache-Control", cacheControlLegacy)
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(d.forMedia(n.kind, n.pretty))
+	_, _ = w.Write(b)
 }
 
 // writeNotAcceptable writes the 406 Status kube-apiserver answers when no

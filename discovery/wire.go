@@ -3,7 +3,10 @@ package discovery
 // Wire types of the discovery documents. Field order and omitempty follow
 // k8s.io/apimachinery/pkg/apis/meta/v1/types.go and
 // k8s.io/api/apidiscovery/v2/types.go so that encoding/json produces the same
-// bytes as kube-apiserver.
+// bytes as kube-apiserver. The meta/v1 types the registry also answers
+// (APIResourceList, APIVersions) are aliases of the registry's.
+
+import "github.com/aggsim/aggsim/registry"
 
 // GroupVersionForDiscovery names one version of a group in APIGroup and
 // APIGroupList (meta/v1 GroupVersionForDiscovery).
@@ -15,13 +18,9 @@ type GroupVersionForDiscovery struct {
 }
 
 // ServerAddressByClientCIDR tells a client in ClientCIDR which address to
-// use for the server (meta/v1 ServerAddressByClientCIDR).
-type ServerAddressByClientCIDR struct {
-	// ClientCIDR is the client network this entry is for ("0.0.0.0/0").
-	ClientCIDR string `json:"clientCIDR"`
-	// ServerAddress is "<host>:<port>" of the server for those clients.
-	ServerAddress string `json:"serverAddress"`
-}
+// use for the server (meta/v1 ServerAddressByClientCIDR); registry owns
+// the wire type.
+type ServerAddressByClientCIDR = registry.ServerAddressByClientCIDR
 
 // APIGroup is the document at /apis/<group> and one entry of APIGroupList
 // (meta/v1 APIGroup). Kind and APIVersion are empty inside a list.
@@ -50,55 +49,17 @@ type APIGroupList struct {
 	Groups []APIGroup `json:"groups"`
 }
 
-// APIVersions is the legacy document at /api (meta/v1 APIVersions).
-type APIVersions struct {
-	// Kind is the object kind; empty inside lists.
-	Kind string `json:"kind,omitempty"`
-	// APIVersion is the object's apiVersion; empty inside lists.
-	APIVersion string `json:"apiVersion,omitempty"`
-	// Versions lists the versions, in discovery order.
-	Versions []string `json:"versions"`
-	// ServerAddressByClientCIDRs tells clients which address to use.
-	ServerAddressByClientCIDRs []ServerAddressByClientCIDR `json:"serverAddressByClientCIDRs"`
-}
+// APIVersions is the legacy document at /api (meta/v1 APIVersions);
+// registry owns the wire type.
+type APIVersions = registry.APIVersions
 
-// APIResource is one resource of an APIResourceList (meta/v1 APIResource).
-// Subresources appear as separate entries named "<resource>/<subresource>".
-type APIResource struct {
-	// Name is the group name (APIGroup) or resource name (APIResource).
-	Name string `json:"name"`
-	// SingularName is the singular resource name ("" for subresources).
-	SingularName string `json:"singularName"`
-	// Namespaced is true for namespace-scoped resources.
-	Namespaced bool `json:"namespaced"`
-	// Group is the group (empty: the enclosing one).
-	Group string `json:"group,omitempty"`
-	// Version is the version (empty: the enclosing one).
-	Version string `json:"version,omitempty"`
-	// Kind is the object kind; empty inside lists.
-	Kind string `json:"kind"`
-	// Verbs lists the supported verbs.
-	Verbs []string `json:"verbs"`
-	// ShortNames lists the short names (kubectl get fl).
-	ShortNames []string `json:"shortNames,omitempty"`
-	// Categories lists the categories (kubectl get all).
-	Categories []string `json:"categories,omitempty"`
-	// StorageVersionHash is an opaque hash of the storage version.
-	StorageVersionHash string `json:"storageVersionHash,omitempty"`
-}
+// APIResource is one resource of an APIResourceList (meta/v1 APIResource);
+// registry owns the wire type.
+type APIResource = registry.APIResource
 
 // APIResourceList is the document at /apis/<group>/<version> and /api/v1
-// (meta/v1 APIResourceList).
-type APIResourceList struct {
-	// Kind is the object kind; empty inside lists.
-	Kind string `json:"kind,omitempty"`
-	// APIVersion is the object's apiVersion; empty inside lists.
-	APIVersion string `json:"apiVersion,omitempty"`
-	// GroupVersion is "<group>/<version>" ("v1" for the core group).
-	GroupVersion string `json:"groupVersion"`
-	// APIResources lists resources and "<resource>/<sub>" subresources.
-	APIResources []APIResource `json:"resources"`
-}
+// (meta/v1 APIResourceList); registry owns the wire type.
+type APIResourceList = registry.APIResourceList
 
 // GroupVersionKind is the responseKind of aggregated discovery
 // (meta/v1 GroupVersionKind). Empty group and version mean "the group and

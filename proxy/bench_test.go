@@ -9,14 +9,12 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"runtime"
-	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aggsim/aggsim/internal/latencybench"
 	"github.com/aggsim/aggsim/registry"
 )
 
@@ -101,34 +99,9 @@ func BenchmarkProxy(b *testing.B) {
 					}
 					return time.Since(start)
 				}
-				get() // warm the connections
-				lat := make([]time.Duration, b.N)
-				var next atomic.Int64
-				b.ReportAllocs()
-				b.ResetTimer()
-				start := time.Now()
-				if clients == 1 {
-					for i := range b.N {
-						lat[i] = get()
-					}
-				} else {
-					b.SetParallelism((clients + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
-					b.RunParallel(func(pb *testing.PB) {
-						for pb.Next() {
-							d := get()
-							if i := next.Add(1) - 1; i < int64(len(lat)) {
-								lat[i] = d
-							}
-						}
-					})
-				}
-				elapsed := time.Since(start)
-				b.StopTimer()
-				slices.Sort(lat)
-				b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+				res := latencybench.Run(b, clients, get)
 				mu.Lock()
-				nsPerOp[name] = float64(elapsed.Nanoseconds()) / float64(b.N)
+				nsPerOp[name] = res.NsPerOp
 				mu.Unlock()
 			})
 		}
@@ -160,15 +133,7 @@ func benchClient(srv *httptest.Server, p *pki) *http.Client {
 // newBackendQuiet is newBackend without request recording (which would
 // dominate a benchmark).
 func newBackendQuiet(b *testing.B, h http.HandlerFunc) *testBackend {
-	p := testPKI(b)
-	s := httptest.NewUnstartedServer(h)
-	s.EnableHTTP2 = true
-	s.Config.ErrorLog = log.New(io.Discard, "", 0)
-	s.TLS = &tls.Config{
-		Certificates: []tls.Certificate{*p.serving},
-		ClientCAs:    p.frontProxyCA.pool(),
-		ClientAuth:   tls.RequireAndVerifyClientCert,
-	}
+	s := unstartedBackend(b, h)
 	s.StartTLS()
 	b.Cleanup(s.Close)
 	return &testBackend{Server: s}

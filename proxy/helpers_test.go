@@ -156,15 +156,12 @@ func withClientCA(ca *testCA) backendOption {
 	return func(s *httptest.Server) { s.TLS.ClientCAs = ca.pool() }
 }
 
-// newBackend starts a TLS backend (HTTP/2 enabled, serving certificate for
-// api.wardle.svc, client certificate required from the front-proxy CA)
-// that records each request, reads the body in full unless h does, and
-// then runs h (nil answers 200 with {"ok":true}).
-func newBackend(t testing.TB, h http.HandlerFunc, opts ...backendOption) *testBackend {
-	t.Helper()
+// unstartedBackend returns a TLS backend server, not started: HTTP/2
+// enabled, the api.wardle.svc serving certificate, a client certificate
+// required from the front-proxy CA, server errors not logged.
+func unstartedBackend(t testing.TB, h http.Handler) *httptest.Server {
 	p := testPKI(t)
-	b := &testBackend{}
-	s := httptest.NewUnstartedServer(nil)
+	s := httptest.NewUnstartedServer(h)
 	s.EnableHTTP2 = true
 	s.Config.ErrorLog = log.New(io.Discard, "", 0)
 	s.TLS = &tls.Config{
@@ -172,6 +169,17 @@ func newBackend(t testing.TB, h http.HandlerFunc, opts ...backendOption) *testBa
 		ClientCAs:    p.frontProxyCA.pool(),
 		ClientAuth:   tls.RequireAndVerifyClientCert,
 	}
+	return s
+}
+
+// newBackend starts a TLS backend (HTTP/2 enabled, serving certificate for
+// api.wardle.svc, client certificate required from the front-proxy CA)
+// that records each request, reads the body in full unless h does, and
+// then runs h (nil answers 200 with {"ok":true}).
+func newBackend(t testing.TB, h http.HandlerFunc, opts ...backendOption) *testBackend {
+	t.Helper()
+	b := &testBackend{}
+	s := unstartedBackend(t, nil)
 	for _, o := range opts {
 		o(s)
 	}

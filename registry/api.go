@@ -29,38 +29,58 @@ func (g GroupVersionInfo) GroupVersion() string {
 	return g.Group + "/" + g.Version
 }
 
-// APIResource mirrors metav1.APIResource, one entry of an APIResourceList.
+// APIResource mirrors metav1.APIResource, one entry of an APIResourceList
+// (k8s.io/apimachinery/pkg/apis/meta/v1/types.go). Subresources appear as
+// separate entries named "<resource>/<subresource>". Field order and
+// omitempty give kube-apiserver's bytes.
 type APIResource struct {
-	Name               string   `json:"name"`
-	SingularName       string   `json:"singularName"`
-	Namespaced         bool     `json:"namespaced"`
-	Group              string   `json:"group,omitempty"`
-	Version            string   `json:"version,omitempty"`
-	Kind               string   `json:"kind"`
-	Verbs              []string `json:"verbs"`
-	ShortNames         []string `json:"shortNames,omitempty"`
-	Categories         []string `json:"categories,omitempty"`
-	StorageVersionHash string   `json:"storageVersionHash,omitempty"`
+	// Name is the plural resource name, or "<resource>/<subresource>".
+	Name string `json:"name"`
+	// SingularName is the singular resource name ("" for subresources).
+	SingularName string `json:"singularName"`
+	// Namespaced is true for namespace-scoped resources.
+	Namespaced bool `json:"namespaced"`
+	// Group is the group (empty: the enclosing one).
+	Group string `json:"group,omitempty"`
+	// Version is the version (empty: the enclosing one).
+	Version string `json:"version,omitempty"`
+	// Kind is the kind of the resource's objects.
+	Kind string `json:"kind"`
+	// Verbs lists the supported verbs.
+	Verbs []string `json:"verbs"`
+	// ShortNames lists the short names (kubectl get fl).
+	ShortNames []string `json:"shortNames,omitempty"`
+	// Categories lists the categories (kubectl get all).
+	Categories []string `json:"categories,omitempty"`
+	// StorageVersionHash is an opaque hash of the storage version.
+	StorageVersionHash string `json:"storageVersionHash,omitempty"`
 }
 
 // APIResourceList mirrors metav1.APIResourceList, the document at
 // /api/v1 and /apis/<group>/<version>.
 type APIResourceList struct {
-	TypeMeta     `json:",inline"`
-	GroupVersion string        `json:"groupVersion"`
+	TypeMeta `json:",inline"`
+	// GroupVersion is "<group>/<version>" ("v1" for the core group).
+	GroupVersion string `json:"groupVersion"`
+	// APIResources lists resources and "<resource>/<sub>" subresources.
 	APIResources []APIResource `json:"resources"`
 }
 
 // APIVersions mirrors metav1.APIVersions, the document at /api.
 type APIVersions struct {
-	TypeMeta                   `json:",inline"`
-	Versions                   []string                    `json:"versions"`
+	TypeMeta `json:",inline"`
+	// Versions lists the core group's versions ("v1").
+	Versions []string `json:"versions"`
+	// ServerAddressByClientCIDRs tells clients which address to use.
 	ServerAddressByClientCIDRs []ServerAddressByClientCIDR `json:"serverAddressByClientCIDRs"`
 }
 
-// ServerAddressByClientCIDR mirrors metav1.ServerAddressByClientCIDR.
+// ServerAddressByClientCIDR mirrors metav1.ServerAddressByClientCIDR: a
+// client in ClientCIDR uses ServerAddress for the server.
 type ServerAddressByClientCIDR struct {
-	ClientCIDR    string `json:"clientCIDR"`
+	// ClientCIDR is the client network this entry is for ("0.0.0.0/0").
+	ClientCIDR string `json:"clientCIDR"`
+	// ServerAddress is "<host>:<port>" of the server for those clients.
 	ServerAddress string `json:"serverAddress"`
 }
 
@@ -218,12 +238,17 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeError(w, errNotFoundPath())
 }
 
-func (a *API) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
+// negotiateDiscovery checks that a discovery document is asked for with
+// GET or HEAD (else 405) and negotiates its output format.
+func negotiateDiscovery(r *http.Request) (outputFormat, error) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeError(w, errMethodNotAllowed())
-		return
+		return outputFormat{}, errMethodNotAllowed()
 	}
-	f, err := negotiateOutput(r, targetObject)
+	return negotiateOutput(r, targetObject)
+}
+
+func (a *API) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
+	f, err := negotiateDiscovery(r)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -243,11 +268,7 @@ func (a *API) serveGroupVersion(w http.ResponseWriter, r *http.Request, group, v
 		return
 	}
 	if tail == "" {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			writeError(w, errMethodNotAllowed())
-			return
-		}
-		f, err := negotiateOutput(r, targetObject)
+		f, err := negotiateDiscovery(r)
 		if err != nil {
 			writeError(w, err)
 			return

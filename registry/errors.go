@@ -36,6 +36,8 @@ const (
 	InternalError          FieldErrorType = "InternalError"
 )
 
+// String returns the phrase upstream prints for the type ("Invalid value",
+// "Required value", ...).
 func (t FieldErrorType) String() string {
 	switch t {
 	case FieldValueNotFound:
@@ -149,6 +151,7 @@ type StatusError struct {
 	Status Status
 }
 
+// Error returns the Status message.
 func (e *StatusError) Error() string { return e.Status.Message }
 
 // NewStatusError builds a Failure Status with the given code, reason and
@@ -167,6 +170,7 @@ type GroupResource struct {
 	Resource string
 }
 
+// String returns "<resource>.<group>", or "<resource>" for the core group.
 func (gr GroupResource) String() string {
 	if gr.Group == "" {
 		return gr.Resource

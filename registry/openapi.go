@@ -4,6 +4,7 @@ import (
 	"crypto/sha512"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -54,6 +55,28 @@ func OpenAPIV3Hash(gvPath string) (string, bool) {
 // OpenAPIHash returns the upper-case hex SHA-512 of doc, the hash
 // kube-openapi puts in serverRelativeURL ?hash= and in the ETag.
 func OpenAPIHash(doc []byte) string { return fmt.Sprintf("%X", sha512.Sum512(doc)) }
+
+// OpenAPIAcceptsJSON reports whether an Accept header admits the JSON form
+// of an /openapi/v2 document: an empty header, or a media range (its
+// parameters ignored) that is application/json, application/* or */*.
+// kube-openapi's handler (k8s.io/kube-openapi/pkg/handler/handler.go)
+// answers 406 otherwise.
+func OpenAPIAcceptsJSON(accept string) bool {
+	return accept == "" || AcceptNames(accept, "application/json", "*/*", "application/*")
+}
+
+// AcceptNames reports whether one of the comma-separated media ranges of an
+// Accept header, its parameters ignored, is exactly one of types. Wildcards
+// in the header match only themselves.
+func AcceptNames(accept string, types ...string) bool {
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, _, _ := strings.Cut(part, ";")
+		if slices.Contains(types, strings.TrimSpace(mt)) {
+			return true
+		}
+	}
+	return false
+}
 
 // OpenAPIV3Index returns the /openapi/v3 index: aggsim's own
 // group-versions plus extra (e.g. those of available remote APIServices);

@@ -125,46 +125,53 @@ func queryBool(q url.Values, key string) bool {
 }
 
 func (a *API) serveResource(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
+	if err := a.dispatchResource(w, r, rq); err != nil {
+		writeError(w, err)
+	}
+}
+
+// dispatchResource runs the handler of the request's verb. A returned
+// error has not been written yet: the caller answers it as a Status.
+func (a *API) dispatchResource(w http.ResponseWriter, r *http.Request, rq resourceRequest) error {
 	verb := rq.verb(r)
 	if verb == "" || (rq.watch && verb != "watch") {
-		writeError(w, errMethodNotAllowed())
-		return
+		return errMethodNotAllowed()
 	}
 	verbs := rq.store.info.Verbs
 	if rq.sub == "status" {
 		verbs = rq.store.info.StatusVerbs
 	}
 	if !slices.Contains(verbs, verb) {
-		writeError(w, errMethodNotAllowed())
-		return
+		return errMethodNotAllowed()
 	}
 	switch verb {
 	case "get":
-		a.serveGet(w, r, rq)
+		return a.serveGet(w, r, rq)
 	case "list", "watch":
-		a.serveList(w, r, rq, verb == "watch")
+		return a.serveList(w, r, rq, verb == "watch")
 	case "create":
-		a.serveCreate(w, r, rq)
+		return a.serveCreate(w, r, rq)
 	case "update":
-		a.serveUpdate(w, r, rq)
+		return a.serveUpdate(w, r, rq)
 	case "patch":
-		a.servePatch(w, r, rq)
+		return a.servePatch(w, r, rq)
 	case "delete":
-		a.serveDelete(w, r, rq)
+		return a.serveDelete(w, r, rq)
 	case "deletecollection":
-		a.serveDeleteCollection(w, r, rq)
+		return a.serveDeleteCollection(w, r, rq)
 	}
+	return nil
 }
 
 // writeObject writes one object in the negotiated format (object, Table or
-// PartialObjectMetadata).
-func writeObject(w http.ResponseWriter, r *http.Request, f outputFormat, st *Store, code int, obj Object) {
+// PartialObjectMetadata). It returns, unwritten, the error of building a
+// Table.
+func writeObject(w http.ResponseWriter, r *http.Request, f outputFormat, st *Store, code int, obj Object) error {
 	switch f.as {
 	case "Table":
 		t, err := buildTable(st.strategy, []Object{obj}, ListMeta{ResourceVersion: obj.GetObjectMeta().ResourceVersion}, r.URL.Query().Get("includeObject"), f.metaVersion, true)
 		if err != nil {
-			writeError(w, err)
-			return
+			return err
 		}
 		writeResponse(w, f, code, t)
 	case "PartialObjectMetadata":
@@ -172,20 +179,19 @@ func writeObject(w http.ResponseWriter, r *http.Request, f outputFormat, st *Sto
 	default:
 		writeResponse(w, f, code, obj)
 	}
+	return nil
 }
 
-func (a *API) serveGet(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
+func (a *API) serveGet(w http.ResponseWriter, r *http.Request, rq resourceRequest) error {
 	f, err := negotiateOutput(r, targetObject)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	obj, err := rq.store.Get(r.Context(), rq.namespace, rq.name)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
-	writeObject(w, r, f, rq.store, http.StatusOK, obj)
+	return writeObject(w, r, f, rq.store, http.StatusOK, obj)
 }
 
 // listOptionsFromQuery reads metav1.ListOptions from the query and
@@ -267,12 +273,11 @@ type listObject struct {
 	Items    []Object `json:"items"`
 }
 
-func (a *API) serveList(w http.ResponseWriter, r *http.Request, rq resourceRequest, watch bool) {
+func (a *API) serveList(w http.ResponseWriter, r *http.Request, rq resourceRequest, watch bool) error {
 	q := r.URL.Query()
 	opts, err := listOptionsFromQuery(q, watch)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	if rq.name != "" {
 		// GET .../watch/<resource>/<name> or ?watch on one object.
@@ -283,38 +288,35 @@ func (a *API) serveList(w http.ResponseWriter, r *http.Request, rq resourceReque
 		opts.FieldSelector = sel
 	}
 	if watch {
-		a.serveWatch(w, r, rq, opts)
-		return
+		return a.serveWatch(w, r, rq, opts)
 	}
 	f, err := negotiateOutput(r, targetList)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	res, err := rq.store.list(r.Context(), rq.namespace, opts)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	lm := ListMeta{ResourceVersion: res.rv, Continue: res.cont, RemainingItemCount: res.remaining}
 	switch f.as {
 	case "Table":
 		t, err := buildTable(rq.store.strategy, res.items, lm, q.Get("includeObject"), f.metaVersion, true)
 		if err != nil {
-			writeError(w, err)
-			return
+			return err
 		}
 		writeResponse(w, f, http.StatusOK, t)
-		return
+		return nil
 	case "PartialObjectMetadataList":
 		l := PartialObjectMetadataList{TypeMeta: TypeMeta{Kind: "PartialObjectMetadataList", APIVersion: "meta.k8s.io/" + f.metaVersion}, ListMeta: lm, Items: []PartialObjectMetadata{}}
 		for _, it := range res.items {
 			l.Items = append(l.Items, partialMetadata(it, f.metaVersion))
 		}
 		writeResponse(w, f, http.StatusOK, l)
-		return
+		return nil
 	}
 	writeResponse(w, f, http.StatusOK, rq.store.listOf(res.items, lm))
+	return nil
 }
 
 // listOf wraps items in the resource's <Kind>List. Items lose kind and
@@ -388,6 +390,28 @@ func (o writeOptions) ctx(ctx context.Context) context.Context {
 	return ctx
 }
 
+// beginWrite reads what create, update and patch first need: the output
+// format and the write options (kind names them in errors).
+func beginWrite(r *http.Request, kind string) (outputFormat, writeOptions, error) {
+	f, err := negotiateOutput(r, targetObject)
+	if err != nil {
+		return f, writeOptions{}, err
+	}
+	o, err := writeOptionsFromQuery(r, kind)
+	return f, o, err
+}
+
+// decodeNew decodes JSON j into a new object of the store's resource with
+// o's fieldValidation; it returns the decoder's warnings unwritten.
+func (s *Store) decodeNew(j []byte, o writeOptions) (Object, []string, error) {
+	obj := s.strategy.New()
+	warnings, err := decodeObject(j, s.info, obj, decodeOptions{fieldValidation: o.fieldValidation})
+	if err != nil {
+		return nil, nil, err
+	}
+	return obj, warnings, nil
+}
+
 // decodeRequestObject reads and decodes the body of a create or update.
 func decodeRequestObject(w http.ResponseWriter, r *http.Request, st *Store, o writeOptions) (Object, error) {
 	body, err := readBody(r)
@@ -398,8 +422,7 @@ func decodeRequestObject(w http.ResponseWriter, r *http.Request, st *Store, o wr
 	if err != nil {
 		return nil, err
 	}
-	obj := st.strategy.New()
-	warnings, err := decodeObject(j, st.info, obj, decodeOptions{fieldValidation: o.fieldValidation})
+	obj, warnings, err := st.decodeNew(j, o)
 	if err != nil {
 		return nil, err
 	}
@@ -409,39 +432,30 @@ func decodeRequestObject(w http.ResponseWriter, r *http.Request, st *Store, o wr
 	return obj, nil
 }
 
-func (a *API) serveCreate(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
-	f, err := negotiateOutput(r, targetObject)
+func (a *API) serveCreate(w http.ResponseWriter, r *http.Request, rq resourceRequest) error {
+	f, o, err := beginWrite(r, "CreateOptions")
 	if err != nil {
-		writeError(w, err)
-		return
-	}
-	o, err := writeOptionsFromQuery(r, "CreateOptions")
-	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	obj, err := decodeRequestObject(w, r, rq.store, o)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	m := obj.GetObjectMeta()
 	if rq.store.info.Namespaced {
 		if m.Namespace == "" {
 			m.Namespace = rq.namespace
 		} else if m.Namespace != rq.namespace {
-			writeError(w, NewBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
-			return
+			return NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 		}
 	}
 	m.ManagedFields = nil
 	recordManager(obj, rq.store.info, managerName(r, o), "Update", "", rq.store.clock(), rq.store.mergeKeys, nil)
 	out, err := rq.store.Create(o.ctx(r.Context()), obj)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
-	writeObject(w, r, f, rq.store, http.StatusCreated, out)
+	return writeObject(w, r, f, rq.store, http.StatusCreated, out)
 }
 
 // checkNameAndNamespace enforces that a body names the object of the URL.
@@ -460,25 +474,17 @@ func checkNameAndNamespace(obj Object, rq resourceRequest) error {
 	return nil
 }
 
-func (a *API) serveUpdate(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
-	f, err := negotiateOutput(r, targetObject)
+func (a *API) serveUpdate(w http.ResponseWriter, r *http.Request, rq resourceRequest) error {
+	f, o, err := beginWrite(r, "UpdateOptions")
 	if err != nil {
-		writeError(w, err)
-		return
-	}
-	o, err := writeOptionsFromQuery(r, "UpdateOptions")
-	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	obj, err := decodeRequestObject(w, r, rq.store, o)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	if err := checkNameAndNamespace(obj, rq); err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	status := rq.sub == "status"
 	if cur, err := rq.store.Get(r.Context(), rq.namespace, rq.name); err == nil {
@@ -487,68 +493,52 @@ func (a *API) serveUpdate(w http.ResponseWriter, r *http.Request, rq resourceReq
 	recordManager(obj, rq.store.info, managerName(r, o), "Update", rq.sub, rq.store.clock(), rq.store.mergeKeys, nil)
 	out, created, err := rq.store.update(o.ctx(r.Context()), obj, status)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	code := http.StatusOK
 	if created {
 		code = http.StatusCreated
 	}
-	writeObject(w, r, f, rq.store, code, out)
+	return writeObject(w, r, f, rq.store, code, out)
 }
 
-func (a *API) servePatch(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
-	f, err := negotiateOutput(r, targetObject)
+func (a *API) servePatch(w http.ResponseWriter, r *http.Request, rq resourceRequest) error {
+	f, o, err := beginWrite(r, "PatchOptions")
 	if err != nil {
-		writeError(w, err)
-		return
-	}
-	o, err := writeOptionsFromQuery(r, "PatchOptions")
-	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	pt, err := patchTypeOf(r.Header.Get("Content-Type"))
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	body, err := readBody(r)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	if pt == PatchApply {
-		a.serveApply(w, r, rq, f, o, body)
-		return
+		return a.serveApply(w, r, rq, f, o, body)
 	}
 	ctx := o.ctx(r.Context())
 	for attempt := 0; ; attempt++ {
 		cur, err := rq.store.Get(r.Context(), rq.namespace, rq.name)
 		if err != nil {
-			writeError(w, err)
-			return
+			return err
 		}
 		curRV := cur.GetObjectMeta().ResourceVersion
 		curJSON, err := json.Marshal(cur)
 		if err != nil {
-			writeError(w, err)
-			return
+			return err
 		}
 		patched, err := applyPatch(pt, curJSON, body, rq.store.mergeKeys)
 		if err != nil {
-			writeError(w, err)
-			return
+			return err
 		}
-		obj := rq.store.strategy.New()
-		warnings, err := decodeObject(patched, rq.store.info, obj, decodeOptions{fieldValidation: o.fieldValidation})
+		obj, warnings, err := rq.store.decodeNew(patched, o)
 		if err != nil {
-			writeError(w, err)
-			return
+			return err
 		}
 		if err := checkNameAndNamespace(obj, rq); err != nil {
-			writeError(w, err)
-			return
+			return err
 		}
 		m := obj.GetObjectMeta()
 		explicitRV := m.ResourceVersion != "" && m.ResourceVersion != curRV
@@ -561,14 +551,12 @@ func (a *API) servePatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 			continue
 		}
 		if err != nil {
-			writeError(w, err)
-			return
+			return err
 		}
 		for _, wn := range warnings {
 			addWarning(w, wn)
 		}
-		writeObject(w, r, f, rq.store, http.StatusOK, out)
-		return
+		return writeObject(w, r, f, rq.store, http.StatusOK, out)
 	}
 }
 
@@ -581,25 +569,20 @@ func isConflict(err error) bool {
 // create the object if absent, else merge the applied fields into the live
 // object (strategic-merge rules) and record the manager's Apply entry.
 // Field ownership conflicts are not computed, so ?force changes nothing.
-func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequest, f outputFormat, o writeOptions, body []byte) {
+func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequest, f outputFormat, o writeOptions, body []byte) error {
 	if o.fieldManager == "" {
-		writeError(w, NewInvalid("meta.k8s.io", "PatchOptions", "", FieldErrors{Required("fieldManager", "is required for apply patch")}))
-		return
+		return NewInvalid("meta.k8s.io", "PatchOptions", "", FieldErrors{Required("fieldManager", "is required for apply patch")})
 	}
 	applied, err := bodyToJSON(MediaYAML, body)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
-	tmp := rq.store.strategy.New()
-	warnings, err := decodeObject(applied, rq.store.info, tmp, decodeOptions{fieldValidation: o.fieldValidation})
+	tmp, warnings, err := rq.store.decodeNew(applied, o)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	if err := checkNameAndNamespace(tmp, rq); err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	for _, wn := range warnings {
 		addWarning(w, wn)
@@ -607,8 +590,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	// The applied configuration without the fields the server owns.
 	var cfg map[string]any
 	if err := unmarshalNumber(applied, &cfg); err != nil {
-		writeError(w, NewBadRequest(err.Error()))
-		return
+		return NewBadRequest(err.Error())
 	}
 	wantRV := ""
 	if md, ok := cfg["metadata"].(map[string]any); ok {
@@ -624,8 +606,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		cur, err := rq.store.Get(r.Context(), rq.namespace, rq.name)
 		if isNotFound(err) && rq.sub == "" {
 			if wantRV != "" {
-				writeError(w, err)
-				return
+				return err
 			}
 			obj := tmp
 			m := obj.GetObjectMeta()
@@ -637,30 +618,24 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 				continue
 			}
 			if err != nil {
-				writeError(w, err)
-				return
+				return err
 			}
-			writeObject(w, r, f, rq.store, http.StatusCreated, out)
-			return
+			return writeObject(w, r, f, rq.store, http.StatusCreated, out)
 		}
 		if err != nil {
-			writeError(w, err)
-			return
+			return err
 		}
 		curJSON, err := json.Marshal(cur)
 		if err != nil {
-			writeError(w, err)
-			return
+			return err
 		}
 		merged, err := StrategicMergePatch(curJSON, cfgJSON, rq.store.mergeKeys)
 		if err != nil {
-			writeError(w, NewBadRequest(err.Error()))
-			return
+			return NewBadRequest(err.Error())
 		}
 		obj := rq.store.strategy.New()
 		if err := json.Unmarshal(merged, obj); err != nil {
-			writeError(w, NewBadRequest(err.Error()))
-			return
+			return NewBadRequest(err.Error())
 		}
 		m := obj.GetObjectMeta()
 		m.ResourceVersion = cur.GetObjectMeta().ResourceVersion
@@ -673,11 +648,9 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 			continue
 		}
 		if err != nil {
-			writeError(w, err)
-			return
+			return err
 		}
-		writeObject(w, r, f, rq.store, http.StatusOK, out)
-		return
+		return writeObject(w, r, f, rq.store, http.StatusOK, out)
 	}
 }
 
@@ -758,55 +731,48 @@ func successStatus(info ResourceInfo, obj Object) *Status {
 	}
 }
 
-func (a *API) serveDelete(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
+func (a *API) serveDelete(w http.ResponseWriter, r *http.Request, rq resourceRequest) error {
 	f, err := negotiateOutput(r, targetObject)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	d, o, err := readDeleteOptions(r)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	out, err := rq.store.Delete(o.ctx(r.Context()), rq.namespace, rq.name, d.Preconditions)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	m := out.GetObjectMeta()
 	if m.DeletionTimestamp != nil && len(m.Finalizers) > 0 {
 		// Not deleted yet: finalizers pending.
-		writeObject(w, r, f, rq.store, http.StatusAccepted, out)
-		return
+		return writeObject(w, r, f, rq.store, http.StatusAccepted, out)
 	}
 	if dr, ok := rq.store.strategy.(DeletedObjectReturner); ok && dr.ReturnDeletedObject() {
-		writeObject(w, r, f, rq.store, http.StatusOK, out)
-		return
+		return writeObject(w, r, f, rq.store, http.StatusOK, out)
 	}
 	writeResponse(w, f, http.StatusOK, successStatus(rq.store.info, out))
+	return nil
 }
 
-func (a *API) serveDeleteCollection(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
+func (a *API) serveDeleteCollection(w http.ResponseWriter, r *http.Request, rq resourceRequest) error {
 	f, err := negotiateOutput(r, targetList)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	opts, err := listOptionsFromQuery(r.URL.Query(), false)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	_, o, err := readDeleteOptions(r)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	items, err := rq.store.DeleteCollection(o.ctx(r.Context()), rq.namespace, opts)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	writeResponse(w, f, http.StatusOK, rq.store.listOf(items, ListMeta{ResourceVersion: strconv.FormatInt(rq.store.st.Revision(), 10)}))
+	return nil
 }

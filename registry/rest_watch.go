@@ -17,12 +17,12 @@ type watchEventJSON struct {
 // as=Table each object becomes a one-row Table (column definitions only on
 // the first); with as=PartialObjectMetadata only metadata is sent. Errors
 // found before the stream starts are ordinary Status responses; the stream
-// ends at timeoutSeconds, client disconnect or API.Shutdown.
-func (a *API) serveWatch(w http.ResponseWriter, r *http.Request, rq resourceRequest, opts ListOptions) {
+// ends at timeoutSeconds, client disconnect or API.Shutdown. It returns,
+// unwritten, only the errors found before the stream starts.
+func (a *API) serveWatch(w http.ResponseWriter, r *http.Request, rq resourceRequest, opts ListOptions) error {
 	f, err := negotiateOutput(r, targetWatch)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -35,8 +35,7 @@ func (a *API) serveWatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	}()
 	events, err := rq.store.Watch(ctx, rq.namespace, opts)
 	if err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
 	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", MediaJSON)
@@ -71,13 +70,14 @@ func (a *API) serveWatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		b, err := json.Marshal(line)
 		if err != nil {
 			a.log.Error("encode watch event", "err", err)
-			return
+			return nil
 		}
 		if _, err := w.Write(append(b, '\n')); err != nil {
-			return
+			return nil
 		}
 		if flusher != nil {
 			flusher.Flush()
 		}
 	}
+	return nil
 }

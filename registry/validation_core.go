@@ -97,23 +97,30 @@ func ValidateService(s *Service) FieldErrors {
 	return errs
 }
 
-func validateServicePort(p *ServicePort, requireName bool, names map[string]bool, svcType, path string) FieldErrors {
+// validatePort checks what Service and Endpoints ports share, at path:
+// the name (required when requireName; else, if set, a DNS-1123 label not
+// yet in names, which records it), the port number and the protocol.
+func validatePort(name string, port int32, protocol string, requireName bool, names map[string]bool, path string) FieldErrors {
 	var errs FieldErrors
-	if requireName && p.Name == "" {
+	if requireName && name == "" {
 		errs = append(errs, Required(path+".name", ""))
-	} else if p.Name != "" {
-		for _, msg := range IsDNS1123Label(p.Name) {
-			errs = append(errs, Invalid(path+".name", p.Name, msg))
+	} else if name != "" {
+		for _, msg := range IsDNS1123Label(name) {
+			errs = append(errs, Invalid(path+".name", name, msg))
 		}
-		if names[p.Name] {
-			errs = append(errs, &FieldError{Type: FieldValueDuplicate, Field: path + ".name", BadValue: p.Name})
+		if names[name] {
+			errs = append(errs, &FieldError{Type: FieldValueDuplicate, Field: path + ".name", BadValue: name})
 		}
-		names[p.Name] = true
+		names[name] = true
 	}
-	for _, msg := range IsValidPortNum(int(p.Port)) {
-		errs = append(errs, Invalid(path+".port", p.Port, msg))
+	for _, msg := range IsValidPortNum(int(port)) {
+		errs = append(errs, Invalid(path+".port", port, msg))
 	}
-	errs = append(errs, validateProtocol(p.Protocol, path+".protocol")...)
+	return append(errs, validateProtocol(protocol, path+".protocol")...)
+}
+
+func validateServicePort(p *ServicePort, requireName bool, names map[string]bool, svcType, path string) FieldErrors {
+	errs := validatePort(p.Name, p.Port, p.Protocol, requireName, names, path)
 	if p.TargetPort.Type == IntOrStringString {
 		for _, msg := range IsValidPortName(p.TargetPort.StrVal) {
 			errs = append(errs, Invalid(path+".targetPort", p.TargetPort.StrVal, msg))
@@ -181,22 +188,7 @@ func ValidateEndpoints(e *Endpoints) FieldErrors {
 		}
 		names := map[string]bool{}
 		for j, p := range ss.Ports {
-			pp := fmt.Sprintf("%s.ports[%d]", path, j)
-			if len(ss.Ports) > 1 && p.Name == "" {
-				errs = append(errs, Required(pp+".name", ""))
-			} else if p.Name != "" {
-				for _, msg := range IsDNS1123Label(p.Name) {
-					errs = append(errs, Invalid(pp+".name", p.Name, msg))
-				}
-				if names[p.Name] {
-					errs = append(errs, &FieldError{Type: FieldValueDuplicate, Field: pp + ".name", BadValue: p.Name})
-				}
-				names[p.Name] = true
-			}
-			for _, msg := range IsValidPortNum(int(p.Port)) {
-				errs = append(errs, Invalid(pp+".port", p.Port, msg))
-			}
-			errs = append(errs, validateProtocol(p.Protocol, pp+".protocol")...)
+			errs = append(errs, validatePort(p.Name, p.Port, p.Protocol, len(ss.Ports) > 1, names, fmt.Sprintf("%s.ports[%d]", path, j))...)
 		}
 	}
 	return errs

@@ -9,15 +9,13 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"runtime"
-	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aggsim/aggsim/aggregator/aggregatortest"
+	"github.com/aggsim/aggsim/internal/latencybench"
 )
 
 // BenchmarkAggregatorProxy measures, in one run against the same TLS
@@ -122,35 +120,10 @@ func BenchmarkAggregatorProxy(b *testing.B) {
 					}
 					return time.Since(start)
 				}
-				get() // warm the connections
-				lat := make([]time.Duration, b.N)
-				var next atomic.Int64
-				b.ReportAllocs()
-				b.ResetTimer()
-				start := time.Now()
-				if clients == 1 {
-					for i := range b.N {
-						lat[i] = get()
-					}
-				} else {
-					b.SetParallelism((clients + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
-					b.RunParallel(func(pb *testing.PB) {
-						for pb.Next() {
-							d := get()
-							if i := next.Add(1) - 1; i < int64(len(lat)) {
-								lat[i] = d
-							}
-						}
-					})
-				}
-				elapsed := time.Since(start)
-				b.StopTimer()
-				slices.Sort(lat)
-				b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+				res := latencybench.Run(b, clients, get)
 				mu.Lock()
-				nsPerOp[name] = float64(elapsed.Nanoseconds()) / float64(b.N)
-				p50[name] = lat[len(lat)/2]
+				nsPerOp[name] = res.NsPerOp
+				p50[name] = res.P50
 				mu.Unlock()
 			})
 		}

@@ -64,7 +64,7 @@ type sampleTools struct {
 func sampleToolsFromEnv(t *testing.T) sampleTools {
 	t.Helper()
 	if os.Getenv("AGGSIM_E2E_SAMPLE_APISERVER") != "1" {
-		t.Skip("set AGGSIM_E2E_SAMPLE_APISERVER=1 (or run `make e2e-sample-apiserver`) to run the real k8s.io/sample-apiserver behind aggsim; see README.md, "Run a real aggregated API server behind aggsim"")
+		t.Skip("set AGGSIM_E2E_SAMPLE_APISERVER=1 (or run `make e2e-sample-apiserver`) to run the real k8s.io/sample-apiserver behind aggsim; see README.md, section Run a real aggregated API server behind aggsim")
 	}
 	look := func(env, name string) string {
 		if p := os.Getenv(env); p != "" {
