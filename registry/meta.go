@@ -50,9 +50,9 @@ type OwnerReference struct {
 	BlockOwnerDeletion *bool  `json:"blockOwnerDeletion,omitempty"`
 }
 
-// ManagedFieldsEntry mirrors metav1.ManagedFieldsEntry. aggsim records the
-// manager of server-side apply and update requests but does not compute
-// field ownership sets.
+// ManagedFieldsEntry mirrors metav1.ManagedFieldsEntry: which manager owns
+// which fields (fieldsV1), as server-side apply computes them (see
+// fieldmanager.go).
 type ManagedFieldsEntry struct {
 	Manager     string          `json:"manager,omitempty"`
 	Operation   string          `json:"operation,omitempty"`

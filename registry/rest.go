@@ -449,8 +449,9 @@ func (a *API) serveCreate(w http.ResponseWriter, r *http.Request, rq resourceReq
 			return NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 		}
 	}
-	m.ManagedFields = nil
-	recordManager(obj, rq.store.info, managerName(r, o), "Update", "", rq.store.clock(), rq.store.mergeKeys, nil)
+	if err := rq.store.trackUpdate(nil, obj, managerName(r, o), ""); err != nil {
+		return err
+	}
 	out, err := rq.store.Create(o.ctx(r.Context()), obj)
 	if err != nil {
 		return err
@@ -487,10 +488,13 @@ func (a *API) serveUpdate(w http.ResponseWriter, r *http.Request, rq resourceReq
 		return err
 	}
 	status := rq.sub == "status"
+	var live Object
 	if cur, err := rq.store.Get(r.Context(), rq.namespace, rq.name); err == nil {
-		obj.GetObjectMeta().ManagedFields = cur.GetObjectMeta().ManagedFields
+		live = cur
 	}
-	recordManager(obj, rq.store.info, managerName(r, o), "Update", rq.sub, rq.store.clock(), rq.store.mergeKeys, nil)
+	if err := rq.store.trackUpdate(live, obj, managerName(r, o), rq.sub); err != nil {
+		return err
+	}
 	out, created, err := rq.store.update(o.ctx(r.Context()), obj, status)
 	if err != nil {
 		return err
@@ -545,7 +549,9 @@ func (a *API) servePatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		if m.ResourceVersion == "" {
 			m.ResourceVersion = curRV
 		}
-		recordManager(obj, rq.store.info, managerName(r, o), "Update", rq.sub, rq.store.clock(), rq.store.mergeKeys, nil)
+		if err := rq.store.trackUpdate(cur, obj, managerName(r, o), rq.sub); err != nil {
+			return err
+		}
 		out, _, err := rq.store.update(ctx, obj, rq.sub == "status")
 		if err != nil && !explicitRV && isConflict(err) && attempt < 5 {
 			continue
@@ -566,9 +572,11 @@ func isConflict(err error) bool {
 }
 
 // serveApply handles application/apply-patch+yaml (server-side apply):
-// create the object if absent, else merge the applied fields into the live
-// object (strategic-merge rules) and record the manager's Apply entry.
-// Field ownership conflicts are not computed, so ?force changes nothing.
+// create the object if absent, else merge the applied configuration into
+// the live object (strategic-merge rules), prune the fields the manager
+// applied before and omits now, and check field ownership: a changed
+// field another manager owns is a 409 conflict unless ?force=true (see
+// applyFields).
 func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequest, f outputFormat, o writeOptions, body []byte) error {
 	if o.fieldManager == "" {
 		return NewInvalid("meta.k8s.io", "PatchOptions", "", FieldErrors{Required("fieldManager", "is required for apply patch")})
@@ -583,6 +591,9 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	}
 	if err := checkNameAndNamespace(tmp, rq); err != nil {
 		return err
+	}
+	if tmp.GetObjectMeta().ManagedFields != nil {
+		return NewBadRequest("metadata.managedFields must be nil")
 	}
 	for _, wn := range warnings {
 		addWarning(w, wn)
@@ -601,7 +612,10 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	}
 	cfgJSON, _ := json.Marshal(cfg)
 	ctx := o.ctx(r.Context())
-	manager := managerName(r, o)
+	sc := rq.store.scope(rq.sub)
+	set := ownable(appliedFieldSet(cfg, rq.store.mergeKeys), rq.sub, rq.store.info.HasStatus)
+	id := ManagedFieldsEntry{Manager: managerName(r, o), Operation: operationApply, APIVersion: rq.store.info.APIVersion(), Subresource: rq.sub}
+	force := queryBool(r.URL.Query(), "force")
 	for attempt := 0; ; attempt++ {
 		cur, err := rq.store.Get(r.Context(), rq.namespace, rq.name)
 		if isNotFound(err) && rq.sub == "" {
@@ -610,9 +624,20 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 			}
 			obj := tmp
 			m := obj.GetObjectMeta()
-			m.ManagedFields = nil
 			m.ResourceVersion = ""
-			recordManager(obj, rq.store.info, manager, "Apply", "", rq.store.clock(), rq.store.mergeKeys, cfgJSON)
+			liveDoc, err := docOf(rq.store.strategy.New())
+			if err != nil {
+				return err
+			}
+			newDoc, err := docOf(obj)
+			if err != nil {
+				return err
+			}
+			ms, _, err := applyFields(nil, liveDoc, newDoc, set, id, sc, force, rq.store.clock())
+			if err != nil {
+				return err
+			}
+			m.ManagedFields = encodeManagers(ms)
 			out, err := rq.store.Create(ctx, obj)
 			if isAlreadyExists(err) && attempt < 5 {
 				continue
@@ -625,11 +650,19 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		if err != nil {
 			return err
 		}
-		curJSON, err := json.Marshal(cur)
+		ms, ok := decodeManagers(cur.GetObjectMeta().ManagedFields)
+		if !ok {
+			ms = nil
+		}
+		liveDoc, err := docOf(cur)
 		if err != nil {
 			return err
 		}
-		merged, err := StrategicMergePatch(curJSON, cfgJSON, rq.store.mergeKeys)
+		liveJSON, err := json.Marshal(liveDoc)
+		if err != nil {
+			return err
+		}
+		merged, err := StrategicMergePatch(liveJSON, cfgJSON, rq.store.mergeKeys)
 		if err != nil {
 			return NewBadRequest(err.Error())
 		}
@@ -637,12 +670,30 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		if err := json.Unmarshal(merged, obj); err != nil {
 			return NewBadRequest(err.Error())
 		}
+		newDoc, err := docOf(obj)
+		if err != nil {
+			return err
+		}
+		ms, pruned, err := applyFields(ms, liveDoc, newDoc, set, id, sc, force, rq.store.clock())
+		if err != nil {
+			return err
+		}
+		if pruned {
+			b, err := json.Marshal(newDoc)
+			if err != nil {
+				return err
+			}
+			obj = rq.store.strategy.New()
+			if err := json.Unmarshal(b, obj); err != nil {
+				return NewBadRequest(err.Error())
+			}
+		}
 		m := obj.GetObjectMeta()
+		m.ManagedFields = encodeManagers(ms)
 		m.ResourceVersion = cur.GetObjectMeta().ResourceVersion
 		if wantRV != "" {
 			m.ResourceVersion = wantRV
 		}
-		recordManager(obj, rq.store.info, manager, "Apply", rq.sub, rq.store.clock(), rq.store.mergeKeys, cfgJSON)
 		out, _, err := rq.store.update(ctx, obj, rq.sub == "status")
 		if err != nil && wantRV == "" && isConflict(err) && attempt < 5 {
 			continue

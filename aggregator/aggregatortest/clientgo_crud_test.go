@@ -457,13 +457,16 @@ func TestClientGoAPIServiceCRUD(t *testing.T) {
 	// Another manager applying a different value for a field crud-apply
 	// owns, without force, conflicts (structured-merge-diff's message).
 	t.Run("apply conflict", func(t *testing.T) {
-		t.Skip("aggsim's server-side apply records managedFields but does not detect conflicts " +
-			"(registry/patch.go): the apply below succeeds; the lead decides whether to implement it")
 		other := applyCfg.DeepCopy()
 		_ = unstructured.SetNestedField(other.Object, int64(31), "spec", "versionPriority")
 		_, err := apis.Apply(ctx, name, other, metav1.ApplyOptions{FieldManager: "other-apply"})
 		cgWantError(t, "apply without force", err, 409, metav1.StatusReasonConflict,
 			`Apply failed with 1 conflict: conflict with "crud-apply": .spec.versionPriority`)
+		st := cgStatusOf(t, "apply without force", err)
+		wantCauses := []metav1.StatusCause{{Type: "FieldManagerConflict", Message: `conflict with "crud-apply"`, Field: ".spec.versionPriority"}}
+		if st.Details == nil || !reflect.DeepEqual(st.Details.Causes, wantCauses) {
+			t.Errorf("apply without force: details %+v; want causes %+v", st.Details, wantCauses)
+		}
 	})
 
 	// Apply also creates.
