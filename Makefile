@@ -31,7 +31,7 @@ fuzz:
 	done
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./...
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -72,6 +72,9 @@ type RequestHeaderOptions struct {
 
 	// verifier caches certificate verifications; set by WithAuthentication.
 	verifier *certVerifier
+	// resolved holds names() with defaults applied, computed once by
+	// WithAuthentication instead of on every request.
+	resolved *[4][]string
 }
 
 func orDefault(v []string, def string) []string {
@@ -91,6 +94,9 @@ var standardRequestHeaders = RequestHeaderOptions{
 }
 
 func (o *RequestHeaderOptions) names() (user, uid, group, extra []string) {
+	if n := o.resolved; n != nil {
+		return n[0], n[1], n[2], n[3]
+	}
 	return orDefault(o.UsernameHeaders, "X-Remote-User"), orDefault(o.UIDHeaders, "X-Remote-Uid"),
 		orDefault(o.GroupHeaders, "X-Remote-Group"), orDefault(o.ExtraHeaderPrefixes, "X-Remote-Extra-")
 }
@@ -169,25 +175,32 @@ func verifyClientCert(r *http.Request, pool *x509.CertPool) (*x509.Certificate, 
 	return leaf, nil
 }
 
-// certVerifyTTL bounds how long a successful verification is reused.
-const certVerifyTTL = time.Minute
+// certVerifyTTL bounds how long a successful verification is reused;
+// certVerifyFailTTL how long a failed one is.
+const (
+	certVerifyTTL     = time.Minute
+	certVerifyFailTTL = 10 * time.Second
+)
 
 // maxCertVerifyCache bounds the number of remembered verifications; the
 // cache is emptied when it is full.
 const maxCertVerifyCache = 4096
 
-// certVerifier remembers successful client-certificate verifications, so
-// a client that sends many requests over its connections pays for one
-// chain verification a minute instead of one per request (a P-256
-// signature check per request was a third of the proxy's CPU). An entry is
-// keyed by the CA pool it was verified against — a reloaded CA file is a
-// new pool, so nothing verified against the old one is reused — and by the
-// SHA-256 of the presented chain, and it expires after certVerifyTTL or at
-// the leaf's NotAfter, whichever is first. Failures are not remembered.
-// A nil *certVerifier verifies every time.
+// certVerifier remembers client-certificate verifications, so a client
+// that sends many requests over its connections pays for one chain
+// verification a minute instead of one per request (a P-256 signature
+// check per request was a third of the proxy's CPU; a failed verification
+// against the requestheader CA, which every ordinary client-certificate
+// request goes through first, was the next cost). An entry is keyed by the
+// CA pool it was verified against — a reloaded CA file is a new pool, so
+// nothing verified against the old one is reused — and by the SHA-256 of
+// the presented chain. A success expires after certVerifyTTL or at the
+// leaf's NotAfter, whichever is first; a failure, with its error, after
+// certVerifyFailTTL (so a certificate that is not yet valid is accepted at
+// most that much later). A nil *certVerifier verifies every time.
 type certVerifier struct {
-	mu sync.Mutex // guards ok
-	ok map[certVerifyKey]time.Time
+	mu   sync.Mutex // guards seen
+	seen map[certVerifyKey]certVerifyResult
 }
 
 type certVerifyKey struct {
@@ -195,8 +208,13 @@ type certVerifyKey struct {
 	sum  [sha256.Size]byte
 }
 
+type certVerifyResult struct {
+	exp time.Time
+	err error // nil: verified
+}
+
 func newCertVerifier() *certVerifier {
-	return &certVerifier{ok: map[certVerifyKey]time.Time{}}
+	return &certVerifier{seen: map[certVerifyKey]certVerifyResult{}}
 }
 
 // verify is verifyClientCert with the cache in front.
@@ -212,27 +230,30 @@ func (v *certVerifier) verify(r *http.Request, pool *x509.CertPool) (*x509.Certi
 	h.Sum(key.sum[:0])
 	now := time.Now()
 	v.mu.Lock()
-	exp, hit := v.ok[key]
+	res, hit := v.seen[key]
 	v.mu.Unlock()
-	leaf := r.TLS.PeerCertificates[0]
-	if hit && now.Before(exp) {
-		return leaf, nil
+	if hit && now.Before(res.exp) {
+		if res.err != nil {
+			return nil, res.err
+		}
+		return r.TLS.PeerCertificates[0], nil
 	}
 	leaf, err := verifyClientCert(r, pool)
 	if err != nil {
-		return nil, err
-	}
-	exp = now.Add(certVerifyTTL)
-	if leaf.NotAfter.Before(exp) {
-		exp = leaf.NotAfter
+		res = certVerifyResult{exp: now.Add(certVerifyFailTTL), err: err}
+	} else {
+		res = certVerifyResult{exp: now.Add(certVerifyTTL)}
+		if leaf.NotAfter.Before(res.exp) {
+			res.exp = leaf.NotAfter
+		}
 	}
 	v.mu.Lock()
-	if len(v.ok) >= maxCertVerifyCache {
-		clear(v.ok)
+	if len(v.seen) >= maxCertVerifyCache {
+		clear(v.seen)
 	}
-	v.ok[key] = exp
+	v.seen[key] = res
 	v.mu.Unlock()
-	return leaf, nil
+	return leaf, err
 }
 
 // verifyPeer returns the client's leaf certificate verified against the
@@ -369,12 +390,12 @@ func unescapeExtraKey(k string) string {
 func extraHeaders(h http.Header, prefixes []string) map[string][]string {
 	out := map[string][]string{}
 	for name, values := range h {
-		lower := strings.ToLower(name)
 		for _, p := range prefixes {
-			if !strings.HasPrefix(lower, strings.ToLower(p)) {
+			// Case-insensitive prefix test without lower-casing every header name.
+			if len(name) < len(p) || !strings.EqualFold(name[:len(p)], p) {
 				continue
 			}
-			k := unescapeExtraKey(lower[len(p):])
+			k := unescapeExtraKey(strings.ToLower(name[len(p):]))
 			out[k] = append(out[k], values...)
 		}
 	}
@@ -417,6 +438,8 @@ func WithAuthentication(h http.Handler, opts AuthnOptions, logger *slog.Logger) 
 	if opts.RequestHeader != nil {
 		rh := *opts.RequestHeader
 		rh.verifier = opts.verifier
+		u, uid, g, e := rh.names()
+		rh.resolved = &[4][]string{u, uid, g, e}
 		opts.RequestHeader = &rh
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

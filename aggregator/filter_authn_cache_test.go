@@ -9,8 +9,8 @@ import (
 
 // TestCertVerifierCache checks the verification cache's invariants: a
 // verified chain is remembered per CA pool, a pool swap (CA file reload)
-// never reuses an entry verified against the old pool, and failures are
-// not remembered.
+// never reuses an entry verified against the old pool, and a failure is
+// remembered with its error for that pool only.
 func TestCertVerifierCache(t *testing.T) {
 	ca1, ca2 := newTestCA(t, "one"), newTestCA(t, "two")
 	carol := ca1.issue(t, "carol")
@@ -24,14 +24,19 @@ func TestCertVerifierCache(t *testing.T) {
 			t.Fatalf("verify #%d against ca1: %v %v", i, leaf, err)
 		}
 	}
-	if len(v.ok) != 1 {
-		t.Fatalf("cache holds %d entries after three verifications of one chain, want 1", len(v.ok))
+	if len(v.seen) != 1 {
+		t.Fatalf("cache holds %d entries after three verifications of one chain, want 1", len(v.seen))
 	}
-	if _, err := v.verify(req, ca2.pool); err == nil {
+	_, err1 := v.verify(req, ca2.pool)
+	if err1 == nil {
 		t.Fatal("a chain verified against ca1 was accepted by ca2's pool")
 	}
-	if len(v.ok) != 1 {
-		t.Fatalf("a failed verification was cached: %d entries", len(v.ok))
+	_, err2 := v.verify(req, ca2.pool)
+	if err2 == nil || err2.Error() != err1.Error() || len(v.seen) != 2 {
+		t.Fatalf("second verification against ca2: %v (first: %v), %d entries; want the remembered failure and 2 entries", err2, err1, len(v.seen))
+	}
+	if _, err := v.verify(req, ca1.pool); err != nil {
+		t.Fatalf("ca1 after a failure against ca2: %v", err)
 	}
 }
 

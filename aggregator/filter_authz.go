@@ -316,8 +316,10 @@ func WithAuthorization(h http.Handler, a Authorizer, logger *slog.Logger) http.H
 		}
 		attrs := ri.Attributes(u)
 		decision, reason, err := a.Authorize(ctx, attrs)
-		logger.Debug("authorization", "user", u.Username, "verb", attrs.Verb, "resource", attrs.Resource,
-			"namespace", attrs.Namespace, "name", attrs.Name, "path", attrs.Path, "decision", decision.String(), "reason", reason)
+		if logger.Enabled(ctx, slog.LevelDebug) { // the arguments allocate; skip them when not logged
+			logger.Debug("authorization", "user", u.Username, "verb", attrs.Verb, "resource", attrs.Resource,
+				"namespace", attrs.Namespace, "name", attrs.Name, "path", attrs.Path, "decision", decision.String(), "reason", reason)
+		}
 		if decision == DecisionAllow {
 			h.ServeHTTP(w, r)
 			return

@@ -118,7 +118,7 @@ type Server struct {
 	ready     chan struct{}
 	readyOnce sync.Once
 
-	// issue 8: reviews answers TokenReviews and access reviews
+	// reviews answers TokenReviews and access reviews
 	// (reviews.go); extensionAuth writes the
 	// extension-apiserver-authentication ConfigMap (extension_configmap.go).
 	reviews       *reviewHandler
@@ -165,7 +165,7 @@ func New(opts Options) (*Server, error) {
 	}
 
 	s := &Server{opts: opts, logger: logger, now: now, ready: make(chan struct{})}
-	s.api = registry.NewAPI(opts.Storage, append(registry.Strategies(now), registry.ReviewStrategies()...), registry.StoreOptions{ // issue 8: + review resources
+	s.api = registry.NewAPI(opts.Storage, append(registry.Strategies(now), registry.ReviewStrategies()...), registry.StoreOptions{
 		Clock:  now,
 		Logger: logger,
 		NamespaceExists: func(ctx context.Context, ns string) (bool, error) {
@@ -188,7 +188,7 @@ func New(opts Options) (*Server, error) {
 	if opts.OnProxyClientCertChange != nil {
 		opts.OnProxyClientCertChange(s.transports.CloseIdleConnections)
 	}
-	s.resolver = proxy.NewEndpointServiceResolver(informerServiceLister{services: s.services, endpoints: s.endpoints})
+	s.resolver = proxy.NewEndpointServiceResolver(newInformerServiceLister(s.services, s.endpoints))
 
 	coreResources, _ := s.api.APIResourceList("", "v1")
 	apiregResources, _ := s.api.APIResourceList(registry.GroupAPIRegistration, "v1")
@@ -211,7 +211,7 @@ func New(opts Options) (*Server, error) {
 	s.metrics = newMetrics(opts.Registerer, opts.Gatherer)
 	s.mux = NewMux(logger)
 	s.installStaticRoutes()
-	// issue 8: review resources and the extension-apiserver-authentication writer.
+	// Review resources and the extension-apiserver-authentication writer.
 	s.reviews = newReviewHandler(tokens, authz, logger, now)
 	installReviewRoutes(s.mux, s.reviews)
 	s.extensionAuth = newExtensionAuthWriter(s)
@@ -268,7 +268,7 @@ func (s *Server) Run(ctx context.Context) {
 	go func() { defer wg.Done(); s.availability.Run(ctx) }()
 	wg.Add(1) // OpenAPI aggregation, openapi.go
 	go func() { defer wg.Done(); s.openapi.Run(ctx) }()
-	wg.Add(1) // issue 8
+	wg.Add(1)
 	go func() { defer wg.Done(); s.extensionAuth.Run(ctx) }()
 	go func() {
 		for _, ch := range []<-chan struct{}{s.services.Synced(), s.endpoints.Synced(), s.apiServices.Synced(), s.discovery.Synced()} {
@@ -295,7 +295,7 @@ func (s *Server) Shutdown() { s.api.Shutdown() }
 // aggsim serves. apiregistration.k8s.io has none, as upstream.
 func (s *Server) localAPIServices() []*registry.APIService {
 	prio := map[string][2]int32{"": {18000, 1}, // group -> gpm, vp (builtin-priorities.txt)
-		// issue 8:
+		// groups of the delegated-authentication surface (builtin-priorities.txt):
 		registry.GroupAuthentication: {17700, 15}, registry.GroupAuthorization: {17600, 15},
 		registry.GroupAdmissionRegistration: {16700, 15}, registry.GroupFlowControl: {16100, 21},
 	}
@@ -406,38 +406,84 @@ func (s *Server) fetchDiscovery(ctx context.Context, svc discovery.APIService, r
 }
 
 // informerServiceLister adapts the Service and Endpoints informers to
-// proxy.ServiceLister.
-type informerServiceLister struct{ services, endpoints *Informer }
+// proxy.ServiceLister. The resolver asks on every proxied request, so each
+// object is converted once per resourceVersion and the result reused.
+type informerServiceLister struct {
+	services, endpoints *Informer
+	cache               *sync.Map // "svc|ns/name" or "ep|ns/name" -> convertedObject
+}
 
+// convertedObject is one cached conversion: the proxy view of a registry
+// object at resourceVersion rv.
+type convertedObject struct {
+	rv  string
+	val any
+}
+
+func newInformerServiceLister(services, endpoints *Informer) informerServiceLister {
+	l := informerServiceLister{services: services, endpoints: endpoints, cache: &sync.Map{}}
+	forget := func(prefix string) func(old, cur registry.Object) {
+		return func(old, cur registry.Object) {
+			if cur == nil && old != nil { // deleted: drop its conversion
+				m := old.GetObjectMeta()
+				l.cache.Delete(prefix + m.Namespace + "/" + m.Name)
+			}
+		}
+	}
+	services.AddHandler(forget("svc|"))
+	endpoints.AddHandler(forget("ep|"))
+	return l
+}
+
+// converted returns conv(o), reusing the value converted for the same
+// object at the same resourceVersion.
+func (l informerServiceLister) converted(key string, o registry.Object, conv func() any) any {
+	rv := o.GetObjectMeta().ResourceVersion
+	if c, ok := l.cache.Load(key); ok && c.(convertedObject).rv == rv {
+		return c.(convertedObject).val
+	}
+	v := conv()
+	l.cache.Store(key, convertedObject{rv: rv, val: v})
+	return v
+}
+
+// GetService returns the proxy view of a Service, or nil when it does not
+// exist. Callers must not modify the result.
 func (l informerServiceLister) GetService(namespace, name string) (*proxy.Service, error) {
 	o, ok := l.services.Get(namespace, name)
 	if !ok {
 		return nil, nil
 	}
-	svc := o.(*registry.Service)
-	out := &proxy.Service{Type: proxy.ServiceType(svc.Spec.Type), ExternalName: svc.Spec.ExternalName}
-	for _, p := range svc.Spec.Ports {
-		out.Ports = append(out.Ports, proxy.ServicePort{Name: p.Name, Port: p.Port, TargetPort: p.TargetPort.String()})
-	}
-	return out, nil
+	return l.converted("svc|"+namespace+"/"+name, o, func() any {
+		svc := o.(*registry.Service)
+		out := &proxy.Service{Type: proxy.ServiceType(svc.Spec.Type), ExternalName: svc.Spec.ExternalName}
+		for _, p := range svc.Spec.Ports {
+			out.Ports = append(out.Ports, proxy.ServicePort{Name: p.Name, Port: p.Port, TargetPort: p.TargetPort.String()})
+		}
+		return out
+	}).(*proxy.Service), nil
 }
 
+// GetEndpoints returns the proxy view of an Endpoints object, or nil when
+// it does not exist. Callers must not modify the result.
 func (l informerServiceLister) GetEndpoints(namespace, name string) (*proxy.Endpoints, error) {
 	o, ok := l.endpoints.Get(namespace, name)
 	if !ok {
 		return nil, nil
 	}
-	ep := o.(*registry.Endpoints)
-	out := &proxy.Endpoints{}
-	for _, ss := range ep.Subsets {
-		var sub proxy.EndpointSubset
-		for _, a := range ss.Addresses {
-			sub.Addresses = append(sub.Addresses, proxy.EndpointAddress{IP: a.IP})
+	return l.converted("ep|"+namespace+"/"+name, o, func() any {
+		ep := o.(*registry.Endpoints)
+		out := &proxy.Endpoints{}
+		for _, ss := range ep.Subsets {
+			var sub proxy.EndpointSubset
+			for _, a := range ss.Addresses {
+				sub.Addresses = append(sub.Addresses, proxy.EndpointAddress{IP: a.IP})
+			}
+			for _, p := range ss.Ports {
+				sub.Ports = append(sub.Ports, proxy.EndpointPort{Name: p.Name, Port: p.Port})
+			}
+			out.Subsets = append(out.Subsets, sub)
 		}
-		for _, p := range ss.Ports {
-			sub.Ports = append(sub.Ports, proxy.EndpointPort{Name: p.Name, Port: p.Port})
-		}
-		out.Subsets = append(out.Subsets, sub)
-	}
-	return out, nil
+		return out
+	}).(*proxy.Endpoints), nil
 }

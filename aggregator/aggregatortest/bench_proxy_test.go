@@ -128,6 +128,54 @@ func BenchmarkAggregatorProxy(b *testing.B) {
 			})
 		}
 	}
+	// interleaved/clients=64 measures the throughput ratio with the two legs
+	// taking turns: each op is one burst of 64 concurrent requests through
+	// the bare ReverseProxy and one through aggsim, in alternating order, so
+	// load from outside the benchmark falls on both alike. Reported as
+	// aggsim-%-of-bare (wall time of the bare bursts / aggsim bursts).
+	b.Run("interleaved/clients=64", func(b *testing.B) {
+		burst := func(url string, c *http.Client) time.Duration {
+			var wg sync.WaitGroup
+			start := time.Now()
+			for range 64 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					resp, err := c.Get(url)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					n, _ := io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK || n != 1024 {
+						b.Errorf("status %d, %d bytes", resp.StatusCode, n)
+					}
+				}()
+			}
+			wg.Wait()
+			return time.Since(start)
+		}
+		burst(bareFront.URL+path, bareClient)
+		burst(srv.URL+path, aggClient)
+		var bareTotal, aggTotal time.Duration
+		b.ResetTimer()
+		for i := range b.N {
+			if i%2 == 0 {
+				bareTotal += burst(bareFront.URL+path, bareClient)
+				aggTotal += burst(srv.URL+path, aggClient)
+			} else {
+				aggTotal += burst(srv.URL+path, aggClient)
+				bareTotal += burst(bareFront.URL+path, bareClient)
+			}
+		}
+		b.ReportMetric(100*float64(bareTotal)/float64(aggTotal), "aggsim-%-of-bare")
+		if b.N < 10 {
+			return // the framework's probe run
+		}
+		fmt.Printf("BenchmarkAggregatorProxy interleaved clients=64: aggsim throughput = %.1f%% of bare httputil.ReverseProxy (%d bursts of 64 each)\n",
+			100*float64(bareTotal)/float64(aggTotal), b.N)
+	})
 	for _, c := range []int{1, 64} {
 		key := func(n string) string { return fmt.Sprintf("%s/clients=%d", n, c) }
 		bareNs, aggNs := nsPerOp[key("reverseproxy")], nsPerOp[key("aggsim")]
