@@ -144,6 +144,16 @@ func (c *registrationController) add(a *registry.APIService) {
 				Transports: s.transports,
 				Logger:     s.logger,
 				OnRequest:  s.onProxyRequest,
+				// The timeout filter leaves proxied requests' deadline to
+				// the proxy (ChainOptions.AnswersOwnDeadline): answer it as
+				// the filter would.
+				InterceptError: func(w http.ResponseWriter, r *http.Request, _ error) bool {
+					if !requestTimedOut(r.Context()) {
+						return false
+					}
+					writeTimeoutStatus(w)
+					return true
+				},
 			})
 			c.handlers[a.Name] = h
 			c.publish()

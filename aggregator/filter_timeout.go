@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -64,6 +65,38 @@ func newTimeoutStatus() *registry.StatusError {
 // serving goroutine. RequestInfo must be in the context (WithRequestInfo);
 // without it the request is treated as not long-running.
 func WithTimeout(h http.Handler, max time.Duration) http.Handler {
+	return withTimeout(h, max, nil)
+}
+
+// timeoutCtxKey holds, in a request's context, the context carrying the
+// timeout filter's deadline.
+type timeoutCtxKey struct{}
+
+// requestTimedOut reports whether the timeout filter's deadline for the
+// request whose context is ctx has passed (and not some inner deadline,
+// such as the proxy's 5 s bound on discovery paths).
+func requestTimedOut(ctx context.Context) bool {
+	d, ok := ctx.Value(timeoutCtxKey{}).(context.Context)
+	return ok && errors.Is(d.Err(), context.DeadlineExceeded)
+}
+
+// writeTimeoutStatus writes the 504 the timeout filter answers, as upstream
+// writes it: the bare Status through encoding/json (no kind or apiVersion,
+// "metadata":{} and "details":{}) and no Content-Type of its own.
+func writeTimeoutStatus(w http.ResponseWriter) {
+	w.WriteHeader(http.StatusGatewayTimeout)
+	st := newTimeoutStatus().Status
+	st.TypeMeta = registry.TypeMeta{}
+	_ = json.NewEncoder(w).Encode(&st)
+}
+
+// withTimeout is WithTimeout with one addition: requests for which
+// answersDeadline returns true run on the serving goroutine with only the
+// deadline on their context. Their handler must return promptly once the
+// context ends and answer a passed deadline itself (requestTimedOut,
+// writeTimeoutStatus) — the proxy does, since its transport aborts with the
+// context — which spares the proxied path the second goroutine.
+func withTimeout(h http.Handler, max time.Duration, answersDeadline func(*http.Request) bool) http.Handler {
 	if max <= 0 {
 		max = DefaultRequestTimeout
 	}
@@ -87,6 +120,10 @@ func WithTimeout(h http.Handler, max time.Duration) http.Handler {
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
+		if answersDeadline != nil && answersDeadline(r) {
+			h.ServeHTTP(w, r.WithContext(context.WithValue(ctx, timeoutCtxKey{}, ctx)))
+			return
+		}
 		r = r.WithContext(ctx)
 
 		tw := &timeoutWriter{w: w, h: w.Header().Clone()}
@@ -199,12 +236,7 @@ func (tw *timeoutWriter) timeout() {
 	defer tw.mu.Unlock()
 	tw.timedOut = true
 	if !tw.wroteHeader && !tw.hijacked {
-		tw.w.WriteHeader(http.StatusGatewayTimeout)
-		// Upstream encodes the bare Status with encoding/json: no kind or
-		// apiVersion, "metadata":{} and "details":{}.
-		st := newTimeoutStatus().Status
-		st.TypeMeta = registry.TypeMeta{}
-		_ = json.NewEncoder(tw.w).Encode(&st)
+		writeTimeoutStatus(tw.w)
 		return
 	}
 	panic(http.ErrAbortHandler)

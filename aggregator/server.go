@@ -228,7 +228,10 @@ func New(opts Options) (*Server, error) {
 		},
 		Authorizer: authz,
 		Instrument: s.instrument, // request metrics, metrics.go
-		Logger:     logger,
+		// Proxied requests end with their context and answer the deadline
+		// themselves (see controller_registration.go).
+		AnswersOwnDeadline: func(r *http.Request) bool { return s.isProxiedPath(r.URL.Path) },
+		Logger:             logger,
 	})
 	return s, nil
 }

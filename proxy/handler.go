@@ -51,6 +51,11 @@ type Options struct {
 	// see the Handler's own refusals (unavailable, missing user, resolve
 	// failure).
 	ErrorHandler func(http.ResponseWriter, *http.Request, error)
+	// InterceptError, when set, runs first on every transport error (before
+	// ErrorHandler or the default answer); returning true means it wrote
+	// the answer. The aggregator uses it to answer a request whose own
+	// deadline passed with the timeout filter's 504 Status.
+	InterceptError func(http.ResponseWriter, *http.Request, error) bool
 	// OnRequest, when set, is called once per ServeHTTP after the response
 	// is done, with the APIService name ("" when the Handler has no
 	// target), the status code sent (101 for a completed upgrade, 200 when
@@ -105,6 +110,7 @@ type Handler struct {
 	errLog    *log.Logger
 	modify    func(*http.Response) error
 	onError   func(http.ResponseWriter, *http.Request, error)
+	intercept func(http.ResponseWriter, *http.Request, error) bool
 	onRequest func(string, int, time.Duration, error)
 	redirects bool
 	buffers   bufferPool
@@ -131,6 +137,7 @@ func NewHandler(opts Options) *Handler {
 		log:       opts.Logger,
 		modify:    opts.ModifyResponse,
 		onError:   opts.ErrorHandler,
+		intercept: opts.InterceptError,
 		onRequest: opts.OnRequest,
 		redirects: opts.AllowForwardingRedirects,
 	}
@@ -426,6 +433,9 @@ func rejectRedirect(resp *http.Response) {
 // handler_proxy.go: every error is a 503).
 func (p *proxyRequest) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
 	p.rec.setErr(err)
+	if p.h.intercept != nil && p.h.intercept(w, r, err) {
+		return
+	}
 	if p.h.onError != nil {
 		p.h.onError(w, r, err)
 		return

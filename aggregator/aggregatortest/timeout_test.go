@@ -1,0 +1,47 @@
+package aggregatortest_test
+
+import (
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/aggsim/aggsim/aggregator/aggregatortest"
+)
+
+// TestProxiedRequestTimeout: a proxied request whose ?timeout passes before
+// the backend answers gets the timeout filter's 504 Status, byte for byte
+// what a local request gets (the proxy answers its own deadline so the
+// filter can spare it a goroutine), and a fast request still works.
+func TestProxiedRequestTimeout(t *testing.T) {
+	t.Parallel()
+	srv := aggregatortest.Start(t, aggregatortest.WithAvailabilityCheckInterval(time.Hour))
+	be := srv.RegisterBackend(t, aggregatortest.BackendOptions{
+		Group:    "slow.example.com",
+		Versions: []string{"v1"},
+		Handler: srv.RequireFrontProxy(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"slow.example.com/v1","resources":[]}`)
+		})),
+	})
+	const want = `{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}` + "\n"
+
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := srv.Client().Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, _ := get("/apis/slow.example.com/v1/namespaces/default/things?timeout=5s"); code != http.StatusOK {
+		t.Fatalf("fast request: %d", code)
+	}
+	be.SetLatency(3 * time.Second)
+	defer be.Restore()
+	if code, body := get("/apis/slow.example.com/v1/namespaces/default/things?timeout=200ms"); code != http.StatusGatewayTimeout || body != want {
+		t.Fatalf("proxied request past its timeout: %d %q, want 504 %q", code, body, want)
+	}
+}
