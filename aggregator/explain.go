@@ -425,7 +425,7 @@ func (s *Server) serveDebugAPIServices(w http.ResponseWriter, r *http.Request) {
 	}
 	e, err := s.ExplainAPIService(r.Context(), name)
 	if err != nil {
-		writeStatus(w, r, registry.ToStatus(err))
+		registry.WriteStatus(w, r, err)
 		return
 	}
 	if wantJSON {
@@ -450,7 +450,7 @@ type debugListItem struct {
 func (s *Server) serveDebugList(w http.ResponseWriter, r *http.Request, wantJSON bool) {
 	objs, _, _, err := s.api.Store(apiServicesResource).List(r.Context(), "", registry.ListOptions{})
 	if err != nil {
-		writeStatus(w, r, registry.ToStatus(err))
+		registry.WriteStatus(w, r, err)
 		return
 	}
 	items := make([]debugListItem, 0, len(objs))

@@ -4,14 +4,12 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -451,7 +449,7 @@ func WithAuthentication(h http.Handler, opts AuthnOptions, logger *slog.Logger) 
 			if err != nil {
 				logger.Debug("unable to authenticate the request", "err", err, "path", r.URL.Path)
 			}
-			writeStatus(w, r, newUnauthorized())
+			registry.WriteStatus(w, r, newUnauthorized())
 			return
 		}
 		r.Header.Del("Authorization")
@@ -472,45 +470,7 @@ func newUnauthorized() *registry.StatusError {
 	return registry.NewStatusError(http.StatusUnauthorized, "Unauthorized", "Unauthorized")
 }
 
-// writeStatus answers with se's Status as upstream's ErrorNegotiated does
-// for JSON: Content-Type application/json, X-Content-Type-Options nosniff,
-// Retry-After when the details carry retryAfterSeconds; the body is compact
-// JSON plus "\n", or indented without a trailing newline when the client
-// asks for pretty output (?pretty=true, or a curl/Wget/browser User-Agent).
+// writeStatus is registry.WriteStatus for a *StatusError.
 func writeStatus(w http.ResponseWriter, r *http.Request, se *registry.StatusError) {
-	st := se.Status
-	if st.Kind == "" {
-		st.Kind, st.APIVersion = "Status", "v1"
-	}
-	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(int(st.Code))
-	_, _ = w.Write(statusBody(r, &st))
-}
-
-func statusBody(r *http.Request, st *registry.Status) []byte {
-	if isPrettyPrint(r) {
-		b, _ := json.MarshalIndent(st, "", "  ")
-		return b
-	}
-	b, _ := json.Marshal(st)
-	return append(b, '\n')
-}
-
-// isPrettyPrint mirrors upstream's responsewriters.isPrettyPrint.
-func isPrettyPrint(r *http.Request) bool {
-	if r != nil && r.URL != nil && strings.Contains(r.URL.RawQuery, "pretty") {
-		if pp := r.URL.Query().Get("pretty"); pp != "" {
-			b, _ := strconv.ParseBool(pp)
-			return b
-		}
-	}
-	if r == nil {
-		return false
-	}
-	ua := r.UserAgent()
-	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
+	registry.WriteStatus(w, r, se)
 }

@@ -328,6 +328,6 @@ func WithAuthorization(h http.Handler, a Authorizer, logger *slog.Logger) http.H
 			internalError(w, r, err)
 			return
 		}
-		writeStatus(w, r, forbiddenStatus(attrs, reason))
+		registry.WriteStatus(w, r, forbiddenStatus(attrs, reason))
 	})
 }

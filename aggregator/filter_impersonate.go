@@ -155,7 +155,7 @@ func WithImpersonation(h http.Handler, a Authorizer, logger *slog.Logger) http.H
 			decision, reason, err := a.Authorize(ctx, attrs)
 			if err != nil || decision != DecisionAllow {
 				logger.Debug("impersonation forbidden", "user", requestor.Username, "resource", attrs.Resource, "name", attrs.Name, "reason", reason, "err", err)
-				writeStatus(w, r, forbiddenStatus(attrs, reason))
+				registry.WriteStatus(w, r, forbiddenStatus(attrs, reason))
 				return
 			}
 		}

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"runtime"
 	"strings"
 	"time"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/storage"
 )
 
 // healthCheck is one named check of /healthz, /livez and /readyz, as
@@ -46,7 +47,7 @@ func (s *Server) healthChecks(endpoint string) []healthCheck {
 			ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 			defer cancel()
 			_, err := s.opts.Storage.Get(ctx, "/registry/healthz-probe")
-			if err != nil && !strings.Contains(err.Error(), "not found") {
+			if err != nil && !errors.Is(err, storage.ErrKeyNotFound) {
 				return err
 			}
 			return nil
@@ -158,11 +159,3 @@ func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 }
 
 // The OpenAPI routes (installOpenAPIRoutes) are in openapi.go.
-
-// writeStatusError writes a Status error as JSON with its code.
-func writeStatusError(w http.ResponseWriter, se *registry.StatusError) {
-	b, _ := json.Marshal(se.Status)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(int(se.Status.Code))
-	_, _ = w.Write(b)
-}

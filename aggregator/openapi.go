@@ -698,7 +698,7 @@ func (c *openAPIController) serveV2(w http.ResponseWriter, r *http.Request) {
 	case snap.v2pb != nil && registry.AcceptNames(accept, openAPIV2ProtobufTypes...):
 		body, ct = snap.v2pb, "application/octet-stream" // as kube-openapi answers
 	case !registry.OpenAPIAcceptsJSON(accept):
-		writeStatusError(w, registry.NewStatusError(http.StatusNotAcceptable, "NotAcceptable",
+		registry.WriteStatus(w, r, registry.NewStatusError(http.StatusNotAcceptable, "NotAcceptable",
 			"only the following media types are accepted: application/json, "+strings.Join(openAPIV2ProtobufTypes, ", ")))
 		return
 	}

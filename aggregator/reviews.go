@@ -117,13 +117,13 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(p, pathAuthorizationNamespaces) {
 		segs := strings.Split(strings.TrimPrefix(p, pathAuthorizationNamespaces), "/")
 		if len(segs) != 2 || segs[0] == "" || segs[1] != "localsubjectaccessreviews" {
-			writeStatus(w, r, errReviewNotFound())
+			registry.WriteStatus(w, r, errReviewNotFound())
 			return
 		}
 		namespace, p = segs[0], "localsubjectaccessreviews"
 	}
 	if r.Method != http.MethodPost {
-		writeStatus(w, r, errReviewMethod())
+		registry.WriteStatus(w, r, errReviewMethod())
 		return
 	}
 	var (
@@ -147,17 +147,17 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = errReviewNotFound()
 	}
 	if err != nil {
-		writeStatus(w, r, registry.ToStatus(err))
+		registry.WriteStatus(w, r, err)
 		return
 	}
 	var b []byte
-	if isPrettyPrint(r) {
+	if registry.IsPrettyPrint(r) {
 		b, err = json.MarshalIndent(out, "", "  ")
 	} else {
 		b, err = json.Marshal(out)
 	}
 	if err != nil {
-		writeStatus(w, r, registry.NewInternalError(err))
+		registry.WriteStatus(w, r, registry.NewInternalError(err))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

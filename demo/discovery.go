@@ -51,7 +51,7 @@ func (d discoveryDocs) serve(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeStatus(w, registry.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
+		registry.WriteStatus(w, r, registry.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
 		return true
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -61,17 +61,4 @@ func (d discoveryDocs) serve(w http.ResponseWriter, r *http.Request) bool {
 		_, _ = w.Write(body)
 	}
 	return true
-}
-
-// writeStatus writes se as a Status JSON response.
-func writeStatus(w http.ResponseWriter, se *registry.StatusError) {
-	st := se.Status
-	if st.Kind == "" {
-		st.Kind, st.APIVersion = "Status", "v1"
-	}
-	b, _ := json.Marshal(st)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(int(st.Code))
-	_, _ = w.Write(append(b, '\n'))
 }

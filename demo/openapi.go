@@ -145,7 +145,7 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeStatus(w, registry.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
+		registry.WriteStatus(w, r, registry.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
 		return true
 	}
 	d := demoOpenAPI()
@@ -154,7 +154,7 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
 	switch {
 	case p == "/openapi/v2":
 		if !registry.OpenAPIAcceptsJSON(r.Header.Get("Accept")) {
-			writeStatus(w, registry.NewStatusError(http.StatusNotAcceptable, "NotAcceptable", "only the following media types are accepted: application/json"))
+			registry.WriteStatus(w, r, registry.NewStatusError(http.StatusNotAcceptable, "NotAcceptable", "only the following media types are accepted: application/json"))
 			return true
 		}
 		body, etag = d.v2, d.v2tag

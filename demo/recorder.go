@@ -144,7 +144,7 @@ func (rc *Recorder) noteUser(next http.Handler) http.Handler {
 // forgets everything after answering.
 func (rc *Recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
-		writeStatus(w, registry.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
+		registry.WriteStatus(w, r, registry.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
 		return
 	}
 	items := rc.Requests()

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/aggsim/aggsim/registry"
 )
 
 // Accept negotiation for discovery (apiserver
@@ -110,18 +112,6 @@ func matchKind(c acceptClause) (mediaKind, bool) {
 	return 0, false
 }
 
-// prettyRequested reports whether upstream would pretty-print: ?pretty=true
-// or a User-Agent starting with curl, Wget or Mozilla/5.0.
-func prettyRequested(r *http.Request) bool {
-	if v := r.URL.Query().Get("pretty"); v != "" {
-		if b, err := strconv.ParseBool(v); err == nil {
-			return b
-		}
-	}
-	ua := r.UserAgent()
-	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
-}
-
 // negotiateLegacy picks the encoding for a legacy discovery document
 // (APIGroupList, APIGroup, APIVersions): the first clause that names a
 // supported type and asks for no conversion (no as/g/v parameters) wins.
@@ -129,7 +119,7 @@ func prettyRequested(r *http.Request) bool {
 func negotiateLegacy(r *http.Request) (negotiated, bool) {
 	header := r.Header.Get("Accept")
 	if strings.TrimSpace(header) == "" {
-		return negotiated{kind: mediaJSON, pretty: prettyRequested(r)}, true
+		return negotiated{kind: mediaJSON, pretty: registry.IsPrettyPrint(r)}, true
 	}
 	for _, c := range parseAccept(header) {
 		kind, ok := matchKind(c)
@@ -148,7 +138,7 @@ func negotiateLegacy(r *http.Request) (negotiated, bool) {
 		if _, has := c.params["sv"]; has {
 			continue
 		}
-		return negotiated{kind: kind, pretty: c.params["pretty"] == "1" || prettyRequested(r)}, true
+		return negotiated{kind: kind, pretty: c.params["pretty"] == "1" || registry.IsPrettyPrint(r)}, true
 	}
 	return negotiated{}, false
 }
@@ -171,7 +161,7 @@ func negotiateAggregated(r *http.Request, allowBeta bool) (negotiated, bool) {
 		if c.params["g"] != "apidiscovery.k8s.io" || c.params["as"] != "APIGroupDiscoveryList" {
 			continue
 		}
-		n := negotiated{kind: kind, pretty: c.params["pretty"] == "1" || prettyRequested(r)}
+		n := negotiated{kind: kind, pretty: c.params["pretty"] == "1" || registry.IsPrettyPrint(r)}
 		switch c.params["v"] {
 		case "v2":
 			return n, true

@@ -214,7 +214,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case p == "/api" || p == "/api/":
 		if _, ok := a.gvs["v1"]; !ok {
-			writeError(w, errNotFoundPath())
+			WriteStatus(w, r, errNotFoundPath())
 			return
 		}
 		a.serveAPIVersions(w, r)
@@ -235,7 +235,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	writeError(w, errNotFoundPath())
+	WriteStatus(w, r, errNotFoundPath())
 }
 
 // negotiateDiscovery checks that a discovery document is asked for with
@@ -250,7 +250,7 @@ func negotiateDiscovery(r *http.Request) (outputFormat, error) {
 func (a *API) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
 	f, err := negotiateDiscovery(r)
 	if err != nil {
-		writeError(w, err)
+		WriteStatus(w, r, err)
 		return
 	}
 	v := APIVersions{
@@ -264,17 +264,17 @@ func (a *API) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
 func (a *API) serveGroupVersion(w http.ResponseWriter, r *http.Request, group, version, tail string, trailingSlash bool) {
 	e, ok := a.gvs[GroupVersionInfo{Group: group, Version: version}.GroupVersion()]
 	if !ok {
-		writeError(w, errNotFoundPath())
+		WriteStatus(w, r, errNotFoundPath())
 		return
 	}
 	if tail == "" {
 		f, err := negotiateDiscovery(r)
 		if err != nil {
-			writeError(w, err)
+			WriteStatus(w, r, err)
 			return
 		}
 		if f.as != "" {
-			writeError(w, NewNotAcceptable())
+			WriteStatus(w, r, NewNotAcceptable())
 			return
 		}
 		if f.yaml || f.pretty {
@@ -290,7 +290,7 @@ func (a *API) serveGroupVersion(w http.ResponseWriter, r *http.Request, group, v
 	}
 	rq, err := parseResourcePath(e, tail)
 	if err != nil {
-		writeError(w, err)
+		WriteStatus(w, r, err)
 		return
 	}
 	a.serveResource(w, r, rq)

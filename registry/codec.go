@@ -98,7 +98,7 @@ func parseAccept(h string) []acceptClause {
 // protobuf is skipped (aggsim speaks JSON and YAML only); nothing
 // acceptable is 406.
 func negotiateOutput(r *http.Request, target string) (outputFormat, error) {
-	f := outputFormat{pretty: wantsPretty(r)}
+	f := outputFormat{pretty: IsPrettyPrint(r)}
 	h := r.Header.Get("Accept")
 	if strings.TrimSpace(h) == "" {
 		return f, nil
@@ -139,17 +139,6 @@ func negotiateOutput(r *http.Request, target string) (outputFormat, error) {
 	return f, NewNotAcceptable()
 }
 
-// wantsPretty: ?pretty=true, or a curl User-Agent (upstream pretty-prints
-// for curl and wget).
-func wantsPretty(r *http.Request) bool {
-	if p := r.URL.Query().Get("pretty"); p != "" {
-		b, _ := strconv.ParseBool(p)
-		return b
-	}
-	ua := r.Header.Get("User-Agent")
-	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget")
-}
-
 // encodeJSON is the JSON serialisation of v with a trailing newline, as
 // upstream's json.Encoder-based serializer writes it.
 func encodeJSON(v any, pretty bool) ([]byte, error) {
@@ -170,14 +159,14 @@ func encodeJSON(v any, pretty bool) ([]byte, error) {
 func writeResponse(w http.ResponseWriter, f outputFormat, code int, v any) {
 	b, err := encodeJSON(v, f.pretty)
 	if err != nil {
-		writeErrorJSON(w, NewInternalError(err))
+		WriteStatus(w, nil, NewInternalError(err))
 		return
 	}
 	ct := MediaJSON
 	if f.yaml {
 		y, err := yaml.JSONToYAML(b)
 		if err != nil {
-			writeErrorJSON(w, NewInternalError(err))
+			WriteStatus(w, nil, NewInternalError(err))
 			return
 		}
 		b, ct = y, MediaYAML
@@ -185,28 +174,6 @@ func writeResponse(w http.ResponseWriter, f outputFormat, code int, v any) {
 	w.Header().Set("Content-Type", ct)
 	w.WriteHeader(code)
 	_, _ = w.Write(b)
-}
-
-// writeError answers err as a metav1.Status JSON with its HTTP code. It is
-// the one place the REST layer turns errors into responses.
-func writeError(w http.ResponseWriter, err error) { writeErrorJSON(w, ToStatus(err)) }
-
-func writeErrorJSON(w http.ResponseWriter, se *StatusError) {
-	st := se.Status
-	if st.Kind == "" {
-		st.Kind, st.APIVersion = "Status", "v1"
-	}
-	if st.Status == "" {
-		st.Status = "Failure"
-	}
-	b, _ := json.Marshal(st)
-	w.Header().Set("Content-Type", MediaJSON)
-	code := int(st.Code)
-	if code == 0 {
-		code = http.StatusInternalServerError
-	}
-	w.WriteHeader(code)
-	_, _ = w.Write(append(b, '\n'))
 }
 
 // addWarning adds a `Warning: 299 - "<text>"` header (RFC 7234 warn-code

@@ -126,7 +126,7 @@ func queryBool(q url.Values, key string) bool {
 
 func (a *API) serveResource(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
 	if err := a.dispatchResource(w, r, rq); err != nil {
-		writeError(w, err)
+		WriteStatus(w, r, err)
 	}
 }
 

@@ -2,7 +2,6 @@ package aggregatortest
 
 import (
 	"crypto/x509"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 
@@ -47,14 +46,3 @@ func RequireFrontProxy(h http.Handler, frontProxyCAPEM []byte) http.Handler {
 // UserFrom returns the identity RequireFrontProxy found for r, or false
 // when r did not pass through RequireFrontProxy.
 func UserFrom(r *http.Request) (*User, bool) { return registry.UserFrom(r.Context()) }
-
-// writeUnauthorized answers 401 with the Status kube-apiserver and
-// k8s.io/apiserver-based servers send.
-func writeUnauthorized(w http.ResponseWriter) {
-	st := registry.NewStatusError(http.StatusUnauthorized, "Unauthorized", "Unauthorized").Status
-	body, _ := json.Marshal(st)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusUnauthorized)
-	_, _ = w.Write(append(body, '\n'))
-}

@@ -185,6 +185,14 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		return fmt.Errorf("--client-ca-file: %w", err)
 	}
 	go clientCAs.Run(runCtx)
+	// The front-proxy CA is what backends trust the proxy client certificate
+	// by; it is published in extension-apiserver-authentication and
+	// reloaded like the other certificate files.
+	frontProxyCA, err := certs.NewDynamicCAFile(pki.FrontProxyCACert, certs.ReloadOptions{Logger: logger})
+	if err != nil {
+		return fmt.Errorf("front-proxy CA: %w", err)
+	}
+	go frontProxyCA.Run(runCtx)
 
 	aopts := aggregator.Options{
 		Storage:                   st,
@@ -199,7 +207,7 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		AuthorizationMode:         o.authorizationMode,
 		TokenAuthFile:             o.tokenAuthFile,
 		ClientCAPEM:               clientCAs.PEM,
-		FrontProxyCAPEM:           readFileFunc(pki.FrontProxyCACert),
+		FrontProxyCAPEM:           frontProxyCA.PEM,
 		Version:                   version,
 	}
 	if o.requestheaderClientCAFile != "" {
@@ -303,11 +311,4 @@ func hostForURL(bind string, port int) string {
 		}
 	}
 	return net.JoinHostPort(host, strconv.Itoa(port))
-}
-
-func readFileFunc(path string) func() []byte {
-	return func() []byte {
-		b, _ := os.ReadFile(path)
-		return b
-	}
 }
