@@ -33,10 +33,23 @@ type registrationController struct {
 	routed map[string]http.Handler
 
 	// published is a read-only copy of handlers, replaced whole after every
-	// change, so request-path readers (metrics, discovery and OpenAPI
-	// fetches) never take mu. Do not copy a registrationController.
-	published atomic.Pointer[map[string]*proxy.Handler]
+	// change, so request-path readers (metrics, the timeout filter,
+	// discovery and OpenAPI fetches) never take mu. Do not copy a
+	// registrationController.
+	published atomic.Pointer[publishedHandlers]
 }
+
+// publishedHandlers is one immutable snapshot of the remote APIServices'
+// proxy handlers, indexed both ways the request path asks.
+type publishedHandlers struct {
+	byName map[string]*proxy.Handler
+	// byGV holds the same handlers by spec.group and spec.version, so a
+	// request path's segments are looked up without building the name.
+	byGV map[groupVersion]*proxy.Handler
+}
+
+// groupVersion is an APIService's spec.group and spec.version.
+type groupVersion struct{ group, version string }
 
 func newRegistrationController(s *Server) *registrationController {
 	return &registrationController{
@@ -60,20 +73,35 @@ func (c *registrationController) onChange(old, cur registry.Object) {
 // proxyHandler returns the handler of a remote APIService, or nil. It
 // takes no lock.
 func (c *registrationController) proxyHandler(name string) *proxy.Handler {
-	if m := c.published.Load(); m != nil {
-		return (*m)[name]
+	if p := c.published.Load(); p != nil {
+		return p.byName[name]
+	}
+	return nil
+}
+
+// proxyHandlerFor returns the handler of the remote APIService serving
+// group/version, or nil. It takes no lock and does not allocate.
+func (c *registrationController) proxyHandlerFor(group, version string) *proxy.Handler {
+	if p := c.published.Load(); p != nil {
+		return p.byGV[groupVersion{group, version}]
 	}
 	return nil
 }
 
 // publish replaces the lock-free copy of handlers. Called with c.mu held
-// whenever handlers changed.
+// whenever handlers changed (c.gvOf already holds every handler's group
+// and version).
 func (c *registrationController) publish() {
-	m := make(map[string]*proxy.Handler, len(c.handlers))
-	for k, v := range c.handlers {
-		m[k] = v
+	p := &publishedHandlers{
+		byName: make(map[string]*proxy.Handler, len(c.handlers)),
+		byGV:   make(map[groupVersion]*proxy.Handler, len(c.handlers)),
 	}
-	c.published.Store(&m)
+	for k, v := range c.handlers {
+		p.byName[k] = v
+		gv := c.gvOf[k]
+		p.byGV[groupVersion{gv[0], gv[1]}] = v
+	}
+	c.published.Store(p)
 }
 
 // sync brings routes, proxy and discovery in line with the current state of

@@ -251,7 +251,7 @@ func (s *Server) onProxyRequest(apiService string, code int, dur time.Duration, 
 	if m == nil || apiService == "" {
 		return
 	}
-	m.proxyRequests.WithLabelValues(apiService, strconv.Itoa(code)).Inc()
+	m.proxyRequests.WithLabelValues(apiService, codeLabel(code)).Inc()
 	m.proxyDuration.WithLabelValues(apiService).Observe(dur.Seconds())
 	kind := proxyErrorKind(err)
 	if kind == "" && code == http.StatusServiceUnavailable {
@@ -321,8 +321,11 @@ func isTLSError(err error) bool {
 // isMissingSAN reports a certificate that only has a CommonName (upstream's
 // x509_missing_san counter).
 func isMissingSAN(err error) bool {
+	if err == nil {
+		return false // before he is declared: errors.As moves it to the heap
+	}
 	var he x509.HostnameError
-	if err == nil || !errors.As(err, &he) || he.Certificate == nil {
+	if !errors.As(err, &he) || he.Certificate == nil {
 		return false
 	}
 	c := he.Certificate
@@ -356,15 +359,17 @@ func (s *Server) instrument(next http.Handler) http.Handler {
 			return
 		}
 		start := time.Now()
+		ic := &instrumentedContext{Context: r.Context(), proxied: s.isProxiedPath(r.URL.Path)}
 		ri, err := NewRequestInfo(r)
 		if err != nil || ri == nil {
 			ri = &RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
 		} else {
 			// WithRequestInfo, further in, reuses it instead of parsing again.
-			r = r.WithContext(WithRequestInfoContext(r.Context(), ri))
+			ic.ri = ri
 		}
+		r = r.WithContext(ic)
 		component := componentAPIServer
-		if s.isProxiedPath(r.URL.Path) {
+		if ic.proxied {
 			component = componentAggregator
 		}
 		verb := metricsVerb(r, ri)
@@ -378,28 +383,97 @@ func (s *Server) instrument(next http.Handler) http.Handler {
 			if code == 0 {
 				code = http.StatusOK
 			}
-			labels := []string{verb, dryRunLabel(r), ri.APIGroup, ri.APIVersion, ri.Resource, ri.Subresource, metricsScope(ri), component}
+			// One array serves both vectors: the duration takes the first
+			// eight labels, the counter all nine (code last).
+			labels := [9]string{verb, dryRunLabel(r), ri.APIGroup, ri.APIVersion, ri.Resource, ri.Subresource, metricsScope(ri), component, codeLabel(code)}
 			if !ri.IsResourceRequest {
 				labels[2], labels[3], labels[4], labels[5] = "", "", "", nonResourceSubresource(r.URL.Path)
 			}
-			m.requestDuration.WithLabelValues(labels...).Observe(time.Since(start).Seconds())
-			m.requests.WithLabelValues(append(labels, strconv.Itoa(code))...).Inc()
+			m.requestDuration.WithLabelValues(labels[:8]...).Observe(time.Since(start).Seconds())
+			m.requests.WithLabelValues(labels[:]...).Inc()
 		}()
 		next.ServeHTTP(rw, r)
 	})
 }
 
 // isProxiedPath reports whether p lies under /apis/<group>/<version> of a
-// remote APIService.
+// remote APIService. It does not allocate.
 func (s *Server) isProxiedPath(p string) bool {
-	if s.registration == nil || !strings.HasPrefix(p, "/apis/") {
+	if s.registration == nil {
 		return false
 	}
-	parts := strings.SplitN(strings.TrimPrefix(p, "/apis/"), "/", 3)
-	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+	rest, ok := strings.CutPrefix(p, "/apis/")
+	if !ok {
 		return false
 	}
-	return s.registration.proxyHandler(parts[1]+"."+parts[0]) != nil
+	group, rest, ok := strings.Cut(rest, "/")
+	if !ok || group == "" {
+		return false
+	}
+	version, _, _ := strings.Cut(rest, "/")
+	if version == "" {
+		return false
+	}
+	return s.registration.proxyHandlerFor(group, version) != nil
+}
+
+// answersOwnDeadline is ChainOptions.AnswersOwnDeadline: proxied requests
+// end with their context and answer the deadline themselves (see
+// controller_registration.go). It reuses instrument's answer when the
+// request went through it.
+func (s *Server) answersOwnDeadline(r *http.Request) bool {
+	if ic, ok := r.Context().Value(instrumentedKey{}).(*instrumentedContext); ok {
+		return ic.proxied
+	}
+	return s.isProxiedPath(r.URL.Path)
+}
+
+// instrumentedKey is the context key under which an instrumentedContext
+// answers itself.
+type instrumentedKey struct{}
+
+// instrumentedContext is the context instrument gives a request: in one
+// node it carries the RequestInfo (answering RequestInfoFrom exactly as
+// WithRequestInfoContext would, so WithRequestInfo does not parse again)
+// and whether the request is proxied (read by answersOwnDeadline), so the
+// path is classified once per request. It is never modified after
+// instrument builds it.
+type instrumentedContext struct {
+	context.Context
+	ri      *RequestInfo // nil when NewRequestInfo failed
+	proxied bool
+}
+
+// Value answers requestInfoKey (when ri is set) and instrumentedKey, and
+// delegates every other key.
+func (c *instrumentedContext) Value(key any) any {
+	switch key.(type) {
+	case instrumentedKey:
+		return c
+	case requestInfoKey:
+		if c.ri != nil {
+			return c.ri
+		}
+	}
+	return c.Context.Value(key)
+}
+
+// codeLabels holds the code label of every status code from 100 to 599,
+// so that labelling a request does not format its code.
+var codeLabels = func() []string {
+	out := make([]string, 500)
+	for i := range out {
+		out[i] = strconv.Itoa(100 + i)
+	}
+	return out
+}()
+
+// codeLabel returns code as the decimal string of the code label.
+func codeLabel(code int) string {
+	if code >= 100 && code < 600 {
+		return codeLabels[code-100]
+	}
+	return strconv.Itoa(code)
 }
 
 // nonResourceSubresource is the subresource label upstream gives the
@@ -457,6 +531,9 @@ func metricsScope(ri *RequestInfo) string {
 // dryRunLabel is the sorted, de-duplicated dryRun query values joined by
 // ",", as upstream's cleanDryRun.
 func dryRunLabel(r *http.Request) string {
+	if !strings.Contains(r.URL.RawQuery, "dryRun") {
+		return "" // spare parsing the query of (nearly) every request
+	}
 	vals := r.URL.Query()["dryRun"]
 	if len(vals) == 0 {
 		return ""

@@ -229,8 +229,8 @@ func New(opts Options) (*Server, error) {
 		Authorizer: authz,
 		Instrument: s.instrument, // request metrics, metrics.go
 		// Proxied requests end with their context and answer the deadline
-		// themselves (see controller_registration.go).
-		AnswersOwnDeadline: func(r *http.Request) bool { return s.isProxiedPath(r.URL.Path) },
+		// themselves (see controller_registration.go); metrics.go.
+		AnswersOwnDeadline: s.answersOwnDeadline,
 		Logger:             logger,
 	})
 	return s, nil

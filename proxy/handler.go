@@ -126,6 +126,10 @@ type backend struct {
 	gen   uint64
 	entry *transportEntry // nil when target.Service is nil or err != nil
 	err   error           // transport build error, answered with 500
+	// rp streams requests over entry; built with the snapshot, nil when
+	// entry is. Its hooks find the per-request state through the request
+	// context (see proxyCall), so one value serves every request.
+	rp *httputil.ReverseProxy
 }
 
 // NewHandler returns a Handler with no target: it answers 404 until
@@ -203,6 +207,17 @@ func (h *Handler) build(t Target) *backend {
 		ServerName: t.Service.Name + "." + t.Service.Namespace + ".svc",
 		Insecure:   t.InsecureSkipTLSVerify,
 	})
+	if b.entry != nil {
+		b.rp = &httputil.ReverseProxy{
+			Rewrite:        h.rewrite,
+			Transport:      b.entry.rt,
+			FlushInterval:  -1,
+			BufferPool:     &h.buffers,
+			ErrorLog:       h.errLog,
+			ModifyResponse: h.modifyResponse,
+			ErrorHandler:   h.errorHandler,
+		}
+	}
 	return b
 }
 
@@ -237,17 +252,20 @@ func (h *Handler) current() *backend {
 // transport error becomes 503 `error trying to reach service: <err>`.
 // All refusals are text/plain with X-Content-Type-Options: nosniff.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// One allocation carries all per-request state: the call is the
+	// outgoing context and, with OnRequest, its recorder is the writer.
+	c := &proxyCall{Context: r.Context()}
 	if h.onRequest == nil {
-		h.serve(w, r, nil)
+		h.serve(w, r, c)
 		return
 	}
 	start := time.Now()
-	rec := &statusRecorder{ResponseWriter: w}
-	b := h.serve(rec, r, rec)
-	code := rec.code
+	c.rec.ResponseWriter = w
+	b := h.serve(&c.rec, r, c)
+	code := c.rec.code
 	if code == 0 {
 		code = http.StatusOK
-		if rec.upgraded {
+		if c.upgraded {
 			code = http.StatusSwitchingProtocols
 		}
 	}
@@ -255,11 +273,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if b != nil {
 		name = b.target.APIServiceName
 	}
-	h.onRequest(name, code, time.Since(start), rec.err)
+	h.onRequest(name, code, time.Since(start), c.err)
 }
 
-// serve does the work of ServeHTTP and returns the snapshot it used.
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rec *statusRecorder) *backend {
+// serve does the work of ServeHTTP with c as the request's per-call state
+// and returns the snapshot it used.
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, c *proxyCall) *backend {
 	b := h.current()
 	if b == nil || b.target.Service == nil {
 		http.NotFound(w, r)
@@ -270,7 +289,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rec *statusRecor
 		return b
 	}
 	if b.err != nil {
-		rec.setErr(b.err)
+		c.setErr(b.err)
 		http.Error(w, b.err.Error(), http.StatusInternalServerError)
 		return b
 	}
@@ -282,28 +301,19 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rec *statusRecor
 	svc := b.target.Service
 	loc, err := h.resolver.ResolveEndpoint(svc.Namespace, svc.Name, svc.Port)
 	if err != nil {
-		rec.setErr(err)
+		c.setErr(err)
 		h.log.Error("error resolving service", "apiservice", b.target.APIServiceName,
 			"namespace", svc.Namespace, "name", svc.Name, "err", err)
 		http.Error(w, msgServiceUnavailable, http.StatusServiceUnavailable)
 		return b
 	}
 	if isDiscoveryPath(r.URL.Path) {
-		ctx, cancel := context.WithTimeout(r.Context(), discoveryPathTimeout)
+		ctx, cancel := context.WithTimeout(c.Context, discoveryPathTimeout)
 		defer cancel()
-		r = r.WithContext(ctx)
+		c.Context = ctx
 	}
-	p := &proxyRequest{h: h, host: loc.Host, user: user, rec: rec}
-	rp := &httputil.ReverseProxy{
-		Rewrite:        p.rewrite,
-		Transport:      b.entry.rt,
-		FlushInterval:  -1,
-		BufferPool:     &h.buffers,
-		ErrorLog:       h.errLog,
-		ModifyResponse: p.modifyResponse,
-		ErrorHandler:   p.errorHandler,
-	}
-	rp.ServeHTTP(w, r)
+	c.host, c.user = loc.Host, user
+	b.rp.ServeHTTP(w, r.WithContext(c))
 	return b
 }
 
@@ -360,21 +370,57 @@ func isDiscoveryPath(p string) bool {
 	return strings.HasPrefix(t, "apis/") && strings.Count(t, "/") == 2
 }
 
-// proxyRequest carries what one proxied request's hooks need.
-type proxyRequest struct {
-	h    *Handler
-	host string // dialled host:port
-	user *registry.UserInfo
-	rec  *statusRecorder // nil without OnRequest
+// proxyCall is the state of one proxied request that the shared
+// ReverseProxy's hooks need. It is the outgoing request's context: it
+// wraps the inbound context (plus the discovery-path deadline) and answers
+// Value(callKey{}) with itself, so Rewrite, ModifyResponse and
+// ErrorHandler reach it from the request they are given (ReverseProxy
+// derives the outbound request's context from it). Only the serving
+// goroutine writes its fields; host and user are set before the
+// ReverseProxy runs and are not changed afterwards.
+type proxyCall struct {
+	context.Context
+	host     string // dialled host:port
+	user     *registry.UserInfo
+	err      error // first error that ended the request
+	upgraded bool  // the backend answered 101
+	// rec is the writer handed to the ReverseProxy when Options.OnRequest
+	// is set (unused otherwise).
+	rec statusRecorder
+}
+
+// callKey is the context key under which a proxyCall answers itself.
+type callKey struct{}
+
+// Value returns c for callKey and delegates every other key.
+func (c *proxyCall) Value(key any) any {
+	if _, ok := key.(callKey); ok {
+		return c
+	}
+	return c.Context.Value(key)
+}
+
+// setErr records err unless an earlier error was recorded.
+func (c *proxyCall) setErr(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+// callFrom returns the proxyCall that ctx descends from. Every request the
+// shared ReverseProxy sees does, so a missing one is a programming error.
+func callFrom(ctx context.Context) *proxyCall {
+	return ctx.Value(callKey{}).(*proxyCall)
 }
 
 // rewrite turns the inbound request into the backend request. It runs
 // inside httputil.ReverseProxy after hop-by-hop and client X-Forwarded-*
 // headers are gone and before any other hook.
-func (p *proxyRequest) rewrite(pr *httputil.ProxyRequest) {
+func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
+	c := callFrom(pr.In.Context())
 	out, in := pr.Out, pr.In
 	out.URL.Scheme = "https"
-	out.URL.Host = p.host
+	out.URL.Host = c.host
 	out.URL.Opaque = ""
 	out.URL.User = nil
 	out.URL.Path = in.URL.Path
@@ -383,32 +429,31 @@ func (p *proxyRequest) rewrite(pr *httputil.ProxyRequest) {
 	out.URL.ForceQuery = false
 	out.URL.Fragment = ""
 	out.URL.RawFragment = ""
-	out.Host = p.host
-	SetIdentityHeaders(out.Header, p.user)
-	setForwardedHeaders(out.Header, in, p.host, in.URL.Path, isUpgrade(out.Header))
+	out.Host = c.host
+	SetIdentityHeaders(out.Header, c.user)
+	setForwardedHeaders(out.Header, in, c.host, in.URL.Path, isUpgrade(out.Header))
 }
 
 // modifyResponse removes CORS headers, rejects or rewrites redirects and
 // then runs Options.ModifyResponse.
-func (p *proxyRequest) modifyResponse(resp *http.Response) error {
+func (h *Handler) modifyResponse(resp *http.Response) error {
+	c := callFrom(resp.Request.Context())
 	if resp.StatusCode == http.StatusSwitchingProtocols {
-		if p.rec != nil {
-			p.rec.upgraded = true
-		}
+		c.upgraded = true
 	} else {
 		for _, k := range corsHeaders {
 			delete(resp.Header, k)
 		}
 		if loc := resp.Header.Get("Location"); loc != "" {
-			if !p.h.redirects && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			if !h.redirects && resp.StatusCode >= 300 && resp.StatusCode < 400 {
 				rejectRedirect(resp)
 			} else {
-				resp.Header.Set("Location", rewriteLocation(loc, p.host))
+				resp.Header.Set("Location", rewriteLocation(loc, c.host))
 			}
 		}
 	}
-	if p.h.modify != nil {
-		return p.h.modify(resp)
+	if h.modify != nil {
+		return h.modify(resp)
 	}
 	return nil
 }
@@ -431,17 +476,18 @@ func rejectRedirect(resp *http.Response) {
 
 // errorHandler answers a transport error (upstream's responder.Error in
 // handler_proxy.go: every error is a 503).
-func (p *proxyRequest) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
-	p.rec.setErr(err)
-	if p.h.intercept != nil && p.h.intercept(w, r, err) {
+func (h *Handler) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
+	c := callFrom(r.Context())
+	c.setErr(err)
+	if h.intercept != nil && h.intercept(w, r, err) {
 		return
 	}
-	if p.h.onError != nil {
-		p.h.onError(w, r, err)
+	if h.onError != nil {
+		h.onError(w, r, err)
 		return
 	}
 	if !errors.Is(err, context.Canceled) {
-		p.h.log.Info("error proxying request", "host", p.host, "path", r.URL.Path, "err", err)
+		h.log.Info("error proxying request", "host", c.host, "path", r.URL.Path, "err", err)
 	}
 	var de *DialError
 	if isUpgrade(r.Header) && errors.As(err, &de) {
@@ -451,21 +497,12 @@ func (p *proxyRequest) errorHandler(w http.ResponseWriter, r *http.Request, err 
 	http.Error(w, msgReachPrefix+err.Error(), http.StatusServiceUnavailable)
 }
 
-// statusRecorder notes the status code and error of one request for
+// statusRecorder notes the status code of one request for
 // Options.OnRequest. It exposes the wrapped writer through Unwrap so that
 // http.ResponseController can flush and hijack it.
 type statusRecorder struct {
 	http.ResponseWriter
-	code     int
-	upgraded bool
-	err      error
-}
-
-// setErr records err; a nil recorder ignores it.
-func (s *statusRecorder) setErr(err error) {
-	if s != nil && s.err == nil {
-		s.err = err
-	}
+	code int
 }
 
 // WriteHeader notes the first final status code and passes it on.
@@ -487,19 +524,29 @@ func (s *statusRecorder) Write(p []byte) (int, error) {
 // Unwrap returns the wrapped writer (for http.ResponseController).
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
+// copyBufferSize is the size of the ReverseProxy copy buffers, in bytes.
+const copyBufferSize = 32 << 10
+
 // bufferPool recycles the 32 KiB copy buffers of httputil.ReverseProxy.
+// It pools array pointers, so Put converts the slice back to its array
+// instead of allocating a new pointer for it.
 type bufferPool struct{ p sync.Pool }
 
 // Get returns a pooled 32 KiB buffer or a new one.
 func (b *bufferPool) Get() []byte {
-	if v, ok := b.p.Get().(*[]byte); ok {
-		return *v
+	if v, ok := b.p.Get().(*[copyBufferSize]byte); ok {
+		return v[:]
 	}
-	return make([]byte, 32<<10)
+	return new([copyBufferSize]byte)[:]
 }
 
-// Put returns buf to the pool.
-func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }
+// Put returns buf to the pool; a buffer of another size is dropped.
+func (b *bufferPool) Put(buf []byte) {
+	if cap(buf) != copyBufferSize {
+		return
+	}
+	b.p.Put((*[copyBufferSize]byte)(buf[:copyBufferSize]))
+}
 
 var (
 	_ http.Handler        = (*Handler)(nil)

@@ -37,9 +37,12 @@ func SetIdentityHeaders(h http.Header, u *registry.UserInfo) {
 	if u == nil {
 		return
 	}
-	h[HeaderRemoteUser] = []string{u.Username}
+	// X-Remote-User and X-Remote-Uid share one backing array; the
+	// three-index slices keep an append to one from reaching the other.
+	vals := []string{u.Username, u.UID}
+	h[HeaderRemoteUser] = vals[0:1:1]
 	if u.UID != "" {
-		h[HeaderRemoteUID] = []string{u.UID}
+		h[HeaderRemoteUID] = vals[1:2:2]
 	}
 	if len(u.Groups) > 0 {
 		h[HeaderRemoteGroup] = append([]string(nil), u.Groups...)
@@ -107,11 +110,16 @@ func hasPrefixFold(s, prefix string) bool {
 // X-Forwarded-Proto = https and X-Forwarded-Uri = the cleaned, escaped
 // target path. Client-sent X-Forwarded-Host/Proto/Uri never survive.
 func setForwardedHeaders(out http.Header, in *http.Request, host, targetPath string, upgrade bool) {
+	// The single values share one backing array (one allocation instead of
+	// four); the three-index slices keep an append to one header from
+	// reaching the next.
+	vals := make([]string, 4)
 	if ip, _, err := net.SplitHostPort(in.RemoteAddr); err == nil {
 		if prior := in.Header["X-Forwarded-For"]; len(prior) > 0 {
 			ip = strings.Join(prior, ", ") + ", " + ip
 		}
-		out["X-Forwarded-For"] = []string{ip}
+		vals[0] = ip
+		out["X-Forwarded-For"] = vals[0:1:1]
 	} else {
 		delete(out, "X-Forwarded-For")
 	}
@@ -121,9 +129,10 @@ func setForwardedHeaders(out http.Header, in *http.Request, host, targetPath str
 		delete(out, "X-Forwarded-Proto")
 		return
 	}
-	out["X-Forwarded-Uri"] = []string{forwardedURI(targetPath)}
-	out["X-Forwarded-Host"] = []string{host}
-	out["X-Forwarded-Proto"] = []string{"https"}
+	vals[1], vals[2], vals[3] = forwardedURI(targetPath), host, "https"
+	out["X-Forwarded-Uri"] = vals[1:2:2]
+	out["X-Forwarded-Host"] = vals[2:3:3]
+	out["X-Forwarded-Proto"] = vals[3:4:4]
 }
 
 // forwardedURI returns the X-Forwarded-Uri value for a decoded path: the
@@ -131,7 +140,10 @@ func setForwardedHeaders(out http.Header, in *http.Request, host, targetPath str
 // path.Join, so "/" becomes "//").
 func forwardedURI(p string) string {
 	u := url.URL{Path: p}
-	s := path.Join("", u.EscapedPath())
+	s := u.EscapedPath()
+	if s != "" {
+		s = path.Clean(s) // path.Join("", s) without its copies
+	}
 	if strings.HasSuffix(p, "/") {
 		s += "/"
 	}

@@ -11,19 +11,26 @@ import (
 	"github.com/aggsim/aggsim/registry"
 )
 
+// checkStringFunc calls f on each key of cases and fails for every result
+// that is not the key's value; name is f's name in the messages.
+func checkStringFunc(t *testing.T, name string, f func(string) string, cases map[string]string) {
+	t.Helper()
+	for in, want := range cases {
+		if got := f(in); got != want {
+			t.Errorf("%s(%q) = %q, want %q", name, in, got, want)
+		}
+	}
+}
+
 func TestExtraHeaderName(t *testing.T) {
-	for key, want := range map[string]string{
+	checkStringFunc(t, "ExtraHeaderName", ExtraHeaderName, map[string]string{
 		"authentication.kubernetes.io/credential-id": "X-Remote-Extra-Authentication.kubernetes.io%2fcredential-Id",
 		"acme.com/project":                           "X-Remote-Extra-Acme.com%2fproject",
 		"reason":                                     "X-Remote-Extra-Reason",
 		"example.com/Key x":                          "X-Remote-Extra-Example.com%2fkey%20x",
 		"a%b":                                        "X-Remote-Extra-A%25b",
 		"é":                                          "X-Remote-Extra-%c3%a9",
-	} {
-		if got := ExtraHeaderName(key); got != want {
-			t.Errorf("ExtraHeaderName(%q) = %q, want %q", key, got, want)
-		}
-	}
+	})
 }
 
 // TestSetIdentityHeaders: client-sent credentials and identity headers of
@@ -63,26 +70,18 @@ func TestSetIdentityHeaders(t *testing.T) {
 }
 
 func TestForwardedURIAndQuery(t *testing.T) {
-	for p, want := range map[string]string{
+	checkStringFunc(t, "forwardedURI", forwardedURI, map[string]string{
 		"/apis/g/v/ns/x/encoded path": "/apis/g/v/ns/x/encoded%20path",
 		"/apis/g/v/":                  "/apis/g/v/",
 		"/apis/g/v/./a//b":            "/apis/g/v/a/b",
 		"/":                           "//",
-	} {
-		if got := forwardedURI(p); got != want {
-			t.Errorf("forwardedURI(%q) = %q, want %q", p, got, want)
-		}
-	}
-	for raw, want := range map[string]string{
+	})
+	checkStringFunc(t, "encodeQuery", encodeQuery, map[string]string{
 		"":                  "",
 		"b=2&a=1&a=0&z=%2F": "a=1&a=0&b=2&z=%2F",
 		"zeta=1&alpha=a%20b&labelSelector=app%3Dx,tier!%3Dfe&empty=&dup=2&dup=1&plus=a+b&semi=x;y": "alpha=a+b&dup=2&dup=1&empty=&labelSelector=app%3Dx%2Ctier%21%3Dfe&plus=a+b&zeta=1",
 		"watch": "watch=",
-	} {
-		if got := encodeQuery(raw); got != want {
-			t.Errorf("encodeQuery(%q) = %q, want %q", raw, got, want)
-		}
-	}
+	})
 }
 
 // FuzzSetIdentityHeaders checks, for any client header and any user, that

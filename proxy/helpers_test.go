@@ -2,94 +2,59 @@ package proxy
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/registry"
 )
 
-// testCA is a throw-away certificate authority.
+// testCA is a throw-away certificate authority, backed by certs.CA; pem
+// is its certificate as PEM (a caBundle).
 type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  []byte
+	ca  *certs.CA
+	pem []byte
 }
-
-var serialCounter atomic.Int64
 
 func newCA(t testing.TB, cn string) *testCA {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := certs.NewCA(cn, certs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(serialCounter.Add(1)),
-		Subject:               pkix.Name{CommonName: cn},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	return &testCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+	return &testCA{ca: ca, pem: ca.CertPEM}
 }
 
-func (ca *testCA) pool() *x509.CertPool {
-	p := x509.NewCertPool()
-	p.AddCert(ca.cert)
-	return p
-}
+func (ca *testCA) pool() *x509.CertPool { return ca.ca.Pool() }
 
 // issue signs a leaf: a serving certificate for dnsNames plus 127.0.0.1
 // and ::1, or a client certificate when client is true.
 func (ca *testCA) issue(t testing.TB, cn string, client bool, dnsNames ...string) *tls.Certificate {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serialCounter.Add(1)),
-		Subject:      pkix.Name{CommonName: cn},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-	}
+	var kp *certs.KeyPair
+	var err error
 	if client {
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+		kp, err = ca.ca.IssueClient(cn, nil)
 	} else {
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-		tmpl.DNSNames = dnsNames
-		tmpl.IPAddresses = []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")}
+		kp, err = ca.ca.IssueServing(cn, dnsNames, []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")})
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaf, _ := x509.ParseCertificate(der)
-	return &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}
+	c, err := kp.TLSCertificate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &c
 }
 
 // pki is the set of certificates most tests share: a serving CA with a

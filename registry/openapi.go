@@ -422,6 +422,55 @@ func oaInt64(desc string) *OpenAPISchema {
 }
 func oaRef(name, desc string) *OpenAPISchema { return &OpenAPISchema{Ref: name, Description: desc} }
 
+// oaReqString and oaReqInt32 are scalars of a Go field without omitempty:
+// kube-openapi gives them their zero value as default.
+func oaReqString(desc string) *OpenAPISchema {
+	return &OpenAPISchema{Type: "string", Default: "", Description: desc}
+}
+func oaReqInt32(desc string) *OpenAPISchema {
+	return &OpenAPISchema{Type: "integer", Format: "int32", Default: 0, Description: desc}
+}
+
+// sharedMetaKind is the definition of a meta/v1 kind that travels with
+// apiVersion and kind but no metadata (Status, DeleteOptions): props plus
+// those two, and the extension of sharedMetaGVK.
+func sharedMetaKind(kind, desc string, props map[string]*OpenAPISchema) *OpenAPISchema {
+	props["apiVersion"] = oaString(descAPIVersion)
+	props["kind"] = oaString(descKind)
+	return &OpenAPISchema{Type: "object", Description: desc, Props: props, Ext: sharedMetaGVK(kind)}
+}
+
+// specStatus are the properties of a kind with spec and status structs,
+// the definitions prefix+"Spec" and prefix+"Status" (prefix is the kind's
+// definition name).
+func specStatus(prefix, specDesc, statusDesc string) map[string]*OpenAPISchema {
+	return map[string]*OpenAPISchema{
+		"spec":   oaStruct(prefix+"Spec", specDesc),
+		"status": oaStruct(prefix+"Status", statusDesc),
+	}
+}
+
+// typedCondition is the definition of a per-kind condition struct
+// (APIServiceCondition, NamespaceCondition): required type and status, and
+// the optional lastTransitionTime, reason and message these kinds describe
+// alike.
+func typedCondition(desc, statusDesc, typeDesc string) *OpenAPISchema {
+	c := oaObject(desc, map[string]*OpenAPISchema{
+		"lastTransitionTime": oaRef(metaV1+"Time", "Last time the condition transitioned from one status to another."),
+		"message":            oaString("Human-readable message indicating details about last transition."),
+		"reason":             oaString("Unique, one-word, CamelCase reason for the condition's last transition."),
+		"status":             oaReqString(statusDesc),
+		"type":               oaReqString(typeDesc),
+	})
+	c.Required = []string{"type", "status"}
+	return c
+}
+
+// oaObject is a struct definition: an object with properties props.
+func oaObject(desc string, props map[string]*OpenAPISchema) *OpenAPISchema {
+	return &OpenAPISchema{Type: "object", Description: desc, Props: props}
+}
+
 // oaStruct is a reference to a non-pointer struct field (v3 adds
 // "default": {} as upstream does).
 func oaStruct(name, desc string) *OpenAPISchema {
@@ -438,6 +487,16 @@ func oaStringMap(desc string, ext map[string]any) *OpenAPISchema {
 }
 func gvkExt(group, version, kind string) map[string]any {
 	return map[string]any{"x-kubernetes-group-version-kind": []any{map[string]any{"group": group, "version": version, "kind": kind}}}
+}
+
+// sharedMetaGVK is the group-version-kind extension of a meta/v1 kind
+// (Status, DeleteOptions, WatchEvent) that aggsim registers both in the core
+// v1 and in the apiregistration.k8s.io/v1 group-version.
+func sharedMetaGVK(kind string) map[string]any {
+	return map[string]any{"x-kubernetes-group-version-kind": []any{
+		map[string]any{"group": "", "version": "v1", "kind": kind},
+		map[string]any{"group": GroupAPIRegistration, "version": "v1", "kind": kind},
+	}}
 }
 
 var (
@@ -533,14 +592,12 @@ func admissionDefinitions(d map[string]*OpenAPISchema) {
 			Type: "object", Description: w + "Webhook describes an admission webhook and the resources and operations it applies to.",
 			Required: []string{"name", "clientConfig", "sideEffects", "admissionReviewVersions"},
 			Props: map[string]*OpenAPISchema{
-				"name": {Type: "string", Default: "", Description: "The name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where \"imagepolicy\" is the name of the webhook, and kubernetes.io is the name of the organization. Required."},
+				"name": oaReqString("The name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where \"imagepolicy\" is the name of the webhook, and kubernetes.io is the name of the organization. Required."),
 			},
 		}
 	}
-	d[admissionV1+"ValidatingAdmissionPolicy"] = kindSchema(g, v, "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy describes the definition of an admission validation policy that accepts or rejects an object without changing it.", map[string]*OpenAPISchema{
-		"spec":   oaStruct(admissionV1+"ValidatingAdmissionPolicySpec", "Specification of the desired behavior of the ValidatingAdmissionPolicy."),
-		"status": oaStruct(admissionV1+"ValidatingAdmissionPolicyStatus", "The status of the ValidatingAdmissionPolicy, including warnings that are useful to determine if the policy behaves in the expected way. Populated by the system. Read-only."),
-	})
+	d[admissionV1+"ValidatingAdmissionPolicy"] = kindSchema(g, v, "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy describes the definition of an admission validation policy that accepts or rejects an object without changing it.",
+		specStatus(admissionV1+"ValidatingAdmissionPolicy", "Specification of the desired behavior of the ValidatingAdmissionPolicy.", "The status of the ValidatingAdmissionPolicy, including warnings that are useful to determine if the policy behaves in the expected way. Populated by the system. Read-only."))
 	d[admissionV1+"ValidatingAdmissionPolicyList"] = listSchema(g, v, "ValidatingAdmissionPolicyList", admissionV1+"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyList is a list of ValidatingAdmissionPolicy.")
 	d[admissionV1+"ValidatingAdmissionPolicySpec"] = openObject("ValidatingAdmissionPolicySpec is the specification of the desired behavior of the AdmissionPolicy.")
 	d[admissionV1+"ValidatingAdmissionPolicyStatus"] = openObject("ValidatingAdmissionPolicyStatus represents the status of an admission validation policy.")
@@ -559,10 +616,8 @@ func flowControlDefinitions(d map[string]*OpenAPISchema) {
 		{"FlowSchema", "FlowSchema defines the schema of a group of flows. Note that a flow is made up of a set of inbound API requests with similar attributes and is identified by a pair of strings: the name of the FlowSchema and a \"flow distinguisher\"."},
 		{"PriorityLevelConfiguration", "PriorityLevelConfiguration represents the configuration of a priority level."},
 	} {
-		d[flowV1+k.kind] = kindSchema(g, v, k.kind, k.desc, map[string]*OpenAPISchema{
-			"spec":   oaStruct(flowV1+k.kind+"Spec", "`spec` is the specification of the desired behavior of a "+k.kind+". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"),
-			"status": oaStruct(flowV1+k.kind+"Status", "`status` is the current status of a "+k.kind+". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"),
-		})
+		d[flowV1+k.kind] = kindSchema(g, v, k.kind, k.desc,
+			specStatus(flowV1+k.kind, "`spec` is the specification of the desired behavior of a "+k.kind+". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status", "`status` is the current status of a "+k.kind+". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"))
 		d[flowV1+k.kind+"List"] = listSchema(g, v, k.kind+"List", flowV1+k.kind, k.kind+"List is a list of "+k.kind+" objects.")
 		d[flowV1+k.kind+"Spec"] = openObject(k.kind + "Spec describes how the " + k.kind + "'s specification looks like.")
 		d[flowV1+k.kind+"Status"] = &OpenAPISchema{Type: "object", Description: k.kind + "Status represents the current state of a " + k.kind + ".", Props: map[string]*OpenAPISchema{
@@ -596,110 +651,72 @@ func metaDefinitions(d map[string]*OpenAPISchema) {
 			"blockOwnerDeletion": oaBool("If true, AND if the owner has the \"foregroundDeletion\" finalizer, then the owner cannot be deleted from the key-value store until this reference is removed."),
 		},
 	}
-	d[metaV1+"ManagedFieldsEntry"] = &OpenAPISchema{
-		Type: "object", Description: "ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource that the fieldset applies to.",
-		Props: map[string]*OpenAPISchema{
-			"apiVersion":  oaString("APIVersion defines the version of this resource that this field set applies to."),
-			"fieldsType":  oaString("FieldsType is the discriminator for the different fields format and version. There is currently only one possible value: \"FieldsV1\""),
-			"fieldsV1":    oaRef(metaV1+"FieldsV1", "FieldsV1 holds the first JSON version format as described in the \"FieldsV1\" type."),
-			"manager":     oaString("Manager is an identifier of the workflow managing these fields."),
-			"operation":   oaString("Operation is the type of operation which lead to this ManagedFieldsEntry being created. The only valid values for this field are 'Apply' and 'Update'."),
-			"subresource": oaString("Subresource is the name of the subresource used to update that object, or empty string if the object was updated through the main resource."),
-			"time":        oaRef(metaV1+"Time", "Time is the timestamp of when the ManagedFields entry was added."),
-		},
-	}
-	d[metaV1+"ObjectMeta"] = &OpenAPISchema{
-		Type: "object", Description: "ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.",
-		Props: map[string]*OpenAPISchema{
-			"annotations":                oaStringMap("Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata.", nil),
-			"creationTimestamp":          oaRef(metaV1+"Time", "CreationTimestamp is a timestamp representing the server time when this object was created. Populated by the system. Read-only. Null for lists."),
-			"deletionGracePeriodSeconds": oaInt64("Number of seconds allowed for this object to gracefully terminate before it will be removed from the system. Only set when deletionTimestamp is also set. Read-only."),
-			"deletionTimestamp":          oaRef(metaV1+"Time", "DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted. Populated by the system when a graceful deletion is requested. Read-only."),
-			"finalizers":                 oaStrings("Must be empty before the object is deleted from the registry. Each entry is an identifier for the responsible component that will remove the entry from the list.", map[string]any{"x-kubernetes-list-type": "set", "x-kubernetes-patch-strategy": "merge"}),
-			"generateName":               oaString("GenerateName is an optional prefix, used by the server, to generate a unique name ONLY IF the Name field has not been provided."),
-			"generation":                 oaInt64("A sequence number representing a specific generation of the desired state. Populated by the system. Read-only."),
-			"labels":                     oaStringMap("Map of string keys and values that can be used to organize and categorize (scope and select) objects.", nil),
-			"managedFields":              oaArray(metaV1+"ManagedFieldsEntry", "ManagedFields maps workflow-id and version to the set of fields that are managed by that workflow.", atomicList),
-			"name":                       oaString(nameColumnDescription),
-			"namespace":                  oaString("Namespace defines the space within which each name must be unique. An empty namespace is equivalent to the \"default\" namespace, but \"default\" is the canonical representation. Not all objects are required to be scoped to a namespace - the value of this field for those objects will be empty."),
-			"ownerReferences":            oaArray(metaV1+"OwnerReference", "List of objects depended by this object.", mapList("uid", "uid")),
-			"resourceVersion":            oaString("An opaque value that represents the internal version of this object that can be used by clients to determine when objects have changed. Populated by the system. Read-only."),
-			"selfLink":                   oaString("Deprecated: selfLink is a legacy read-only field that is no longer populated by the system."),
-			"uid":                        oaString("UID is the unique in time and space value for this object. Populated by the system. Read-only."),
-		},
-	}
-	d[metaV1+"ListMeta"] = &OpenAPISchema{
-		Type: "object", Description: "ListMeta describes metadata that synthetic resources must have, including lists and various status objects.",
-		Props: map[string]*OpenAPISchema{
-			"continue":           oaString("continue may be set if the user set a limit on the number of items returned, and indicates that the server has more data available."),
-			"remainingItemCount": oaInt64("remainingItemCount is the number of subsequent items in the list which are not included in this list response."),
-			"resourceVersion":    oaString("String that identifies the server's internal version of this object that can be used by clients to determine when objects have changed."),
-			"selfLink":           oaString("Deprecated: selfLink is a legacy read-only field that is no longer populated by the system."),
-		},
-	}
-	d[metaV1+"StatusCause"] = &OpenAPISchema{
-		Type: "object", Description: "StatusCause provides more information about an api.Status failure, including cases when multiple errors are encountered.",
-		Props: map[string]*OpenAPISchema{
-			"field":   oaString("The field of the resource that has caused this error, as named by its JSON serialization."),
-			"message": oaString("A human-readable description of the cause of the error."),
-			"reason":  oaString("A machine-readable description of the cause of the error."),
-		},
-	}
-	d[metaV1+"StatusDetails"] = &OpenAPISchema{
-		Type: "object", Description: "StatusDetails is a set of additional properties that MAY be set by the server to provide additional information about a response.",
-		Props: map[string]*OpenAPISchema{
-			"causes":            oaArray(metaV1+"StatusCause", "The Causes array includes more details associated with the StatusReason failure.", atomicList),
-			"group":             oaString("The group attribute of the resource associated with the status StatusReason."),
-			"kind":              oaString("The kind attribute of the resource associated with the status StatusReason."),
-			"name":              oaString("The name attribute of the resource associated with the status StatusReason (when there is a single name which can be described)."),
-			"retryAfterSeconds": oaInt32("If specified, the time in seconds before the operation should be retried."),
-			"uid":               oaString("UID of the resource."),
-		},
-	}
-	statusExt := map[string]any{"x-kubernetes-group-version-kind": []any{
-		map[string]any{"group": "", "version": "v1", "kind": "Status"},
-		map[string]any{"group": GroupAPIRegistration, "version": "v1", "kind": "Status"},
-	}}
-	d[metaV1+"Status"] = &OpenAPISchema{
-		Type: "object", Description: "Status is a return value for calls that don't return other objects.", Ext: statusExt,
-		Props: map[string]*OpenAPISchema{
-			"apiVersion": oaString(descAPIVersion),
-			"code":       oaInt32("Suggested HTTP return code for this status, 0 if not set."),
-			"details":    oaRef(metaV1+"StatusDetails", "Extended data associated with the reason."),
-			"kind":       oaString(descKind),
-			"message":    oaString("A human-readable description of the status of this operation."),
-			"metadata":   oaStruct(metaV1+"ListMeta", descListMeta),
-			"reason":     oaString("A machine-readable description of why this operation is in the \"Failure\" status."),
-			"status":     oaString("Status of the operation. One of: \"Success\" or \"Failure\"."),
-		},
-	}
-	d[metaV1+"Preconditions"] = &OpenAPISchema{
-		Type: "object", Description: "Preconditions must be fulfilled before an operation (update, delete, etc.) is carried out.",
-		Props: map[string]*OpenAPISchema{
-			"resourceVersion": oaString("Specifies the target ResourceVersion"),
-			"uid":             oaString("Specifies the target UID."),
-		},
-	}
-	multiGVK := func(kind string) map[string]any {
-		return map[string]any{"x-kubernetes-group-version-kind": []any{
-			map[string]any{"group": "", "version": "v1", "kind": kind},
-			map[string]any{"group": GroupAPIRegistration, "version": "v1", "kind": kind},
-		}}
-	}
-	d[metaV1+"DeleteOptions"] = &OpenAPISchema{
-		Type: "object", Description: "DeleteOptions may be provided when deleting an API object.", Ext: multiGVK("DeleteOptions"),
-		Props: map[string]*OpenAPISchema{
-			"apiVersion":         oaString(descAPIVersion),
-			"dryRun":             oaStrings("When present, indicates that modifications should not be persisted.", atomicList),
-			"gracePeriodSeconds": oaInt64("The duration in seconds before the object should be deleted."),
-			"kind":               oaString(descKind),
-			"orphanDependents":   oaBool("Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7."),
-			"preconditions":      oaRef(metaV1+"Preconditions", "Must be fulfilled before a deletion is carried out."),
-			"propagationPolicy":  oaString("Whether and how garbage collection will be performed."),
-		},
-	}
+	d[metaV1+"ManagedFieldsEntry"] = oaObject("ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource that the fieldset applies to.", map[string]*OpenAPISchema{
+		"apiVersion":  oaString("APIVersion defines the version of this resource that this field set applies to."),
+		"fieldsType":  oaString("FieldsType is the discriminator for the different fields format and version. There is currently only one possible value: \"FieldsV1\""),
+		"fieldsV1":    oaRef(metaV1+"FieldsV1", "FieldsV1 holds the first JSON version format as described in the \"FieldsV1\" type."),
+		"manager":     oaString("Manager is an identifier of the workflow managing these fields."),
+		"operation":   oaString("Operation is the type of operation which lead to this ManagedFieldsEntry being created. The only valid values for this field are 'Apply' and 'Update'."),
+		"subresource": oaString("Subresource is the name of the subresource used to update that object, or empty string if the object was updated through the main resource."),
+		"time":        oaRef(metaV1+"Time", "Time is the timestamp of when the ManagedFields entry was added."),
+	})
+	d[metaV1+"ObjectMeta"] = oaObject("ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.", map[string]*OpenAPISchema{
+		"annotations":                oaStringMap("Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata.", nil),
+		"creationTimestamp":          oaRef(metaV1+"Time", "CreationTimestamp is a timestamp representing the server time when this object was created. Populated by the system. Read-only. Null for lists."),
+		"deletionGracePeriodSeconds": oaInt64("Number of seconds allowed for this object to gracefully terminate before it will be removed from the system. Only set when deletionTimestamp is also set. Read-only."),
+		"deletionTimestamp":          oaRef(metaV1+"Time", "DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted. Populated by the system when a graceful deletion is requested. Read-only."),
+		"finalizers":                 oaStrings("Must be empty before the object is deleted from the registry. Each entry is an identifier for the responsible component that will remove the entry from the list.", map[string]any{"x-kubernetes-list-type": "set", "x-kubernetes-patch-strategy": "merge"}),
+		"generateName":               oaString("GenerateName is an optional prefix, used by the server, to generate a unique name ONLY IF the Name field has not been provided."),
+		"generation":                 oaInt64("A sequence number representing a specific generation of the desired state. Populated by the system. Read-only."),
+		"labels":                     oaStringMap("Map of string keys and values that can be used to organize and categorize (scope and select) objects.", nil),
+		"managedFields":              oaArray(metaV1+"ManagedFieldsEntry", "ManagedFields maps workflow-id and version to the set of fields that are managed by that workflow.", atomicList),
+		"name":                       oaString(nameColumnDescription),
+		"namespace":                  oaString("Namespace defines the space within which each name must be unique. An empty namespace is equivalent to the \"default\" namespace, but \"default\" is the canonical representation. Not all objects are required to be scoped to a namespace - the value of this field for those objects will be empty."),
+		"ownerReferences":            oaArray(metaV1+"OwnerReference", "List of objects depended by this object.", mapList("uid", "uid")),
+		"resourceVersion":            oaString("An opaque value that represents the internal version of this object that can be used by clients to determine when objects have changed. Populated by the system. Read-only."),
+		"selfLink":                   oaString("Deprecated: selfLink is a legacy read-only field that is no longer populated by the system."),
+		"uid":                        oaString("UID is the unique in time and space value for this object. Populated by the system. Read-only."),
+	})
+	d[metaV1+"ListMeta"] = oaObject("ListMeta describes metadata that synthetic resources must have, including lists and various status objects.", map[string]*OpenAPISchema{
+		"continue":           oaString("continue may be set if the user set a limit on the number of items returned, and indicates that the server has more data available."),
+		"remainingItemCount": oaInt64("remainingItemCount is the number of subsequent items in the list which are not included in this list response."),
+		"resourceVersion":    oaString("String that identifies the server's internal version of this object that can be used by clients to determine when objects have changed."),
+		"selfLink":           oaString("Deprecated: selfLink is a legacy read-only field that is no longer populated by the system."),
+	})
+	d[metaV1+"StatusCause"] = oaObject("StatusCause provides more information about an api.Status failure, including cases when multiple errors are encountered.", map[string]*OpenAPISchema{
+		"field":   oaString("The field of the resource that has caused this error, as named by its JSON serialization."),
+		"message": oaString("A human-readable description of the cause of the error."),
+		"reason":  oaString("A machine-readable description of the cause of the error."),
+	})
+	d[metaV1+"StatusDetails"] = oaObject("StatusDetails is a set of additional properties that MAY be set by the server to provide additional information about a response.", map[string]*OpenAPISchema{
+		"causes":            oaArray(metaV1+"StatusCause", "The Causes array includes more details associated with the StatusReason failure.", atomicList),
+		"group":             oaString("The group attribute of the resource associated with the status StatusReason."),
+		"kind":              oaString("The kind attribute of the resource associated with the status StatusReason."),
+		"name":              oaString("The name attribute of the resource associated with the status StatusReason (when there is a single name which can be described)."),
+		"retryAfterSeconds": oaInt32("If specified, the time in seconds before the operation should be retried."),
+		"uid":               oaString("UID of the resource."),
+	})
+	d[metaV1+"Status"] = sharedMetaKind("Status", "Status is a return value for calls that don't return other objects.", map[string]*OpenAPISchema{
+		"code":     oaInt32("Suggested HTTP return code for this status, 0 if not set."),
+		"details":  oaRef(metaV1+"StatusDetails", "Extended data associated with the reason."),
+		"message":  oaString("A human-readable description of the status of this operation."),
+		"metadata": oaStruct(metaV1+"ListMeta", descListMeta),
+		"reason":   oaString("A machine-readable description of why this operation is in the \"Failure\" status."),
+		"status":   oaString("Status of the operation. One of: \"Success\" or \"Failure\"."),
+	})
+	d[metaV1+"Preconditions"] = oaObject("Preconditions must be fulfilled before an operation (update, delete, etc.) is carried out.", map[string]*OpenAPISchema{
+		"resourceVersion": oaString("Specifies the target ResourceVersion"),
+		"uid":             oaString("Specifies the target UID."),
+	})
+	d[metaV1+"DeleteOptions"] = sharedMetaKind("DeleteOptions", "DeleteOptions may be provided when deleting an API object.", map[string]*OpenAPISchema{
+		"dryRun":             oaStrings("When present, indicates that modifications should not be persisted.", atomicList),
+		"gracePeriodSeconds": oaInt64("The duration in seconds before the object should be deleted."),
+		"orphanDependents":   oaBool("Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7."),
+		"preconditions":      oaRef(metaV1+"Preconditions", "Must be fulfilled before a deletion is carried out."),
+		"propagationPolicy":  oaString("Whether and how garbage collection will be performed."),
+	})
 	d[metaV1+"WatchEvent"] = &OpenAPISchema{
-		Type: "object", Description: "Event represents a single event to a watched resource.", Required: []string{"type", "object"}, Ext: multiGVK("WatchEvent"),
+		Type: "object", Description: "Event represents a single event to a watched resource.", Required: []string{"type", "object"}, Ext: sharedMetaGVK("WatchEvent"),
 		Props: map[string]*OpenAPISchema{
 			"object": oaStruct(rawExtName, "Object is:\n * If Type is Added or Modified: the new state of the object.\n * If Type is Deleted: the state of the object immediately before deletion.\n * If Type is Error: *Status is recommended; other types may make sense\n   depending on context."),
 			"type":   &OpenAPISchema{Type: "string", Default: ""},
@@ -721,79 +738,53 @@ func metaDefinitions(d map[string]*OpenAPISchema) {
 
 func apiregistrationDefinitions(d map[string]*OpenAPISchema) {
 	g, v := GroupAPIRegistration, VersionV1
-	d[apiregV1+"APIService"] = kindSchema(g, v, "APIService", "APIService represents a server for a particular GroupVersion. Name must be \"version.group\".", map[string]*OpenAPISchema{
-		"spec":   oaStruct(apiregV1+"APIServiceSpec", "Spec contains information for locating and communicating with a server"),
-		"status": oaStruct(apiregV1+"APIServiceStatus", "Status contains derived information about an API server"),
-	})
+	d[apiregV1+"APIService"] = kindSchema(g, v, "APIService", "APIService represents a server for a particular GroupVersion. Name must be \"version.group\".",
+		specStatus(apiregV1+"APIService", "Spec contains information for locating and communicating with a server", "Status contains derived information about an API server"))
 	d[apiregV1+"APIServiceList"] = listSchema(g, v, "APIServiceList", apiregV1+"APIService", "APIServiceList is a list of APIService objects.")
-	d[apiregV1+"ServiceReference"] = &OpenAPISchema{
-		Type: "object", Description: "ServiceReference holds a reference to Service.legacy.k8s.io",
-		Props: map[string]*OpenAPISchema{
-			"name":      oaString("Name is the name of the service"),
-			"namespace": oaString("Namespace is the namespace of the service"),
-			"port":      oaInt32("If specified, the port on the service that hosting webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive)."),
-		},
-	}
+	d[apiregV1+"ServiceReference"] = oaObject("ServiceReference holds a reference to Service.legacy.k8s.io", map[string]*OpenAPISchema{
+		"name":      oaString("Name is the name of the service"),
+		"namespace": oaString("Namespace is the namespace of the service"),
+		"port":      oaInt32("If specified, the port on the service that hosting webhook. Default to 443 for backward compatibility. `port` should be a valid port number (1-65535, inclusive)."),
+	})
 	d[apiregV1+"APIServiceSpec"] = &OpenAPISchema{
 		Type: "object", Description: "APIServiceSpec contains information for locating and communicating with a server. Only https is supported, though you are able to disable certificate verification.",
 		Required: []string{"groupPriorityMinimum", "versionPriority"},
 		Props: map[string]*OpenAPISchema{
 			"caBundle":              {Type: "string", Format: "byte", Description: "CABundle is a PEM encoded CA bundle which will be used to validate an API server's serving certificate. If unspecified, system trust roots on the apiserver are used.", Ext: atomicList},
 			"group":                 oaString("Group is the API group name this server hosts"),
-			"groupPriorityMinimum":  &OpenAPISchema{Type: "integer", Format: "int32", Default: 0, Description: "GroupPriorityMinimum is the priority this group should have at least. Higher priority means that the group is preferred by clients over lower priority ones. The primary sort is based on GroupPriorityMinimum, ordered highest number to lowest (20 before 10). The secondary sort is based on the alphabetical comparison of the name of the object. (v1.bar before v1.foo)"},
+			"groupPriorityMinimum":  oaReqInt32("GroupPriorityMinimum is the priority this group should have at least. Higher priority means that the group is preferred by clients over lower priority ones. The primary sort is based on GroupPriorityMinimum, ordered highest number to lowest (20 before 10). The secondary sort is based on the alphabetical comparison of the name of the object. (v1.bar before v1.foo)"),
 			"insecureSkipTLSVerify": oaBool("InsecureSkipTLSVerify disables TLS certificate verification when communicating with this server. This is strongly discouraged.  You should use the CABundle instead."),
 			"service":               oaRef(apiregV1+"ServiceReference", "Service is a reference to the service for this API server.  It must communicate on port 443. If the Service is nil, that means the handling for the API groupversion is handled locally on this server. The call will simply delegate to the normal handler chain to be fulfilled."),
 			"version":               oaString("Version is the API version this server hosts.  For example, \"v1\""),
-			"versionPriority":       &OpenAPISchema{Type: "integer", Format: "int32", Default: 0, Description: "VersionPriority controls the ordering of this API version inside of its group.  Must be greater than zero. The primary sort is based on VersionPriority, ordered highest to lowest (20 before 10). Since it's inside of a group, the number can be small, probably in the 10s. In case of equal version priorities, the version string will be used to compute the order inside a group."},
+			"versionPriority":       oaReqInt32("VersionPriority controls the ordering of this API version inside of its group.  Must be greater than zero. The primary sort is based on VersionPriority, ordered highest to lowest (20 before 10). Since it's inside of a group, the number can be small, probably in the 10s. In case of equal version priorities, the version string will be used to compute the order inside a group."),
 		},
 	}
-	d[apiregV1+"APIServiceStatus"] = &OpenAPISchema{
-		Type: "object", Description: "APIServiceStatus contains derived information about an API server",
-		Props: map[string]*OpenAPISchema{
-			"conditions": oaArray(apiregV1+"APIServiceCondition", "Current service state of apiService.", mapList("type", "type")),
-		},
-	}
-	d[apiregV1+"APIServiceCondition"] = &OpenAPISchema{
-		Type: "object", Description: "APIServiceCondition describes the state of an APIService at a particular point",
-		Required: []string{"type", "status"},
-		Props: map[string]*OpenAPISchema{
-			"lastTransitionTime": oaRef(metaV1+"Time", "Last time the condition transitioned from one status to another."),
-			"message":            oaString("Human-readable message indicating details about last transition."),
-			"reason":             oaString("Unique, one-word, CamelCase reason for the condition's last transition."),
-			"status":             &OpenAPISchema{Type: "string", Default: "", Description: "Status is the status of the condition. Can be True, False, Unknown."},
-			"type":               &OpenAPISchema{Type: "string", Default: "", Description: "Type is the type of the condition."},
-		},
-	}
+	d[apiregV1+"APIServiceStatus"] = oaObject("APIServiceStatus contains derived information about an API server", map[string]*OpenAPISchema{
+		"conditions": oaArray(apiregV1+"APIServiceCondition", "Current service state of apiService.", mapList("type", "type")),
+	})
+	d[apiregV1+"APIServiceCondition"] = typedCondition("APIServiceCondition describes the state of an APIService at a particular point",
+		"Status is the status of the condition. Can be True, False, Unknown.", "Type is the type of the condition.")
 }
 
 func coreDefinitions(d map[string]*OpenAPISchema) {
 	g, v := GroupCore, VersionV1
-	d[coreV1+"Namespace"] = kindSchema(g, v, "Namespace", "Namespace provides a scope for Names. Use of multiple namespaces is optional.", map[string]*OpenAPISchema{
-		"spec":   oaStruct(coreV1+"NamespaceSpec", "Spec defines the behavior of the Namespace."),
-		"status": oaStruct(coreV1+"NamespaceStatus", "Status describes the current status of a Namespace."),
-	})
+	d[coreV1+"Namespace"] = kindSchema(g, v, "Namespace", "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
+		specStatus(coreV1+"Namespace", "Spec defines the behavior of the Namespace.", "Status describes the current status of a Namespace."))
 	d[coreV1+"NamespaceList"] = listSchema(g, v, "NamespaceList", coreV1+"Namespace", "NamespaceList is a list of Namespaces.")
-	d[coreV1+"NamespaceSpec"] = &OpenAPISchema{Type: "object", Description: "NamespaceSpec describes the attributes on a Namespace.", Props: map[string]*OpenAPISchema{
+	d[coreV1+"NamespaceSpec"] = oaObject("NamespaceSpec describes the attributes on a Namespace.", map[string]*OpenAPISchema{
 		"finalizers": oaStrings("Finalizers is an opaque list of values that must be empty to permanently remove object from storage.", atomicList),
-	}}
-	d[coreV1+"NamespaceStatus"] = &OpenAPISchema{Type: "object", Description: "NamespaceStatus is information about the current status of a Namespace.", Props: map[string]*OpenAPISchema{
+	})
+	d[coreV1+"NamespaceStatus"] = oaObject("NamespaceStatus is information about the current status of a Namespace.", map[string]*OpenAPISchema{
 		"conditions": oaArray(coreV1+"NamespaceCondition", "Represents the latest available observations of a namespace's current state.", mapList("type", "type")),
 		"phase":      oaString("Phase is the current lifecycle phase of the namespace."),
-	}}
-	d[coreV1+"NamespaceCondition"] = &OpenAPISchema{Type: "object", Description: "NamespaceCondition contains details about state of namespace.", Required: []string{"type", "status"}, Props: map[string]*OpenAPISchema{
-		"lastTransitionTime": oaRef(metaV1+"Time", "Last time the condition transitioned from one status to another."),
-		"message":            oaString("Human-readable message indicating details about last transition."),
-		"reason":             oaString("Unique, one-word, CamelCase reason for the condition's last transition."),
-		"status":             &OpenAPISchema{Type: "string", Default: "", Description: "Status of the condition, one of True, False, Unknown."},
-		"type":               &OpenAPISchema{Type: "string", Default: "", Description: "Type of namespace controller condition."},
-	}}
-
-	d[coreV1+"Service"] = kindSchema(g, v, "Service", "Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.", map[string]*OpenAPISchema{
-		"spec":   oaStruct(coreV1+"ServiceSpec", "Spec defines the behavior of a service."),
-		"status": oaStruct(coreV1+"ServiceStatus", "Most recently observed status of the service. Populated by the system. Read-only."),
 	})
+	d[coreV1+"NamespaceCondition"] = typedCondition("NamespaceCondition contains details about state of namespace.",
+		"Status of the condition, one of True, False, Unknown.", "Type of namespace controller condition.")
+
+	d[coreV1+"Service"] = kindSchema(g, v, "Service", "Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.",
+		specStatus(coreV1+"Service", "Spec defines the behavior of a service.", "Most recently observed status of the service. Populated by the system. Read-only."))
 	d[coreV1+"ServiceList"] = listSchema(g, v, "ServiceList", coreV1+"Service", "ServiceList holds a list of services.")
-	d[coreV1+"ServiceSpec"] = &OpenAPISchema{Type: "object", Description: "ServiceSpec describes the attributes that a user creates on a service.", Props: map[string]*OpenAPISchema{
+	d[coreV1+"ServiceSpec"] = oaObject("ServiceSpec describes the attributes that a user creates on a service.", map[string]*OpenAPISchema{
 		"allocateLoadBalancerNodePorts": oaBool("allocateLoadBalancerNodePorts defines if NodePorts will be automatically allocated for services with type LoadBalancer. Default is \"true\"."),
 		"clusterIP":                     oaString("clusterIP is the IP address of the service and is usually assigned randomly."),
 		"clusterIPs":                    oaStrings("ClusterIPs is a list of IP addresses assigned to this service, and are usually assigned randomly.", atomicList),
@@ -814,53 +805,53 @@ func coreDefinitions(d map[string]*OpenAPISchema) {
 		"sessionAffinityConfig":         oaRef(coreV1+"SessionAffinityConfig", "sessionAffinityConfig contains the configurations of session affinity."),
 		"trafficDistribution":           oaString("TrafficDistribution offers a way to express preferences for how traffic is distributed to Service endpoints."),
 		"type":                          oaString("type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer."),
-	}}
-	d[coreV1+"SessionAffinityConfig"] = &OpenAPISchema{Type: "object", Description: "SessionAffinityConfig represents the configurations of session affinity.", Props: map[string]*OpenAPISchema{
+	})
+	d[coreV1+"SessionAffinityConfig"] = oaObject("SessionAffinityConfig represents the configurations of session affinity.", map[string]*OpenAPISchema{
 		"clientIP": oaRef(coreV1+"ClientIPConfig", "clientIP contains the configurations of Client IP based session affinity."),
-	}}
-	d[coreV1+"ClientIPConfig"] = &OpenAPISchema{Type: "object", Description: "ClientIPConfig represents the configurations of Client IP based session affinity.", Props: map[string]*OpenAPISchema{
+	})
+	d[coreV1+"ClientIPConfig"] = oaObject("ClientIPConfig represents the configurations of Client IP based session affinity.", map[string]*OpenAPISchema{
 		"timeoutSeconds": oaInt32("timeoutSeconds specifies the seconds of ClientIP type session sticky time. Default value is 10800(for 3 hours)."),
-	}}
+	})
 	d[coreV1+"ServicePort"] = &OpenAPISchema{Type: "object", Description: "ServicePort contains information on service's port.", Required: []string{"port"}, Props: map[string]*OpenAPISchema{
 		"appProtocol": oaString("The application protocol for this port."),
 		"name":        oaString("The name of this port within the service. This must be a DNS_LABEL. All ports within a ServiceSpec must have unique names."),
 		"nodePort":    oaInt32("The port on each node on which this service is exposed when type is NodePort or LoadBalancer."),
-		"port":        &OpenAPISchema{Type: "integer", Format: "int32", Default: 0, Description: "The port that will be exposed by this service."},
+		"port":        oaReqInt32("The port that will be exposed by this service."),
 		"protocol":    &OpenAPISchema{Type: "string", Default: "TCP", Description: "The IP protocol for this port. Supports \"TCP\", \"UDP\", and \"SCTP\". Default is TCP."},
 		"targetPort":  oaRef(intOrStrName, "Number or name of the port to access on the pods targeted by the service."),
 	}}
-	d[coreV1+"ServiceStatus"] = &OpenAPISchema{Type: "object", Description: "ServiceStatus represents the current status of a service.", Props: map[string]*OpenAPISchema{
+	d[coreV1+"ServiceStatus"] = oaObject("ServiceStatus represents the current status of a service.", map[string]*OpenAPISchema{
 		"conditions":   oaArray(metaV1+"Condition", "Current service state", mapList("type", "type")),
 		"loadBalancer": oaStruct(coreV1+"LoadBalancerStatus", "LoadBalancer contains the current status of the load-balancer, if one is present."),
-	}}
-	d[coreV1+"LoadBalancerStatus"] = &OpenAPISchema{Type: "object", Description: "LoadBalancerStatus represents the status of a load-balancer.", Props: map[string]*OpenAPISchema{
+	})
+	d[coreV1+"LoadBalancerStatus"] = oaObject("LoadBalancerStatus represents the status of a load-balancer.", map[string]*OpenAPISchema{
 		"ingress": oaArray(coreV1+"LoadBalancerIngress", "Ingress is a list containing ingress points for the load-balancer.", atomicList),
-	}}
-	d[coreV1+"LoadBalancerIngress"] = &OpenAPISchema{Type: "object", Description: "LoadBalancerIngress represents the status of a load-balancer ingress point.", Props: map[string]*OpenAPISchema{
+	})
+	d[coreV1+"LoadBalancerIngress"] = oaObject("LoadBalancerIngress represents the status of a load-balancer ingress point.", map[string]*OpenAPISchema{
 		"hostname": oaString("Hostname is set for load-balancer ingress points that are DNS based."),
 		"ip":       oaString("IP is set for load-balancer ingress points that are IP based."),
 		"ipMode":   oaString("IPMode specifies how the load-balancer IP behaves."),
-	}}
+	})
 
 	d[coreV1+"Endpoints"] = kindSchema(g, v, "Endpoints", "Endpoints is a collection of endpoints that implement the actual service. Deprecated: This API is deprecated in v1.33+. Use discoveryv1.EndpointSlice.", map[string]*OpenAPISchema{
 		"subsets": oaArray(coreV1+"EndpointSubset", "The set of all endpoints is the union of all subsets.", atomicList),
 	})
 	d[coreV1+"EndpointsList"] = listSchema(g, v, "EndpointsList", coreV1+"Endpoints", "EndpointsList is a list of endpoints. Deprecated: This API is deprecated in v1.33+.")
-	d[coreV1+"EndpointSubset"] = &OpenAPISchema{Type: "object", Description: "EndpointSubset is a group of addresses with a common set of ports.", Props: map[string]*OpenAPISchema{
+	d[coreV1+"EndpointSubset"] = oaObject("EndpointSubset is a group of addresses with a common set of ports.", map[string]*OpenAPISchema{
 		"addresses":         oaArray(coreV1+"EndpointAddress", "IP addresses which offer the related ports that are marked as ready.", atomicList),
 		"notReadyAddresses": oaArray(coreV1+"EndpointAddress", "IP addresses which offer the related ports but are not currently marked as ready.", atomicList),
 		"ports":             oaArray(coreV1+"EndpointPort", "Port numbers available on the related IP addresses.", atomicList),
-	}}
+	})
 	d[coreV1+"EndpointAddress"] = &OpenAPISchema{Type: "object", Description: "EndpointAddress is a tuple that describes single IP address.", Required: []string{"ip"}, Ext: atomicMap, Props: map[string]*OpenAPISchema{
 		"hostname":  oaString("The Hostname of this endpoint"),
-		"ip":        &OpenAPISchema{Type: "string", Default: "", Description: "The IP of this endpoint."},
+		"ip":        oaReqString("The IP of this endpoint."),
 		"nodeName":  oaString("Optional: Node hosting this endpoint."),
 		"targetRef": oaRef(coreV1+"ObjectReference", "Reference to object providing the endpoint."),
 	}}
 	d[coreV1+"EndpointPort"] = &OpenAPISchema{Type: "object", Description: "EndpointPort is a tuple that describes a single port.", Required: []string{"port"}, Ext: atomicMap, Props: map[string]*OpenAPISchema{
 		"appProtocol": oaString("The application protocol for this port."),
 		"name":        oaString("The name of this port.  This must match the 'name' field in the corresponding ServicePort."),
-		"port":        &OpenAPISchema{Type: "integer", Format: "int32", Default: 0, Description: "The port number of the endpoint."},
+		"port":        oaReqInt32("The port number of the endpoint."),
 		"protocol":    oaString("The IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP."),
 	}}
 	d[coreV1+"ObjectReference"] = &OpenAPISchema{Type: "object", Description: "ObjectReference contains enough information to let you inspect or modify the referred object.", Ext: atomicMap, Props: map[string]*OpenAPISchema{

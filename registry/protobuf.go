@@ -492,29 +492,26 @@ func writeFieldValue(buf *bytes.Buffer, f *pbField, val any) {
 		}
 	case pbStringMap:
 		m, _ := val.(map[string]string)
-		buf.WriteByte('{')
-		for i, k := range pbSortedKeys(m) {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeJSONString(buf, k)
-			buf.WriteByte(':')
-			writeJSONString(buf, m[k])
-		}
-		buf.WriteByte('}')
+		writeJSONStringMap(buf, m, func(v string) string { return v })
 	case pbBytesMap:
 		m, _ := val.(map[string][]byte)
-		buf.WriteByte('{')
-		for i, k := range pbSortedKeys(m) {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeJSONString(buf, k)
-			buf.WriteByte(':')
-			writeJSONString(buf, base64.StdEncoding.EncodeToString(m[k]))
-		}
-		buf.WriteByte('}')
+		writeJSONStringMap(buf, m, base64.StdEncoding.EncodeToString)
 	}
+}
+
+// writeJSONStringMap writes m as a JSON object, keys sorted as
+// encoding/json sorts them, each value the JSON string str(value).
+func writeJSONStringMap[V any](buf *bytes.Buffer, m map[string]V, str func(V) string) {
+	buf.WriteByte('{')
+	for i, k := range pbSortedKeys(m) {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		writeJSONString(buf, k)
+		buf.WriteByte(':')
+		writeJSONString(buf, str(m[k]))
+	}
+	buf.WriteByte('}')
 }
 
 func pbSortedKeys[V any](m map[string]V) []string {

@@ -88,6 +88,17 @@ func pbRep(num int32, name string, kind pbKind, t *pbType) pbField {
 	return pbField{num: num, name: name, kind: kind, emit: emitOmitEmpty, rep: true, msg: t}
 }
 
+// pbSpecStatusKind returns the schema of a top-level kind with
+// ObjectMeta metadata = 1, spec = 2 and status = 3 (Namespace, Service,
+// APIService); all three are non-pointer structs, always written.
+func pbSpecStatusKind(name string, spec, status *pbType) *pbType {
+	return &pbType{name: name, fields: []pbField{
+		pbMsg(1, "metadata", pbObjectMeta, emitAlways),
+		pbMsg(2, "spec", spec, emitAlways),
+		pbMsg(3, "status", status, emitAlways),
+	}}
+}
+
 // --- meta/v1 ---------------------------------------------------------------
 
 var pbOwnerReference = &pbType{name: "OwnerReference", fields: []pbField{
@@ -201,11 +212,7 @@ var pbNamespaceStatus = &pbType{name: "NamespaceStatus", fields: []pbField{
 	pbRep(2, "conditions", pbMessage, pbNamespaceCondition),
 }}
 
-var pbNamespace = &pbType{name: "Namespace", fields: []pbField{
-	pbMsg(1, "metadata", pbObjectMeta, emitAlways),
-	pbMsg(2, "spec", pbNamespaceSpec, emitAlways),
-	pbMsg(3, "status", pbNamespaceStatus, emitAlways),
-}}
+var pbNamespace = pbSpecStatusKind("Namespace", pbNamespaceSpec, pbNamespaceStatus)
 
 var pbConfigMap = &pbType{name: "ConfigMap", fields: []pbField{
 	pbMsg(1, "metadata", pbObjectMeta, emitAlways),
@@ -276,11 +283,7 @@ var pbServiceStatus = &pbType{name: "ServiceStatus", fields: []pbField{
 	pbRep(2, "conditions", pbMessage, pbCondition),
 }}
 
-var pbService = &pbType{name: "Service", fields: []pbField{
-	pbMsg(1, "metadata", pbObjectMeta, emitAlways),
-	pbMsg(2, "spec", pbServiceSpec, emitAlways),
-	pbMsg(3, "status", pbServiceStatus, emitAlways),
-}}
+var pbService = pbSpecStatusKind("Service", pbServiceSpec, pbServiceStatus)
 
 var pbObjectReference = &pbType{name: "ObjectReference", fields: []pbField{
 	pbf(1, "kind", pbString, emitOmitEmpty),
@@ -348,11 +351,7 @@ var pbAPIServiceStatus = &pbType{name: "APIServiceStatus", fields: []pbField{
 	pbRep(1, "conditions", pbMessage, pbAPIServiceCondition),
 }}
 
-var pbAPIService = &pbType{name: "APIService", fields: []pbField{
-	pbMsg(1, "metadata", pbObjectMeta, emitAlways),
-	pbMsg(2, "spec", pbAPIServiceSpec, emitAlways),
-	pbMsg(3, "status", pbAPIServiceStatus, emitAlways),
-}}
+var pbAPIService = pbSpecStatusKind("APIService", pbAPIServiceSpec, pbAPIServiceStatus)
 
 // pbList returns the schema of a <Kind>List: ListMeta metadata = 1,
 // repeated <Kind> items = 2 (items is not omitempty).

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -498,22 +499,47 @@ func poll(ctx context.Context, cond func() (bool, error)) error {
 // discoveryGap GETs aggregated /apis and returns what it lacks of
 // group/versions ("" when every version is listed and not Stale).
 func (s *Server) discoveryGap(ctx context.Context, group string, versions []string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/apis", nil)
+	served, err := s.AggregatedVersions(ctx, group)
 	if err != nil {
 		return "", err
+	}
+	if len(served) == 0 {
+		return "group is not listed", nil
+	}
+	for _, want := range versions {
+		switch {
+		case slices.Contains(served, want+" Stale"):
+			return "version " + want + " is Stale", nil
+		case !slices.Contains(served, want+" Current"):
+			return "version " + want + " is not listed", nil
+		}
+	}
+	return "", nil
+}
+
+// AggregatedVersions GETs /apis from s as aggregated discovery
+// (AggregatedDiscoveryAccept) and returns "<version> <freshness>" for each
+// version of group, in the order served ("v1beta1 Current", "v1 Stale");
+// a freshness the document omits reads "Current". It returns nil when
+// group is not listed, and an error when the request fails, the status is
+// not 200 or the body is not a discovery document.
+func (s *Server) AggregatedVersions(ctx context.Context, group string) ([]string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/apis", nil)
+	if err != nil {
+		return nil, err
 	}
 	req.Header.Set("Accept", AggregatedDiscoveryAccept)
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("GET /apis (aggregated): %d %s", resp.StatusCode, body)
+		return nil, fmt.Errorf("GET /apis (aggregated): %d %s", resp.StatusCode, body)
 	}
 	var doc struct {
 		Items []struct {
@@ -527,30 +553,22 @@ func (s *Server) discoveryGap(ctx context.Context, group string, versions []stri
 		} `json:"items"`
 	}
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return "", fmt.Errorf("GET /apis (aggregated): %w", err)
+		return nil, fmt.Errorf("GET /apis (aggregated): %w", err)
 	}
+	var out []string
 	for _, it := range doc.Items {
 		if it.Metadata.Name != group {
 			continue
 		}
-		for _, want := range versions {
-			found := false
-			for _, v := range it.Versions {
-				if v.Version != want {
-					continue
-				}
-				found = true
-				if v.Freshness == "Stale" {
-					return "version " + want + " is Stale", nil
-				}
+		for _, v := range it.Versions {
+			f := v.Freshness
+			if f == "" {
+				f = "Current"
 			}
-			if !found {
-				return "version " + want + " is not listed", nil
-			}
+			out = append(out, v.Version+" "+f)
 		}
-		return "", nil
 	}
-	return "group is not listed", nil
+	return out, nil
 }
 
 // emptyDiscoveryHandler answers GET /apis/<group>/<version> with an empty

@@ -3,7 +3,6 @@ package aggregatortest_test
 import (
 	"context"
 	"crypto/x509"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -104,52 +103,9 @@ func cgStartDemo(t *testing.T, srv *aggregatortest.Server) {
 		t.Fatal(err)
 	}
 	cgPoll(t, "wardle.example.com in aggregated discovery", func() (bool, error) {
-		versions, err := cgAggregatedVersions(srv, demo.Group)
+		versions, err := srv.AggregatedVersions(t.Context(), demo.Group)
 		return slices.Equal(versions, []string{"v1alpha1 Current", "v1beta1 Current"}), err
 	})
-}
-
-// cgAggregatedVersions GETs aggregated /apis and returns "<version>
-// <freshness>" of group's versions, in order.
-func cgAggregatedVersions(srv *aggregatortest.Server, group string) ([]string, error) {
-	req, err := http.NewRequest(http.MethodGet, srv.URL+"/apis", nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", aggregatortest.AggregatedDiscoveryAccept)
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	var doc struct {
-		Items []struct {
-			Metadata struct {
-				Name string `json:"name"`
-			} `json:"metadata"`
-			Versions []struct {
-				Version   string `json:"version"`
-				Freshness string `json:"freshness"`
-			} `json:"versions"`
-		} `json:"items"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, it := range doc.Items {
-		if it.Metadata.Name != group {
-			continue
-		}
-		for _, v := range it.Versions {
-			f := v.Freshness
-			if f == "" {
-				f = "Current" // omitted means Current
-			}
-			out = append(out, v.Version+" "+f)
-		}
-	}
-	return out, nil
 }
 
 // cgDiscoverySetup starts a Server with the demo and zoo backends.
@@ -569,11 +525,11 @@ func TestClientGoRESTMapper(t *testing.T) {
 		}
 	}
 	cgPoll(t, "aggregated discovery drops the deleted versions", func() (bool, error) {
-		zoo, err := cgAggregatedVersions(srv, cgZooGroup)
+		zoo, err := srv.AggregatedVersions(t.Context(), cgZooGroup)
 		if err != nil {
 			return false, err
 		}
-		wardle, err := cgAggregatedVersions(srv, demo.Group)
+		wardle, err := srv.AggregatedVersions(t.Context(), demo.Group)
 		return slices.Equal(zoo, []string{"v2beta1 Current"}) && slices.Equal(wardle, []string{"v1beta1 Current"}), err
 	})
 	groups, _, err := dc.ServerGroupsAndResources()
