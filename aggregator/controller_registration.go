@@ -173,7 +173,7 @@ func (c *registrationController) add(a *registry.APIService) {
 				Logger:     s.logger,
 				OnRequest:  s.onProxyRequest,
 				// The timeout filter leaves proxied requests' deadline to
-				// the proxy (ChainOptions.AnswersOwnDeadline): answer it as
+				// the proxy (ChainOptions.Proxied): answer it as
 				// the filter would.
 				InterceptError: func(w http.ResponseWriter, r *http.Request, _ error) bool {
 					if !requestTimedOut(r.Context()) {

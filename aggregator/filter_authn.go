@@ -9,10 +9,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/aggsim/aggsim/registry"
 )
@@ -180,84 +182,132 @@ const (
 	certVerifyFailTTL = 10 * time.Second
 )
 
-// maxCertVerifyCache bounds the number of remembered verifications; the
-// cache is emptied when it is full.
-const maxCertVerifyCache = 4096
+// maxPoolsPerLeaf bounds how many CA pools one leaf's results are kept
+// for; the oldest is dropped first. A request checks at most two (the
+// requestheader CA and the client CA), and each reload of a CA file makes
+// a new pool.
+const maxPoolsPerLeaf = 4
 
-// certVerifier remembers client-certificate verifications, so a client
-// that sends many requests over its connections pays for one chain
-// verification a minute instead of one per request (a P-256 signature
-// check per request was a third of the proxy's CPU; a failed verification
-// against the requestheader CA, which every ordinary client-certificate
-// request goes through first, was the next cost). An entry is keyed by the
-// CA pool it was verified against — a reloaded CA file is a new pool, so
-// nothing verified against the old one is reused — and by the SHA-256 of
-// the presented chain. A success expires after certVerifyTTL or at the
-// leaf's NotAfter, whichever is first; a failure, with its error, after
-// certVerifyFailTTL (so a certificate that is not yet valid is accepted at
-// most that much later). A nil *certVerifier verifies every time.
+// certVerifier remembers client-certificate verifications per parsed leaf
+// certificate — in practice per TLS connection, since crypto/tls parses
+// the peer's chain once per handshake and every request on the connection
+// carries the same *x509.Certificate — so a client that sends many
+// requests over a connection pays for one chain verification a minute
+// instead of one per request (a P-256 signature check per request was a
+// third of the proxy's CPU, and hashing the chain to find a cached result
+// was the next cost). An entry is keyed by the leaf's weak pointer, so it
+// does not keep the certificate alive and is removed when the certificate
+// is collected; it also records the rest of the presented chain, so a
+// leaf shared by two chains (a resumed session) is told apart. Results are
+// kept per CA pool — a reloaded CA file is a new pool, so nothing verified
+// against the old one is reused. A success expires after certVerifyTTL or
+// at the leaf's NotAfter, whichever is first; a failure, with its error,
+// after certVerifyFailTTL (so a certificate that is not yet valid is
+// accepted at most that much later). A nil *certVerifier verifies every
+// time.
 type certVerifier struct {
-	mu   sync.Mutex // guards seen
-	seen map[certVerifyKey]certVerifyResult
+	mu     sync.Mutex // guards byLeaf and every entry in it
+	byLeaf map[weak.Pointer[x509.Certificate]]*leafEntry
 }
 
-type certVerifyKey struct {
+// leafEntry is what is known about one parsed leaf certificate.
+type leafEntry struct {
+	rest    []weak.Pointer[x509.Certificate] // the chain presented after the leaf
+	results []*leafResult                    // one per CA pool, oldest first
+}
+
+// leafResult is the verification of one chain against one CA pool.
+type leafResult struct {
 	pool *x509.CertPool
-	sum  [sha256.Size]byte
-}
-
-type certVerifyResult struct {
-	exp time.Time
-	err error // nil: verified
+	exp  time.Time
+	err  error // nil: verified
+	// user is authenticateCert's user for the leaf (with
+	// system:authenticated), built on first use; nil until then.
+	user *registry.UserInfo
 }
 
 func newCertVerifier() *certVerifier {
-	return &certVerifier{seen: map[certVerifyKey]certVerifyResult{}}
+	return &certVerifier{byLeaf: map[weak.Pointer[x509.Certificate]]*leafEntry{}}
 }
 
-// verify is verifyClientCert with the cache in front.
-func (v *certVerifier) verify(r *http.Request, pool *x509.CertPool) (*x509.Certificate, error) {
+// sameChain reports whether rest holds exactly the certificates of chain.
+func (e *leafEntry) sameChain(chain []*x509.Certificate) bool {
+	if len(e.rest) != len(chain) {
+		return false
+	}
+	for i, c := range chain {
+		if e.rest[i] != weak.Make(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// verify is verifyClientCert with the cache in front; it returns the
+// cached result for r's chain against pool, verifying first when there is
+// none or it expired.
+func (v *certVerifier) verify(r *http.Request, pool *x509.CertPool) (*leafResult, error) {
 	if v == nil {
-		return verifyClientCert(r, pool)
+		_, err := verifyClientCert(r, pool)
+		return &leafResult{pool: pool, err: err}, err
 	}
-	h := sha256.New()
-	for _, c := range r.TLS.PeerCertificates {
-		h.Write(c.Raw)
-	}
-	key := certVerifyKey{pool: pool}
-	h.Sum(key.sum[:0])
+	chain := r.TLS.PeerCertificates
+	key := weak.Make(chain[0])
 	now := time.Now()
 	v.mu.Lock()
-	res, hit := v.seen[key]
-	v.mu.Unlock()
-	if hit && now.Before(res.exp) {
-		if res.err != nil {
-			return nil, res.err
+	e := v.byLeaf[key]
+	if e != nil && e.sameChain(chain[1:]) {
+		for _, res := range e.results {
+			if res.pool == pool && now.Before(res.exp) {
+				v.mu.Unlock()
+				return res, res.err
+			}
 		}
-		return r.TLS.PeerCertificates[0], nil
 	}
+	v.mu.Unlock()
+
 	leaf, err := verifyClientCert(r, pool)
-	if err != nil {
-		res = certVerifyResult{exp: now.Add(certVerifyFailTTL), err: err}
-	} else {
-		res = certVerifyResult{exp: now.Add(certVerifyTTL)}
+	res := &leafResult{pool: pool, exp: now.Add(certVerifyFailTTL), err: err}
+	if err == nil {
+		res.exp = now.Add(certVerifyTTL)
 		if leaf.NotAfter.Before(res.exp) {
 			res.exp = leaf.NotAfter
 		}
 	}
 	v.mu.Lock()
-	if len(v.seen) >= maxCertVerifyCache {
-		clear(v.seen)
+	defer v.mu.Unlock()
+	e, known := v.byLeaf[key]
+	if !known {
+		// The entry goes when the leaf does (the cleanup holds the weak
+		// pointer, not the certificate).
+		runtime.AddCleanup(chain[0], v.forget, key)
 	}
-	v.seen[key] = res
-	v.mu.Unlock()
-	return leaf, err
+	if e == nil || !e.sameChain(chain[1:]) {
+		e = &leafEntry{rest: make([]weak.Pointer[x509.Certificate], len(chain)-1)}
+		for i, c := range chain[1:] {
+			e.rest[i] = weak.Make(c)
+		}
+		v.byLeaf[key] = e
+	}
+	e.results = slices.DeleteFunc(e.results, func(o *leafResult) bool { return o.pool == pool })
+	if len(e.results) >= maxPoolsPerLeaf {
+		e.results = slices.Delete(e.results, 0, 1)
+	}
+	e.results = append(e.results, res)
+	return res, err
 }
 
-// verifyPeer returns the client's leaf certificate verified against the
-// pool clientCA returns now, or nil and no error when r carries no client
-// certificate or clientCA returns no pool.
-func (v *certVerifier) verifyPeer(r *http.Request, clientCA func() *x509.CertPool) (*x509.Certificate, error) {
+// forget drops a collected leaf's entry.
+func (v *certVerifier) forget(key weak.Pointer[x509.Certificate]) {
+	v.mu.Lock()
+	delete(v.byLeaf, key)
+	v.mu.Unlock()
+}
+
+// verifyPeer returns the cached verification of r's client certificate
+// chain against the pool clientCA returns now, or nil and no error when r
+// carries no client certificate or clientCA returns no pool.
+func (v *certVerifier) verifyPeer(r *http.Request, clientCA func() *x509.CertPool) (*leafResult, error) {
 	if !hasPeerCert(r) {
 		return nil, nil
 	}
@@ -266,6 +316,23 @@ func (v *certVerifier) verifyPeer(r *http.Request, clientCA func() *x509.CertPoo
 		return nil, nil
 	}
 	return v.verify(r, pool)
+}
+
+// certUser returns authenticateCert's user for leaf, built once per result.
+func (v *certVerifier) certUser(res *leafResult, leaf *x509.Certificate) *registry.UserInfo {
+	if v != nil {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+	}
+	if res.user == nil {
+		sum := sha256.Sum256(leaf.Raw)
+		res.user = addAuthenticatedGroup(&registry.UserInfo{
+			Username: leaf.Subject.CommonName,
+			Groups:   slices.Clone(leaf.Subject.Organization),
+			Extra:    map[string][]string{ExtraCredentialID: {"X509SHA256=" + hex.EncodeToString(sum[:])}},
+		})
+	}
+	return res.user
 }
 
 func certIdentifier(c *x509.Certificate) string {
@@ -291,20 +358,19 @@ func hasPeerCert(r *http.Request) bool {
 // CommonNameUserConversion: user = CN, groups = O, extra credential-id
 // X509SHA256=<lower-case hex of the leaf's SHA-256>. A cert without CN
 // authenticates nobody (no error).
+//
+// The user of a verified leaf is built once and shared by the requests
+// that present it; nothing changes a UserInfo after authentication.
 func (o *AuthnOptions) authenticateCert(r *http.Request) (*registry.UserInfo, bool, error) {
-	leaf, err := o.verifier.verifyPeer(r, o.ClientCA)
-	if leaf == nil || err != nil {
+	res, err := o.verifier.verifyPeer(r, o.ClientCA)
+	if res == nil || err != nil {
 		return nil, false, err
 	}
+	leaf := r.TLS.PeerCertificates[0]
 	if leaf.Subject.CommonName == "" {
 		return nil, false, nil
 	}
-	sum := sha256.Sum256(leaf.Raw)
-	return &registry.UserInfo{
-		Username: leaf.Subject.CommonName,
-		Groups:   slices.Clone(leaf.Subject.Organization),
-		Extra:    map[string][]string{ExtraCredentialID: {"X509SHA256=" + hex.EncodeToString(sum[:])}},
-	}, true, nil
+	return o.verifier.certUser(res, leaf), true, nil
 }
 
 // authenticateToken is upstream's bearer-token authenticator over the token
@@ -333,10 +399,11 @@ func (o *AuthnOptions) authenticateToken(r *http.Request) (*registry.UserInfo, b
 // authenticate is upstream's requestheader authenticator behind its
 // CA-and-CN verifier.
 func (o *RequestHeaderOptions) authenticate(r *http.Request) (*registry.UserInfo, bool, error) {
-	leaf, err := o.verifier.verifyPeer(r, o.ClientCA)
-	if leaf == nil || err != nil {
+	res, err := o.verifier.verifyPeer(r, o.ClientCA)
+	if res == nil || err != nil {
 		return nil, false, err
 	}
+	leaf := r.TLS.PeerCertificates[0]
 	if len(o.AllowedNames) > 0 && !slices.Contains(o.AllowedNames, leaf.Subject.CommonName) {
 		return nil, false, fmt.Errorf("x509: subject with cn=%s is not in the allowed list", leaf.Subject.CommonName)
 	}
@@ -432,6 +499,25 @@ func WithAuthentication(h http.Handler, opts AuthnOptions, logger *slog.Logger) 
 	if logger == nil {
 		logger = slog.Default()
 	}
+	a := newAuthenticator(opts, logger)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r, ok := a.authenticate(w, r); ok {
+			h.ServeHTTP(w, r)
+		}
+	})
+}
+
+// authenticator is the authentication step of the chain (and of
+// WithAuthentication): opts with its verification cache and resolved
+// header names.
+type authenticator struct {
+	opts   AuthnOptions
+	logger *slog.Logger
+}
+
+// newAuthenticator prepares opts for serving: one certificate cache for
+// both verifiers, front-proxy header names resolved once.
+func newAuthenticator(opts AuthnOptions, logger *slog.Logger) *authenticator {
 	opts.verifier = newCertVerifier()
 	if opts.RequestHeader != nil {
 		rh := *opts.RequestHeader
@@ -440,29 +526,35 @@ func WithAuthentication(h http.Handler, opts AuthnOptions, logger *slog.Logger) 
 		rh.resolved = &[4][]string{u, uid, g, e}
 		opts.RequestHeader = &rh
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, ok, err := opts.AuthenticateRequest(r)
-		if err == nil && !ok && opts.Anonymous {
-			u, ok = anonymousUser(), true
+	return &authenticator{opts: opts, logger: logger}
+}
+
+// authenticate authenticates r. On success it returns r with the user in
+// its context and every credential and front-proxy header removed; on
+// failure it has answered 401 and returns false.
+func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	opts := &a.opts
+	u, ok, err := opts.AuthenticateRequest(r)
+	if err == nil && !ok && opts.Anonymous {
+		u, ok = anonymousUser(), true
+	}
+	if err != nil || !ok {
+		if err != nil {
+			a.logger.Debug("unable to authenticate the request", "err", err, "path", r.URL.Path)
 		}
-		if err != nil || !ok {
-			if err != nil {
-				logger.Debug("unable to authenticate the request", "err", err, "path", r.URL.Path)
-			}
-			registry.WriteStatus(w, r, newUnauthorized())
-			return
-		}
-		r.Header.Del("Authorization")
-		clearAuthHeaders(r.Header, standardRequestHeaders.UsernameHeaders, standardRequestHeaders.UIDHeaders,
-			standardRequestHeaders.GroupHeaders, standardRequestHeaders.ExtraHeaderPrefixes)
-		if rh := opts.RequestHeader; rh != nil {
-			userH, uidH, groupH, extraP := rh.names()
-			clearAuthHeaders(r.Header, userH, uidH, groupH, extraP)
-		}
-		ctx := registry.WithUser(r.Context(), u)
-		noteUser(ctx, u, false)
-		h.ServeHTTP(w, r.WithContext(ctx))
-	})
+		registry.WriteStatus(w, r, newUnauthorized())
+		return r, false
+	}
+	r.Header.Del("Authorization")
+	clearAuthHeaders(r.Header, standardRequestHeaders.UsernameHeaders, standardRequestHeaders.UIDHeaders,
+		standardRequestHeaders.GroupHeaders, standardRequestHeaders.ExtraHeaderPrefixes)
+	if rh := opts.RequestHeader; rh != nil {
+		userH, uidH, groupH, extraP := rh.names()
+		clearAuthHeaders(r.Header, userH, uidH, groupH, extraP)
+	}
+	ctx := registry.WithUser(r.Context(), u)
+	noteUser(ctx, u, false)
+	return r.WithContext(ctx), true
 }
 
 // newUnauthorized mirrors apierrors.NewUnauthorized("Unauthorized").

@@ -303,31 +303,39 @@ func WithAuthorization(h http.Handler, a Authorizer, logger *slog.Logger) http.H
 		logger = slog.Default()
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
-		u, ok := registry.UserFrom(ctx)
-		if !ok {
-			internalError(w, r, fmt.Errorf("no user found for request"))
-			return
-		}
-		ri, ok := RequestInfoFrom(ctx)
-		if !ok {
-			internalError(w, r, fmt.Errorf("no RequestInfo found in the context"))
-			return
-		}
-		attrs := ri.Attributes(u)
-		decision, reason, err := a.Authorize(ctx, attrs)
-		if logger.Enabled(ctx, slog.LevelDebug) { // the arguments allocate; skip them when not logged
-			logger.Debug("authorization", "user", u.Username, "verb", attrs.Verb, "resource", attrs.Resource,
-				"namespace", attrs.Namespace, "name", attrs.Name, "path", attrs.Path, "decision", decision.String(), "reason", reason)
-		}
-		if decision == DecisionAllow {
+		if authorizeRequest(w, r, a, logger) {
 			h.ServeHTTP(w, r)
-			return
 		}
-		if err != nil {
-			internalError(w, r, err)
-			return
-		}
-		registry.WriteStatus(w, r, forbiddenStatus(attrs, reason))
 	})
+}
+
+// authorizeRequest is the authorization step of the chain (and of
+// WithAuthorization): true when a allows r; otherwise it has answered.
+func authorizeRequest(w http.ResponseWriter, r *http.Request, a Authorizer, logger *slog.Logger) bool {
+	ctx := r.Context()
+	u, ok := registry.UserFrom(ctx)
+	if !ok {
+		internalError(w, r, fmt.Errorf("no user found for request"))
+		return false
+	}
+	ri, ok := RequestInfoFrom(ctx)
+	if !ok {
+		internalError(w, r, fmt.Errorf("no RequestInfo found in the context"))
+		return false
+	}
+	attrs := ri.Attributes(u)
+	decision, reason, err := a.Authorize(ctx, attrs)
+	if logger.Enabled(ctx, slog.LevelDebug) { // the arguments allocate; skip them when not logged
+		logger.Debug("authorization", "user", u.Username, "verb", attrs.Verb, "resource", attrs.Resource,
+			"namespace", attrs.Namespace, "name", attrs.Name, "path", attrs.Path, "decision", decision.String(), "reason", reason)
+	}
+	if decision == DecisionAllow {
+		return true
+	}
+	if err != nil {
+		internalError(w, r, err)
+		return false
+	}
+	registry.WriteStatus(w, r, forbiddenStatus(attrs, reason))
+	return false
 }

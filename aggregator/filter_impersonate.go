@@ -108,94 +108,108 @@ func WithImpersonation(h http.Handler, a Authorizer, logger *slog.Logger) http.H
 		logger = slog.Default()
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		reqs, err := buildImpersonationRequests(r.Header)
-		if err != nil {
-			logger.Debug("impersonation", "err", err)
-			internalError(w, r, err)
-			return
-		}
-		if len(reqs) == 0 {
+		if r, ok := impersonateRequest(w, r, a, logger); ok {
 			h.ServeHTTP(w, r)
-			return
 		}
-		ctx := r.Context()
-		requestor, ok := registry.UserFrom(ctx)
-		if !ok {
-			internalError(w, r, errors.New("no user found for request"))
-			return
-		}
-		groupsSpecified := len(r.Header[HeaderImpersonateGroup]) > 0
-		username, uid := "", ""
-		groups := []string{}
-		extra := map[string][]string{}
-		for _, ir := range reqs {
-			attrs := Attributes{User: requestor, Verb: "impersonate", Namespace: ir.namespace, Name: ir.name, ResourceRequest: true}
-			switch ir.kind {
-			case "ServiceAccount":
-				attrs.Resource = "serviceaccounts"
-				username = serviceAccountUsernamePrefix + ir.namespace + ":" + ir.name
-				if !groupsSpecified {
-					groups = []string{"system:serviceaccounts", "system:serviceaccounts:" + ir.namespace}
-				}
-			case "User":
-				attrs.Resource = "users"
-				username = ir.name
-			case "Group":
-				attrs.Resource = "groups"
-				groups = append(groups, ir.name)
-			case "UserExtra":
-				attrs.APIGroup, attrs.APIVersion = "authentication.k8s.io", "v1"
-				attrs.Resource, attrs.Subresource = "userextras", ir.fieldPath
-				extra[ir.fieldPath] = append(extra[ir.fieldPath], ir.name)
-			case "UID":
-				attrs.APIGroup, attrs.APIVersion = "authentication.k8s.io", "v1"
-				attrs.Resource = "uids"
-				uid = ir.name
-			}
-			decision, reason, err := a.Authorize(ctx, attrs)
-			if err != nil || decision != DecisionAllow {
-				logger.Debug("impersonation forbidden", "user", requestor.Username, "resource", attrs.Resource, "name", attrs.Name, "reason", reason, "err", err)
-				registry.WriteStatus(w, r, forbiddenStatus(attrs, reason))
-				return
-			}
-		}
-		if username != UserAnonymous {
-			add := true
-			for _, g := range groups {
-				if g == GroupAuthenticated || g == GroupUnauthenticated {
-					add = false
-					break
-				}
-			}
-			if add {
-				groups = append(groups, GroupAuthenticated)
-			}
-		} else {
-			add := true
-			for _, g := range groups {
-				if g == GroupUnauthenticated {
-					add = false
-					break
-				}
-			}
-			if add {
-				groups = append(groups, GroupUnauthenticated)
-			}
-		}
-		nu := &registry.UserInfo{Username: username, UID: uid, Groups: groups, Extra: extra}
-		logger.Debug("impersonating", "user", requestor.Username, "as", username, "groups", groups)
-		r.Header.Del(HeaderImpersonateUser)
-		r.Header.Del(HeaderImpersonateGroup)
-		r.Header.Del(HeaderImpersonateUID)
-		for name := range r.Header {
-			if strings.HasPrefix(name, HeaderImpersonateExtraPrefix) {
-				delete(r.Header, name)
-			}
-		}
-		ctx = registry.WithUser(ctx, nu)
-		noteUser(ctx, nu, true)
-		h.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// impersonateRequest is the impersonation step of the chain (and of
+// WithImpersonation): it returns r, or r as the impersonated user, or
+// false when it has answered a refusal.
+func impersonateRequest(w http.ResponseWriter, r *http.Request, a Authorizer, logger *slog.Logger) (*http.Request, bool) {
+	reqs, err := buildImpersonationRequests(r.Header)
+	if err != nil {
+		logger.Debug("impersonation", "err", err)
+		internalError(w, r, err)
+		return r, false
+	}
+	if len(reqs) == 0 {
+		return r, true
+	}
+	return impersonateAs(w, r, reqs, a, logger)
+}
+
+// impersonateAs authorizes and applies reqs (kept out of impersonateRequest so the
+// common no-impersonation path has a small stack frame).
+func impersonateAs(w http.ResponseWriter, r *http.Request, reqs []impersonationRequest, a Authorizer, logger *slog.Logger) (*http.Request, bool) {
+	ctx := r.Context()
+	requestor, ok := registry.UserFrom(ctx)
+	if !ok {
+		internalError(w, r, errors.New("no user found for request"))
+		return r, false
+	}
+	groupsSpecified := len(r.Header[HeaderImpersonateGroup]) > 0
+	username, uid := "", ""
+	groups := []string{}
+	extra := map[string][]string{}
+	for _, ir := range reqs {
+		attrs := Attributes{User: requestor, Verb: "impersonate", Namespace: ir.namespace, Name: ir.name, ResourceRequest: true}
+		switch ir.kind {
+		case "ServiceAccount":
+			attrs.Resource = "serviceaccounts"
+			username = serviceAccountUsernamePrefix + ir.namespace + ":" + ir.name
+			if !groupsSpecified {
+				groups = []string{"system:serviceaccounts", "system:serviceaccounts:" + ir.namespace}
+			}
+		case "User":
+			attrs.Resource = "users"
+			username = ir.name
+		case "Group":
+			attrs.Resource = "groups"
+			groups = append(groups, ir.name)
+		case "UserExtra":
+			attrs.APIGroup, attrs.APIVersion = "authentication.k8s.io", "v1"
+			attrs.Resource, attrs.Subresource = "userextras", ir.fieldPath
+			extra[ir.fieldPath] = append(extra[ir.fieldPath], ir.name)
+		case "UID":
+			attrs.APIGroup, attrs.APIVersion = "authentication.k8s.io", "v1"
+			attrs.Resource = "uids"
+			uid = ir.name
+		}
+		decision, reason, err := a.Authorize(ctx, attrs)
+		if err != nil || decision != DecisionAllow {
+			logger.Debug("impersonation forbidden", "user", requestor.Username, "resource", attrs.Resource, "name", attrs.Name, "reason", reason, "err", err)
+			registry.WriteStatus(w, r, forbiddenStatus(attrs, reason))
+			return r, false
+		}
+	}
+	if username != UserAnonymous {
+		add := true
+		for _, g := range groups {
+			if g == GroupAuthenticated || g == GroupUnauthenticated {
+				add = false
+				break
+			}
+		}
+		if add {
+			groups = append(groups, GroupAuthenticated)
+		}
+	} else {
+		add := true
+		for _, g := range groups {
+			if g == GroupUnauthenticated {
+				add = false
+				break
+			}
+		}
+		if add {
+			groups = append(groups, GroupUnauthenticated)
+		}
+	}
+	nu := &registry.UserInfo{Username: username, UID: uid, Groups: groups, Extra: extra}
+	logger.Debug("impersonating", "user", requestor.Username, "as", username, "groups", groups)
+	r.Header.Del(HeaderImpersonateUser)
+	r.Header.Del(HeaderImpersonateGroup)
+	r.Header.Del(HeaderImpersonateUID)
+	for name := range r.Header {
+		if strings.HasPrefix(name, HeaderImpersonateExtraPrefix) {
+			delete(r.Header, name)
+		}
+	}
+	ctx = registry.WithUser(ctx, nu)
+	noteUser(ctx, nu, true)
+	return r.WithContext(ctx), true
 }
 
 // internalError answers like upstream's responsewriters.InternalError: 500

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"runtime"
-	"time"
 
 	"github.com/aggsim/aggsim/registry"
 )
@@ -90,58 +89,32 @@ func WithRequestLog(h http.Handler, logger *slog.Logger) http.Handler {
 		logger = slog.Default()
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		id := r.Header.Get(HeaderAuditID)
-		if id == "" {
-			id = newUUID()
-			r.Header.Set(HeaderAuditID, id)
-		}
-		if w.Header().Get(HeaderAuditID) == "" {
-			w.Header().Set(HeaderAuditID, id)
-		}
-		if _, ok := w.Header()["Cache-Control"]; !ok {
-			w.Header().Set("Cache-Control", "no-cache, private")
-		}
-		rec := &requestRecord{id: id}
-		r = r.WithContext(context.WithValue(r.Context(), requestRecordKey{}, rec))
-		sw := &statusWriter{ResponseWriter: w}
-		completed := false
-		defer func() {
-			code := sw.code
-			if !completed {
-				code = http.StatusInternalServerError
-			} else if code == 0 {
-				code = http.StatusOK
-			}
-			if !logger.Enabled(r.Context(), slog.LevelDebug) {
-				return
-			}
-			attrs := []any{"verb", r.Method, "URI", r.RequestURI, "user", rec.user, "code", code,
-				"latency", time.Since(start), "userAgent", r.UserAgent(), "auditID", id, "srcIP", r.RemoteAddr}
-			if rec.impersonator != "" {
-				attrs = append(attrs, "impersonator", rec.impersonator)
-			}
-			logger.Debug("HTTP", attrs...)
-		}()
-		h.ServeHTTP(sw, r)
-		completed = true
+		st := beginRequest(w, r)
+		r = r.WithContext(st)
+		defer st.finish(r, logger)
+		h.ServeHTTP(&st.sw, r)
+		st.completed = true
 	})
 }
 
-// statusWriter records the status code for the access log and passes
-// Flush, Hijack and Unwrap through so watch and upgrade responses still work.
+// statusWriter records the status code for the access log and the request
+// metrics — the first final code (101 counts as final: the connection is
+// upgraded) — and passes Flush, Hijack and Unwrap through so watch and
+// upgrade responses still work.
 type statusWriter struct {
 	http.ResponseWriter
 	code int
 }
 
+// WriteHeader notes the first final code and passes it on.
 func (s *statusWriter) WriteHeader(code int) {
-	if s.code == 0 {
+	if s.code == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) {
 		s.code = code
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
 
+// Write notes an implicit 200 and passes p on.
 func (s *statusWriter) Write(p []byte) (int, error) {
 	if s.code == 0 {
 		s.code = http.StatusOK
@@ -181,83 +154,27 @@ func WithPanicRecovery(h http.Handler, logger *slog.Logger) http.Handler {
 		logger = slog.Default()
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			p := recover()
-			if p == nil {
-				return
-			}
-			if p == http.ErrAbortHandler {
-				logger.Debug("timeout or abort while handling", "method", r.Method, "URI", r.RequestURI, "auditID", w.Header().Get(HeaderAuditID))
-				panic(p)
-			}
-			buf := make([]byte, 64<<10)
-			buf = buf[:runtime.Stack(buf, false)]
-			logger.Error("apiserver panic'd", "method", r.Method, "URI", r.RequestURI,
-				"auditID", w.Header().Get(HeaderAuditID), "panic", fmt.Sprint(p), "stack", string(buf))
-			http.Error(w, panicMessage, http.StatusInternalServerError)
-		}()
+		defer recoverPanic(w, r, logger)
 		h.ServeHTTP(w, r)
 	})
 }
 
-// ChainOptions configures BuildHandlerChain. The zero value is a chain that
-// authenticates nobody (every request 401) and allows everything else.
-type ChainOptions struct {
-	// Authn configures authentication; see AuthnOptions.
-	Authn AuthnOptions
-	// Authorizer decides requests; nil means AlwaysAllow.
-	Authorizer Authorizer
-	// ImpersonatorGroups are the groups whose members may impersonate,
-	// checked before Authorizer for the verb "impersonate"; nil means
-	// [system:masters], an empty non-nil slice leaves it to Authorizer.
-	ImpersonatorGroups []string
-	// RequestTimeout bounds non-long-running requests (--request-timeout);
-	// 0 means DefaultRequestTimeout.
-	RequestTimeout time.Duration
-	// AnswersOwnDeadline, when set, names the requests whose handler returns
-	// promptly once its context's deadline passes and answers it with the
-	// timeout Status itself (the proxy, through requestTimedOut and
-	// writeTimeoutStatus); the timeout filter runs those on the serving
-	// goroutine instead of a second one. nil: none.
-	AnswersOwnDeadline func(*http.Request) bool
-	// Instrument, when set, wraps the chain just inside the request
-	// id/access log (where the lead inserts request metrics); it sees every
-	// request, including those refused by authentication.
-	Instrument func(http.Handler) http.Handler
-	// Logger receives access logs (debug), authn/authz decisions (debug)
-	// and panics (error); nil means slog.Default().
-	Logger *slog.Logger
-}
-
-// BuildHandlerChain wraps h in aggsim's request filters, outermost first:
-// panic recovery → request id + access log (+ Cache-Control default) →
-// Instrument → RequestInfo → authentication → impersonation → authorization
-// → timeout for non-long-running requests → h. This is ARCHITECTURE.md's
-// order; kube-apiserver's DefaultBuildHandlerChain
-// (apiserver/pkg/server/config.go) has the same relative order of
-// authentication, impersonation and authorization but puts the timeout
-// outside authentication, so there the time spent authenticating counts
-// against the deadline.
-func BuildHandlerChain(h http.Handler, opts ChainOptions) http.Handler {
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.Default()
+// recoverPanic is WithPanicRecovery's deferred half; it must be called
+// directly by defer (recover only works there).
+func recoverPanic(w http.ResponseWriter, r *http.Request, logger *slog.Logger) {
+	p := recover()
+	if p == nil {
+		return
 	}
-	authz := opts.Authorizer
-	if authz == nil {
-		authz = AlwaysAllow{}
+	if p == http.ErrAbortHandler {
+		logger.Debug("timeout or abort while handling", "method", r.Method, "URI", r.RequestURI, "auditID", w.Header().Get(HeaderAuditID))
+		panic(p)
 	}
-	h = withTimeout(h, opts.RequestTimeout, opts.AnswersOwnDeadline)
-	h = WithAuthorization(h, authz, logger)
-	h = WithImpersonation(h, ImpersonationAuthorizer{ImpersonatorGroups: opts.ImpersonatorGroups, Delegate: authz}, logger)
-	h = WithAuthentication(h, opts.Authn, logger)
-	h = WithRequestInfo(h)
-	if opts.Instrument != nil {
-		h = opts.Instrument(h)
-	}
-	h = WithRequestLog(h, logger)
-	h = WithPanicRecovery(h, logger)
-	return h
+	buf := make([]byte, 64<<10)
+	buf = buf[:runtime.Stack(buf, false)]
+	logger.Error("apiserver panic'd", "method", r.Method, "URI", r.RequestURI,
+		"auditID", w.Header().Get(HeaderAuditID), "panic", fmt.Sprint(p), "stack", string(buf))
+	http.Error(w, panicMessage, http.StatusInternalServerError)
 }
 
 var (

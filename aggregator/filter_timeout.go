@@ -65,7 +65,10 @@ func newTimeoutStatus() *registry.StatusError {
 // serving goroutine. RequestInfo must be in the context (WithRequestInfo);
 // without it the request is treated as not long-running.
 func WithTimeout(h http.Handler, max time.Duration) http.Handler {
-	return withTimeout(h, max, nil)
+	t := newTimeoutStep(max)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.serve(w, r, h, false)
+	})
 }
 
 // timeoutCtxKey holds, in a request's context, the context carrying the
@@ -90,66 +93,92 @@ func writeTimeoutStatus(w http.ResponseWriter) {
 	_ = json.NewEncoder(w).Encode(&st)
 }
 
-// withTimeout is WithTimeout with one addition: requests for which
-// answersDeadline returns true run on the serving goroutine with only the
-// deadline on their context. Their handler must return promptly once the
-// context ends and answer a passed deadline itself (requestTimedOut,
-// writeTimeoutStatus) — the proxy does, since its transport aborts with the
-// context — which spares the proxied path the second goroutine.
-func withTimeout(h http.Handler, max time.Duration, answersDeadline func(*http.Request) bool) http.Handler {
+// timeoutStep is the timeout step of the chain (and of WithTimeout).
+type timeoutStep struct {
+	max time.Duration // the bound when ?timeout= does not set a shorter one
+}
+
+// newTimeoutStep returns the step for --request-timeout max (0 means
+// DefaultRequestTimeout).
+func newTimeoutStep(max time.Duration) timeoutStep {
 	if max <= 0 {
 		max = DefaultRequestTimeout
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ri, ok := RequestInfoFrom(r.Context()); ok && IsLongRunning(ri) {
-			h.ServeHTTP(w, r)
-			return
-		}
-		timeout := max
-		if !strings.Contains(r.URL.RawQuery, "timeout=") {
-			// no ?timeout: skip parsing the query
-		} else if v := r.URL.Query().Get("timeout"); v != "" {
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				writeStatus(w, r, registry.NewBadRequest(fmt.Sprintf("invalid timeout specified in the request URL - %s", err)))
-				return
-			}
-			if d > 0 && d < max {
-				timeout = d
-			}
-		}
-		ctx, cancel := context.WithTimeout(r.Context(), timeout)
-		defer cancel()
-		if answersDeadline != nil && answersDeadline(r) {
-			h.ServeHTTP(w, r.WithContext(context.WithValue(ctx, timeoutCtxKey{}, ctx)))
-			return
-		}
-		r = r.WithContext(ctx)
+	return timeoutStep{max: max}
+}
 
-		tw := &timeoutWriter{w: w, h: w.Header().Clone()}
-		done := make(chan any, 1)
-		rc := r // r already carries ctx; the server does not touch it after we return
-		go func() {
-			defer func() {
-				p := recover()
-				if p != nil && p != http.ErrAbortHandler {
-					buf := make([]byte, 64<<10)
-					buf = buf[:runtime.Stack(buf, false)]
-					p = fmt.Sprintf("%v\n%s", p, buf)
-				}
-				done <- p
-			}()
-			h.ServeHTTP(tw, rc)
-		}()
-		select {
-		case p := <-done:
-			if p != nil {
-				panic(p)
+// serve runs h for r under the request's deadline, as WithTimeout
+// describes. With ownDeadline set, h runs on the serving goroutine with
+// only the deadline on its context: its handler must return promptly once
+// the context ends and answer a passed deadline itself (requestTimedOut,
+// writeTimeoutStatus) — the proxy does, since its transport aborts with the
+// context — which spares the proxied path the second goroutine.
+func (t timeoutStep) serve(w http.ResponseWriter, r *http.Request, h http.Handler, ownDeadline bool) {
+	if ri, ok := RequestInfoFrom(r.Context()); ok && IsLongRunning(ri) {
+		h.ServeHTTP(w, r)
+		return
+	}
+	timeout, ok := t.timeoutFor(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	if ownDeadline {
+		h.ServeHTTP(w, r.WithContext(context.WithValue(ctx, timeoutCtxKey{}, ctx)))
+		return
+	}
+	serveWithTimeout(w, r.WithContext(ctx), h)
+}
+
+// timeoutFor returns r's deadline: ?timeout= when it parses as a Go
+// duration greater than 0 and below the maximum, else the maximum. An
+// unparsable value answers 400 and returns false.
+func (t timeoutStep) timeoutFor(w http.ResponseWriter, r *http.Request) (time.Duration, bool) {
+	if !strings.Contains(r.URL.RawQuery, "timeout=") {
+		return t.max, true // no ?timeout: skip parsing the query
+	}
+	v := r.URL.Query().Get("timeout")
+	if v == "" {
+		return t.max, true
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		writeStatus(w, r, registry.NewBadRequest(fmt.Sprintf("invalid timeout specified in the request URL - %s", err)))
+		return 0, false
+	}
+	if d > 0 && d < t.max {
+		return d, true
+	}
+	return t.max, true
+}
+
+// serveWithTimeout runs h in a second goroutine and answers 504 (or aborts
+// the stream) when r's context ends first; see WithTimeout.
+func serveWithTimeout(w http.ResponseWriter, r *http.Request, h http.Handler) {
+	ctx := r.Context()
+	tw := &timeoutWriter{w: w, h: w.Header().Clone()}
+	done := make(chan any, 1)
+	go func() {
+		defer func() {
+			p := recover()
+			if p != nil && p != http.ErrAbortHandler {
+				buf := make([]byte, 64<<10)
+				buf = buf[:runtime.Stack(buf, false)]
+				p = fmt.Sprintf("%v\n%s", p, buf)
 			}
-		case <-ctx.Done():
-			tw.timeout()
+			done <- p
+		}()
+		h.ServeHTTP(tw, r) // r already carries ctx; the server does not touch it after we return
+	}()
+	select {
+	case p := <-done:
+		if p != nil {
+			panic(p)
 		}
-	})
+	case <-ctx.Done():
+		tw.timeout()
+	}
 }
 
 // timeoutWriter buffers headers so that a timed-out handler cannot touch the

@@ -1,12 +1,10 @@
 package aggregator
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"net"
 	"net/http"
 	"sort"
 	"strconv"
@@ -344,56 +342,45 @@ func (s *Server) onDiscoveryRebuild(d time.Duration) {
 	m.rebuildDuration.Observe(d.Seconds())
 }
 
-// instrument is the ChainOptions.Instrument filter: it records
+// requestMetrics is the ChainOptions.Observer: it records
 // apiserver_request_total and apiserver_request_duration_seconds for every
-// request, with upstream's labels computed from NewRequestInfo (verb as
-// upstream reports it: GET, LIST, WATCH, POST, PUT, PATCH, APPLY, DELETE,
-// CONNECT; scope resource, namespace, cluster or "" for non-resource
-// paths; component aggregator for requests routed to a proxied APIService,
-// apiserver otherwise), and keeps aggsim_proxy_active_watches.
-func (s *Server) instrument(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		m := s.metrics
-		if m == nil {
-			next.ServeHTTP(w, r)
-			return
-		}
-		start := time.Now()
-		ic := &instrumentedContext{Context: r.Context(), proxied: s.isProxiedPath(r.URL.Path)}
-		ri, err := NewRequestInfo(r)
-		if err != nil || ri == nil {
-			ri = &RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
-		} else {
-			// WithRequestInfo, further in, reuses it instead of parsing again.
-			ic.ri = ri
-		}
-		r = r.WithContext(ic)
-		component := componentAPIServer
-		if ic.proxied {
-			component = componentAggregator
-		}
-		verb := metricsVerb(r, ri)
-		if component == componentAggregator && verb == "WATCH" {
-			m.activeWatches.Inc()
-			defer m.activeWatches.Dec()
-		}
-		rw := &metricsWriter{ResponseWriter: w}
-		defer func() {
-			code := rw.code
-			if code == 0 {
-				code = http.StatusOK
-			}
-			// One array serves both vectors: the duration takes the first
-			// eight labels, the counter all nine (code last).
-			labels := [9]string{verb, dryRunLabel(r), ri.APIGroup, ri.APIVersion, ri.Resource, ri.Subresource, metricsScope(ri), component, codeLabel(code)}
-			if !ri.IsResourceRequest {
-				labels[2], labels[3], labels[4], labels[5] = "", "", "", nonResourceSubresource(r.URL.Path)
-			}
-			m.requestDuration.WithLabelValues(labels[:8]...).Observe(time.Since(start).Seconds())
-			m.requests.WithLabelValues(labels[:]...).Inc()
-		}()
-		next.ServeHTTP(rw, r)
-	})
+// request, with upstream's labels computed from the chain's RequestInfo
+// (verb as upstream reports it: GET, LIST, WATCH, POST, PUT, PATCH, APPLY,
+// DELETE, CONNECT; scope resource, namespace, cluster or "" for
+// non-resource paths; component aggregator for requests routed to a
+// proxied APIService, apiserver otherwise), and keeps
+// aggsim_proxy_active_watches.
+type requestMetrics struct{ s *Server }
+
+// RequestStarted counts a proxied watch as active.
+func (o requestMetrics) RequestStarted(r *http.Request, ri *RequestInfo, proxied bool) {
+	if m := o.s.metrics; m != nil && proxied && metricsVerb(r, ri) == "WATCH" {
+		m.activeWatches.Inc()
+	}
+}
+
+// RequestDone records the request and ends an active proxied watch.
+func (o requestMetrics) RequestDone(r *http.Request, ri *RequestInfo, proxied bool, code int, elapsed time.Duration) {
+	m := o.s.metrics
+	if m == nil {
+		return
+	}
+	component := componentAPIServer
+	if proxied {
+		component = componentAggregator
+	}
+	verb := metricsVerb(r, ri)
+	if proxied && verb == "WATCH" {
+		m.activeWatches.Dec()
+	}
+	// One array serves both vectors: the duration takes the first eight
+	// labels, the counter all nine (code last).
+	labels := [9]string{verb, dryRunLabel(r), ri.APIGroup, ri.APIVersion, ri.Resource, ri.Subresource, metricsScope(ri), component, codeLabel(code)}
+	if !ri.IsResourceRequest {
+		labels[2], labels[3], labels[4], labels[5] = "", "", "", nonResourceSubresource(r.URL.Path)
+	}
+	m.requestDuration.WithLabelValues(labels[:8]...).Observe(elapsed.Seconds())
+	m.requests.WithLabelValues(labels[:]...).Inc()
 }
 
 // isProxiedPath reports whether p lies under /apis/<group>/<version> of a
@@ -417,46 +404,9 @@ func (s *Server) isProxiedPath(p string) bool {
 	return s.registration.proxyHandlerFor(group, version) != nil
 }
 
-// answersOwnDeadline is ChainOptions.AnswersOwnDeadline: proxied requests
-// end with their context and answer the deadline themselves (see
-// controller_registration.go). It reuses instrument's answer when the
-// request went through it.
-func (s *Server) answersOwnDeadline(r *http.Request) bool {
-	if ic, ok := r.Context().Value(instrumentedKey{}).(*instrumentedContext); ok {
-		return ic.proxied
-	}
-	return s.isProxiedPath(r.URL.Path)
-}
-
-// instrumentedKey is the context key under which an instrumentedContext
-// answers itself.
-type instrumentedKey struct{}
-
-// instrumentedContext is the context instrument gives a request: in one
-// node it carries the RequestInfo (answering RequestInfoFrom exactly as
-// WithRequestInfoContext would, so WithRequestInfo does not parse again)
-// and whether the request is proxied (read by answersOwnDeadline), so the
-// path is classified once per request. It is never modified after
-// instrument builds it.
-type instrumentedContext struct {
-	context.Context
-	ri      *RequestInfo // nil when NewRequestInfo failed
-	proxied bool
-}
-
-// Value answers requestInfoKey (when ri is set) and instrumentedKey, and
-// delegates every other key.
-func (c *instrumentedContext) Value(key any) any {
-	switch key.(type) {
-	case instrumentedKey:
-		return c
-	case requestInfoKey:
-		if c.ri != nil {
-			return c.ri
-		}
-	}
-	return c.Context.Value(key)
-}
+// isProxied is ChainOptions.Proxied: the requests the router sends to a
+// remote APIService (see isProxiedPath).
+func (s *Server) isProxied(r *http.Request) bool { return s.isProxiedPath(r.URL.Path) }
 
 // codeLabels holds the code label of every status code from 100 to 599,
 // so that labelling a request does not format its code.
@@ -550,50 +500,9 @@ func dryRunLabel(r *http.Request) string {
 	return strings.Join(out, ",")
 }
 
-// metricsWriter notes the status code written; it passes Flush and Hijack
-// through so watches stream and upgrades work.
-type metricsWriter struct {
-	http.ResponseWriter
-	code int
-}
-
-// WriteHeader notes the first final code and passes it on.
-func (w *metricsWriter) WriteHeader(code int) {
-	if w.code == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) {
-		w.code = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-// Write notes an implicit 200.
-func (w *metricsWriter) Write(p []byte) (int, error) {
-	if w.code == 0 {
-		w.code = http.StatusOK
-	}
-	return w.ResponseWriter.Write(p)
-}
-
-// Flush flushes the wrapped writer when it can.
-func (w *metricsWriter) Flush() {
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
-}
-
-// Hijack hijacks the wrapped writer (a protocol upgrade: code 101).
-func (w *metricsWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	c, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
-	if err == nil && w.code == 0 {
-		w.code = http.StatusSwitchingProtocols
-	}
-	return c, rw, err
-}
-
-// Unwrap returns the wrapped writer (for http.ResponseController).
-func (w *metricsWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
 var (
 	_ prometheus.Collector = (*unavailableCollector)(nil)
-	_ http.Flusher         = (*metricsWriter)(nil)
-	_ http.Hijacker        = (*metricsWriter)(nil)
+	_ RequestObserver      = requestMetrics{}
 )
 
 // installMetricsAndDebugRoutes registers /metrics (the Prometheus text

@@ -1,8 +1,6 @@
 package aggregator
 
 import (
-	"context"
-	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -43,52 +41,6 @@ func TestIsProxiedPath(t *testing.T) {
 	}
 	if h := s.registration.proxyHandler("v1.example.com"); h == nil || h != s.registration.proxyHandlerFor("example.com", "v1") {
 		t.Errorf("proxyHandler and proxyHandlerFor disagree")
-	}
-}
-
-// TestInstrumentClassifiesOnce checks that the timeout filter's
-// AnswersOwnDeadline reuses instrument's answer (stored on the context)
-// instead of classifying the path again, and that the RequestInfo
-// instrument parsed stays visible to RequestInfoFrom.
-func TestInstrumentClassifiesOnce(t *testing.T) {
-	s := newProxiedPathServer()
-	s.metrics = newMetrics(nil, nil)
-	var answered, sawRI, riPath = false, false, ""
-	h := s.instrument(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Unpublish: a second classification would now say "not proxied".
-		s.registration.published.Store(&publishedHandlers{})
-		answered = s.answersOwnDeadline(r)
-		ri, ok := RequestInfoFrom(r.Context())
-		sawRI = ok
-		if ok {
-			riPath = ri.Path
-		}
-	}))
-	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/apis/example.com/v1/namespaces/a/foos", nil))
-	if !answered || !sawRI || riPath != "/apis/example.com/v1/namespaces/a/foos" {
-		t.Fatalf("answersOwnDeadline = %v, RequestInfo found = %v path %q", answered, sawRI, riPath)
-	}
-	// Without instrument's context, the path is classified directly.
-	r := httptest.NewRequest("GET", "/apis/example.com/v1", nil)
-	if s.answersOwnDeadline(r) {
-		t.Errorf("answersOwnDeadline without instrument: true after unpublish")
-	}
-}
-
-func TestInstrumentedContextDelegates(t *testing.T) {
-	type k struct{}
-	parent := context.WithValue(context.Background(), k{}, "v")
-	parent = WithRequestInfoContext(parent, &RequestInfo{Path: "/outer"})
-	c := &instrumentedContext{Context: parent}
-	if c.Value(k{}) != "v" {
-		t.Errorf("other keys are not delegated")
-	}
-	if ri, ok := RequestInfoFrom(c); !ok || ri.Path != "/outer" {
-		t.Errorf("nil ri must delegate to the parent's RequestInfo, got %v %v", ri, ok)
-	}
-	c.ri = &RequestInfo{Path: "/inner"}
-	if ri, ok := RequestInfoFrom(c); !ok || ri.Path != "/inner" {
-		t.Errorf("RequestInfoFrom = %v %v, want /inner", ri, ok)
 	}
 }
 

@@ -227,11 +227,11 @@ func New(opts Options) (*Server, error) {
 			Anonymous:     opts.Anonymous,
 		},
 		Authorizer: authz,
-		Instrument: s.instrument, // request metrics, metrics.go
+		Observer:   requestMetrics{s}, // request metrics, metrics.go
 		// Proxied requests end with their context and answer the deadline
 		// themselves (see controller_registration.go); metrics.go.
-		AnswersOwnDeadline: s.answersOwnDeadline,
-		Logger:             logger,
+		Proxied: s.isProxied,
+		Logger:  logger,
 	})
 	return s, nil
 }

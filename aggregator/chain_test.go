@@ -1,0 +1,176 @@
+package aggregator
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aggsim/aggsim/registry"
+)
+
+// observed is one RequestDone call.
+type observed struct {
+	path    string
+	verb    string
+	proxied bool
+	code    int
+}
+
+// recordingObserver records what the chain tells a RequestObserver.
+type recordingObserver struct {
+	mu      sync.Mutex
+	started []string
+	done    []observed
+}
+
+func (o *recordingObserver) RequestStarted(r *http.Request, ri *RequestInfo, proxied bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.started = append(o.started, ri.Path)
+}
+
+func (o *recordingObserver) RequestDone(r *http.Request, ri *RequestInfo, proxied bool, code int, elapsed time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if elapsed <= 0 {
+		code = -1 // make a non-positive duration visible as a wrong code
+	}
+	o.done = append(o.done, observed{path: ri.Path, verb: ri.Verb, proxied: proxied, code: code})
+}
+
+// TestChainAsksProxiedOnce checks that the chain classifies a request once,
+// hands the answer to the observer and to the timeout step (a proxied
+// request runs on the serving goroutine with the timeout key on its
+// context), and that the handler sees the RequestInfo, the request id and
+// the user.
+func TestChainAsksProxiedOnce(t *testing.T) {
+	calls := 0
+	obs := &recordingObserver{}
+	var sawRI *RequestInfo
+	var sawID string
+	var sawUser *registry.UserInfo
+	var sawTimeoutKey bool
+	h := BuildHandlerChain(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sawRI, _ = RequestInfoFrom(r.Context())
+		sawID = RequestIDFrom(r.Context())
+		sawUser, _ = registry.UserFrom(r.Context())
+		_, sawTimeoutKey = r.Context().Value(timeoutCtxKey{}).(context.Context)
+		w.WriteHeader(http.StatusAccepted)
+	}), ChainOptions{
+		Authn:    AuthnOptions{Anonymous: true},
+		Observer: obs,
+		Proxied: func(r *http.Request) bool {
+			calls++
+			return strings.HasPrefix(r.URL.Path, "/apis/example.com/")
+		},
+	})
+	req := httptest.NewRequest("GET", "/apis/example.com/v1/namespaces/a/foos", nil)
+	req.Header.Set("Audit-Id", "id-1")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusAccepted || calls != 1 {
+		t.Fatalf("code %d, Proxied asked %d times, want 202 and 1", rec.Code, calls)
+	}
+	if sawRI == nil || sawRI.Resource != "foos" || sawRI.Namespace != "a" || sawRI.Verb != "list" {
+		t.Errorf("RequestInfo %+v", sawRI)
+	}
+	if sawID != "id-1" || sawUser == nil || sawUser.Username != UserAnonymous || !sawTimeoutKey {
+		t.Errorf("id %q user %+v timeout key %v", sawID, sawUser, sawTimeoutKey)
+	}
+	want := []observed{{path: "/apis/example.com/v1/namespaces/a/foos", verb: "list", proxied: true, code: 202}}
+	if len(obs.done) != 1 || obs.done[0] != want[0] || len(obs.started) != 1 {
+		t.Errorf("observer started %v done %+v, want %+v", obs.started, obs.done, want)
+	}
+
+	// Not proxied: the handler runs on a second goroutine without the key.
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/v1/namespaces", nil))
+	if calls != 2 || sawTimeoutKey || obs.done[1].proxied || obs.done[1].code != 202 {
+		t.Errorf("calls %d timeout key %v observed %+v", calls, sawTimeoutKey, obs.done[1])
+	}
+}
+
+// TestChainObserverCodes checks the code RequestDone gets for a refusal by
+// authentication, a request that wrote nothing, a panic and a bad path.
+func TestChainObserverCodes(t *testing.T) {
+	obs := &recordingObserver{}
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/panic") {
+			panic("boom")
+		}
+	})
+	anon := BuildHandlerChain(handler, ChainOptions{Authn: AuthnOptions{Anonymous: true}, Observer: obs})
+	nobody := BuildHandlerChain(handler, ChainOptions{Observer: obs})
+	for _, tc := range []struct {
+		h    http.Handler
+		path string
+		want observed
+		code int // what the client got
+	}{
+		{nobody, "/apis/g/v1/x", observed{"/apis/g/v1/x", "list", false, 401}, 401},
+		{anon, "/apis/g/v1/x", observed{"/apis/g/v1/x", "list", false, 200}, 200},
+		{anon, "/apis/g/v1/x/panic", observed{"/apis/g/v1/x/panic", "get", false, 500}, 500},
+		{anon, "/api/v1/watch/", observed{"/api/v1/watch/", "get", false, 500}, 500},
+	} {
+		obs.done = nil
+		rec := httptest.NewRecorder()
+		tc.h.ServeHTTP(rec, httptest.NewRequest("GET", tc.path, nil))
+		if rec.Code != tc.code || len(obs.done) != 1 || obs.done[0] != tc.want {
+			t.Errorf("%s: client got %d, observer %+v; want %d and %+v", tc.path, rec.Code, obs.done, tc.code, tc.want)
+		}
+	}
+}
+
+// TestChainIsFlat pins what makes the chain cheap for proxied requests:
+// the handler is called from the chain through exactly serve and the
+// timeout step, not through one nested handler per filter, so its
+// goroutine needs little more stack than a bare reverse proxy's.
+func TestChainIsFlat(t *testing.T) {
+	var frames []string
+	h := BuildHandlerChain(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pc := make([]uintptr, 32)
+		n := runtime.Callers(1, pc)
+		fs := runtime.CallersFrames(pc[:n])
+		for {
+			f, more := fs.Next()
+			name := f.Function[strings.LastIndex(f.Function, "/")+1:]
+			frames = append(frames, name)
+			if strings.HasSuffix(name, "handlerChain).ServeHTTP") || !more {
+				break
+			}
+		}
+	}), ChainOptions{Authn: AuthnOptions{Anonymous: true}, Proxied: func(*http.Request) bool { return true }})
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/apis/g/v1/x", nil))
+	want := []string{
+		"aggregator.TestChainIsFlat.func1",
+		"http.HandlerFunc.ServeHTTP",
+		"aggregator.timeoutStep.serve",
+		"aggregator.(*handlerChain).serve",
+		"aggregator.(*handlerChain).ServeHTTP",
+	}
+	if strings.Join(frames, " < ") != strings.Join(want, " < ") {
+		t.Errorf("call path\n got %v\nwant %v", frames, want)
+	}
+}
+
+func TestRequestStateDelegates(t *testing.T) {
+	type k struct{}
+	parent := context.WithValue(context.Background(), k{}, "v")
+	parent = WithRequestInfoContext(parent, &RequestInfo{Path: "/outer"})
+	st := &requestState{Context: parent}
+	st.rec.id = "id"
+	if st.Value(k{}) != "v" || RequestIDFrom(st) != "id" {
+		t.Errorf("Value(k) = %v, id %q", st.Value(k{}), RequestIDFrom(st))
+	}
+	if ri, ok := RequestInfoFrom(st); !ok || ri.Path != "/outer" {
+		t.Errorf("unset ri must delegate to the parent's RequestInfo, got %v %v", ri, ok)
+	}
+	st.ri = &RequestInfo{Path: "/inner"}
+	if ri, ok := RequestInfoFrom(st); !ok || ri.Path != "/inner" {
+		t.Errorf("RequestInfoFrom = %v %v, want /inner", ri, ok)
+	}
+}
