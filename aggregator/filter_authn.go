@@ -42,8 +42,8 @@ type AuthnOptions struct {
 	// aggsim's default is false.
 	Anonymous bool
 
-	// verifier caches certificate verifications; WithAuthentication sets
-	// it, nil verifies every time.
+	// verifier caches certificate verifications; newAuthenticator (the chain and
+	// WithAuthentication) sets it; nil verifies every time.
 	verifier *certVerifier
 }
 
@@ -70,10 +70,10 @@ type RequestHeaderOptions struct {
 	// key is lower-cased and %-unescaped. nil means [X-Remote-Extra-].
 	ExtraHeaderPrefixes []string
 
-	// verifier caches certificate verifications; set by WithAuthentication.
+	// verifier caches certificate verifications; set by newAuthenticator.
 	verifier *certVerifier
 	// resolved holds names() with defaults applied, computed once by
-	// WithAuthentication instead of on every request.
+	// newAuthenticator instead of on every request.
 	resolved *[4][]string
 }
 

@@ -73,6 +73,10 @@ type Options struct {
 	// AvailabilityCheckInterval is how often each remote APIService is
 	// probed; zero means DefaultAvailabilityCheckInterval.
 	AvailabilityCheckInterval time.Duration
+	// RequestTimeout bounds non-long-running requests, proxied ones
+	// included (kube-apiserver's --request-timeout); a request's ?timeout=
+	// may only shorten it. Zero means DefaultRequestTimeout (60 s).
+	RequestTimeout time.Duration
 	// DiscoveryRefreshInterval is how often backends' discovery is
 	// re-fetched; zero means 60 s (upstream).
 	DiscoveryRefreshInterval time.Duration
@@ -226,8 +230,9 @@ func New(opts Options) (*Server, error) {
 			RequestHeader: opts.RequestHeader,
 			Anonymous:     opts.Anonymous,
 		},
-		Authorizer: authz,
-		Observer:   requestMetrics{s}, // request metrics, metrics.go
+		Authorizer:     authz,
+		RequestTimeout: opts.RequestTimeout,
+		Observer:       requestMetrics{s}, // request metrics, metrics.go
 		// Proxied requests end with their context and answer the deadline
 		// themselves (see controller_registration.go); metrics.go.
 		Proxied: s.isProxied,

@@ -49,6 +49,7 @@ type serveOptions struct {
 	authorizationMode                       string
 
 	availabilityCheckInterval time.Duration
+	requestTimeout            time.Duration
 	discoveryRefreshInterval  time.Duration
 	serveAggregatedV2Beta1    bool
 	shutdownTimeout           time.Duration
@@ -76,6 +77,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.proxyClientCertFile, "proxy-client-cert-file", "", "front-proxy client certificate presented to backends (default: <data-dir>/pki/front-proxy-client.crt); reloaded when it changes")
 	f.StringVar(&o.proxyClientKeyFile, "proxy-client-key-file", "", "front-proxy client key (default: <data-dir>/pki/front-proxy-client.key)")
 	f.StringVar(&o.authorizationMode, "authorization-mode", "AlwaysAllow", "authorizer: AlwaysAllow or AlwaysDeny")
+	f.DurationVar(&o.requestTimeout, "request-timeout", aggregator.DefaultRequestTimeout, "bound on non-long-running requests (not watch, exec, attach, port-forward, log, proxy); a request's ?timeout= may only shorten it")
 	f.DurationVar(&o.availabilityCheckInterval, "availability-check-interval", aggregator.DefaultAvailabilityCheckInterval, "how often each remote APIService is probed (upstream: 30s)")
 	f.DurationVar(&o.discoveryRefreshInterval, "discovery-refresh-interval", 60*time.Second, "how often backends' discovery documents are re-fetched (upstream: 60s)")
 	f.BoolVar(&o.serveAggregatedV2Beta1, "serve-aggregated-discovery-v2beta1", false, "also answer aggregated discovery v2beta1 (kube-apiserver 1.33 answers 406)")
@@ -202,6 +204,7 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		ProxyClientCertificate:    proxyClient.GetClientCertificate,
 		OnProxyClientCertChange:   proxyClient.AddListener,
 		AvailabilityCheckInterval: o.availabilityCheckInterval,
+		RequestTimeout:            o.requestTimeout,
 		DiscoveryRefreshInterval:  o.discoveryRefreshInterval,
 		ServeAggregatedV2Beta1:    o.serveAggregatedV2Beta1,
 		AuthorizationMode:         o.authorizationMode,
