@@ -179,10 +179,12 @@ func BenchmarkAggregatorProxy(b *testing.B) {
 	for _, c := range []int{1, 64} {
 		key := func(n string) string { return fmt.Sprintf("%s/clients=%d", n, c) }
 		bareNs, aggNs := nsPerOp[key("reverseproxy")], nsPerOp[key("aggsim")]
-		if bareNs > 0 && aggNs > 0 {
+		if _, ok := lat[key("direct")]; bareNs > 0 && aggNs > 0 && ok {
 			// Printed (not b.Logf) so the figures show without -v.
 			agg, direct := lat[key("aggsim")], lat[key("direct")]
-			fmt.Printf("BenchmarkAggregatorProxy clients=%d: aggsim throughput = %.1f%% of bare httputil.ReverseProxy (%.0f vs %.0f ops/s); added over direct: p50 %v, p99 %v\n",
+			// The legs ran one after the other, so drift in outside load
+			// moves this ratio; interleaved/clients=64 is the steady one.
+			fmt.Printf("BenchmarkAggregatorProxy clients=%d (legs one after the other): aggsim throughput = %.1f%% of bare httputil.ReverseProxy (%.0f vs %.0f ops/s); added over direct: p50 %v, p99 %v\n",
 				c, 100*bareNs/aggNs, 1e9/aggNs, 1e9/bareNs, agg.P50-direct.P50, agg.P99-direct.P99)
 		}
 	}
