@@ -239,7 +239,7 @@ func validPathSegmentName(name string) bool {
 func WithRequestInfo(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := RequestInfoFrom(r.Context()); ok {
-			h.ServeHTTP(w, r) // an outer filter (metrics) computed it already
+			h.ServeHTTP(w, r) // an outer filter computed it already
 			return
 		}
 		ri, err := NewRequestInfo(r)
