@@ -18,6 +18,16 @@ import (
 	"github.com/aggsim/aggsim/registry"
 )
 
+// flushInterval is how often a response with a known length is flushed
+// to the client while its body is copied: upstream's defaultFlushInterval
+// (apimachinery/pkg/util/proxy/upgradeaware.go), which kube-aggregator's
+// proxy keeps. Responses without a length (watches, chunked streams) and
+// text/event-stream ones are flushed after every write regardless
+// (httputil.ReverseProxy), so watch events are not delayed. A 1 KiB
+// answer is thus sent in one go with its end of stream instead of being
+// flushed and then ended.
+const flushInterval = 200 * time.Millisecond
+
 // discoveryPathTimeout bounds a proxied GET of /apis/<group>/<version>
 // (a non-resource path of exactly three segments), as upstream's
 // NewRequestForProxy does (apiserver/pkg/util/proxy/proxy.go).
@@ -211,7 +221,7 @@ func (h *Handler) build(t Target) *backend {
 		b.rp = &httputil.ReverseProxy{
 			Rewrite:        h.rewrite,
 			Transport:      b.entry.rt,
-			FlushInterval:  -1,
+			FlushInterval:  flushInterval,
 			BufferPool:     &h.buffers,
 			ErrorLog:       h.errLog,
 			ModifyResponse: h.modifyResponse,

@@ -421,6 +421,57 @@ func TestWatchStreams(t *testing.T) {
 	}
 }
 
+// TestKnownLengthResponseFlushedPeriodically: a response with a
+// Content-Length is flushed on upstream's 200 ms interval while the
+// backend is still writing it (kube-aggregator's proxy keeps
+// UpgradeAwareHandler's defaultFlushInterval); without the periodic flush
+// the first half would wait for the rest, and guard would fail.
+func TestKnownLengthResponseFlushedPeriodically(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	releaseBackend := func() { once.Do(func() { close(release) }) }
+	b := newBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "10")
+		io.WriteString(w, "first")
+		w.(http.Flusher).Flush()
+		<-release
+		io.WriteString(w, "-last")
+	})
+	h := newTestHandler(t, b, "127.0.0.1", Options{})
+	fs := front(t, h, testUser())
+	t.Cleanup(releaseBackend) // runs before the servers close, also after a failure
+	type half struct {
+		resp  *http.Response
+		first string
+		err   error
+	}
+	got := make(chan half, 1)
+	go func() {
+		resp, err := fs.Client().Get(fs.URL + "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders/slow")
+		if err != nil {
+			got <- half{err: err}
+			return
+		}
+		first := make([]byte, 5)
+		_, err = io.ReadFull(resp.Body, first)
+		got <- half{resp: resp, first: string(first), err: err}
+	}()
+	done := make(chan struct{})
+	var h1 half
+	go func() { h1 = <-got; close(done) }()
+	guard(t, done, "the headers and first half before the backend wrote the rest")
+	if h1.err != nil {
+		t.Fatal(h1.err)
+	}
+	defer h1.resp.Body.Close()
+	releaseBackend()
+	rest, err := io.ReadAll(h1.resp.Body)
+	if err != nil || h1.resp.ContentLength != 10 || h1.first+string(rest) != "first-last" {
+		t.Errorf("Content-Length %d, body %q + %q, %v; want 10 and first-last", h1.resp.ContentLength, h1.first, rest, err)
+	}
+}
+
 // TestRequestBodyStreams: the request body is streamed: the backend reads
 // the first chunk before the client has written the second, which the
 // client only writes after the backend acknowledged the first.

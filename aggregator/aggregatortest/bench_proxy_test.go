@@ -67,9 +67,7 @@ func BenchmarkAggregatorProxy(b *testing.B) {
 			pr.SetXForwarded()
 			pr.Out.Header.Set("X-Remote-User", "bench")
 		},
-		Transport:     &http.Transport{TLSClientConfig: backendTLS, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 100},
-		ErrorLog:      nil,
-		FlushInterval: -1,
+		Transport: &http.Transport{TLSClientConfig: backendTLS, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 100},
 	}
 	bareFront := httptest.NewUnstartedServer(bare)
 	bareFront.EnableHTTP2 = true
