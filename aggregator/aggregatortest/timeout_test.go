@@ -17,14 +17,7 @@ import (
 func TestProxiedRequestTimeout(t *testing.T) {
 	t.Parallel()
 	srv := aggregatortest.Start(t, aggregatortest.WithAvailabilityCheckInterval(time.Hour))
-	be := srv.RegisterBackend(t, aggregatortest.BackendOptions{
-		Group:    "slow.example.com",
-		Versions: []string{"v1"},
-		Handler: srv.RequireFrontProxy(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"slow.example.com/v1","resources":[]}`)
-		})),
-	})
+	be := registerSlowBackend(t, srv)
 	const want = `{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}` + "\n"
 
 	get := func(path string) (int, string) {
@@ -55,14 +48,7 @@ func TestRequestTimeoutOption(t *testing.T) {
 	t.Parallel()
 	srv := aggregatortest.Start(t, aggregatortest.WithAvailabilityCheckInterval(time.Hour),
 		aggregatortest.WithAggregatorOptions(func(o *aggregator.Options) { o.RequestTimeout = 300 * time.Millisecond }))
-	be := srv.RegisterBackend(t, aggregatortest.BackendOptions{
-		Group:    "slow.example.com",
-		Versions: []string{"v1"},
-		Handler: srv.RequireFrontProxy(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"slow.example.com/v1","resources":[]}`)
-		})),
-	})
+	be := registerSlowBackend(t, srv)
 	get := func(path string) int {
 		t.Helper()
 		resp, err := srv.Client().Get(srv.URL + path)
@@ -86,4 +72,18 @@ func TestRequestTimeoutOption(t *testing.T) {
 			t.Errorf("%s with a 2 s backend and a 300 ms request timeout: %d, want 504", path, code)
 		}
 	}
+}
+
+// registerSlowBackend registers slow.example.com/v1, answering every path
+// with an empty APIResourceList; tests slow it down with SetLatency.
+func registerSlowBackend(t *testing.T, srv *aggregatortest.Server) *aggregatortest.Backend {
+	t.Helper()
+	return srv.RegisterBackend(t, aggregatortest.BackendOptions{
+		Group:    "slow.example.com",
+		Versions: []string{"v1"},
+		Handler: srv.RequireFrontProxy(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"slow.example.com/v1","resources":[]}`)
+		})),
+	})
 }
