@@ -49,12 +49,24 @@ type RequestObserver interface {
 	// (the chain then answers 500) it holds only Path and the lower-cased
 	// method as Verb. proxied is ChainOptions.Proxied's answer.
 	RequestStarted(r *http.Request, ri *RequestInfo, proxied bool)
-	// RequestDone is called when the request is over, also when the
-	// handler panicked: code is the first final status code written (101
-	// for a hijacked connection; 200 when nothing was written; 500 when the
-	// handler panicked before writing one) and elapsed the time since the
-	// request entered the chain.
-	RequestDone(r *http.Request, ri *RequestInfo, proxied bool, code int, elapsed time.Duration)
+	// RequestDone is called once per RequestStarted when the request is
+	// over, also when the handler panicked.
+	RequestDone(r *http.Request, ri *RequestInfo, proxied bool, out RequestOutcome)
+}
+
+// RequestOutcome is how a request ended, for RequestObserver.RequestDone.
+type RequestOutcome struct {
+	// Code is the first final status code written: 101 for a hijacked
+	// connection, 200 when nothing was written, 500 when the handler
+	// panicked before writing one (the client gets panic recovery's 500).
+	Code int
+	// Elapsed is the time since the request entered the chain.
+	Elapsed time.Duration
+	// Panicked is set when the handler panicked (including an aborted
+	// stream). kube-apiserver records no request metrics for such a
+	// request: its MonitorRequest call follows the handler without a
+	// defer (apiserver/pkg/endpoints/metrics/metrics.go).
+	Panicked bool
 }
 
 // BuildHandlerChain wraps h in aggsim's request filters, outermost first:
@@ -155,16 +167,18 @@ func (c *handlerChain) serve(w http.ResponseWriter, r *http.Request, riErr error
 	c.timeout.serve(w, r, c.h, proxied)
 }
 
-// observe reports the finished request to the observer.
+// observe reports the finished request to the observer. It runs before
+// ServeHTTP's other deferred calls, so completed is still false when the
+// handler panicked.
 func (c *handlerChain) observe(st *requestState, r *http.Request, ri *RequestInfo, proxied bool) {
-	code := st.sw.code
-	if code == 0 {
-		code = http.StatusOK
-		if !st.completed {
-			code = http.StatusInternalServerError // panicked
+	out := RequestOutcome{Code: st.sw.code, Elapsed: time.Since(st.start), Panicked: !st.completed}
+	if out.Code == 0 {
+		out.Code = http.StatusOK
+		if out.Panicked {
+			out.Code = http.StatusInternalServerError
 		}
 	}
-	c.observer.RequestDone(r, ri, proxied, code, time.Since(st.start))
+	c.observer.RequestDone(r, ri, proxied, out)
 }
 
 // requestState is one request's state in the chain, in one allocation: the

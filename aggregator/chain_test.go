@@ -8,17 +8,17 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aggsim/aggsim/registry"
 )
 
 // observed is one RequestDone call.
 type observed struct {
-	path    string
-	verb    string
-	proxied bool
-	code    int
+	path     string
+	verb     string
+	proxied  bool
+	code     int
+	panicked bool
 }
 
 // recordingObserver records what the chain tells a RequestObserver.
@@ -34,13 +34,13 @@ func (o *recordingObserver) RequestStarted(r *http.Request, ri *RequestInfo, pro
 	o.started = append(o.started, ri.Path)
 }
 
-func (o *recordingObserver) RequestDone(r *http.Request, ri *RequestInfo, proxied bool, code int, elapsed time.Duration) {
+func (o *recordingObserver) RequestDone(r *http.Request, ri *RequestInfo, proxied bool, out RequestOutcome) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if elapsed <= 0 {
-		code = -1 // make a non-positive duration visible as a wrong code
+	if out.Elapsed <= 0 {
+		out.Code = -1 // make a non-positive duration visible as a wrong code
 	}
-	o.done = append(o.done, observed{path: ri.Path, verb: ri.Verb, proxied: proxied, code: code})
+	o.done = append(o.done, observed{path: ri.Path, verb: ri.Verb, proxied: proxied, code: out.Code, panicked: out.Panicked})
 }
 
 // TestChainAsksProxiedOnce checks that the chain classifies a request once,
@@ -82,7 +82,7 @@ func TestChainAsksProxiedOnce(t *testing.T) {
 	if sawID != "id-1" || sawUser == nil || sawUser.Username != UserAnonymous || !sawTimeoutKey {
 		t.Errorf("id %q user %+v timeout key %v", sawID, sawUser, sawTimeoutKey)
 	}
-	want := []observed{{path: "/apis/example.com/v1/namespaces/a/foos", verb: "list", proxied: true, code: 202}}
+	want := []observed{{path: "/apis/example.com/v1/namespaces/a/foos", verb: "list", proxied: true, code: 202, panicked: false}}
 	if len(obs.done) != 1 || obs.done[0] != want[0] || len(obs.started) != 1 {
 		t.Errorf("observer started %v done %+v, want %+v", obs.started, obs.done, want)
 	}
@@ -111,10 +111,10 @@ func TestChainObserverCodes(t *testing.T) {
 		want observed
 		code int // what the client got
 	}{
-		{nobody, "/apis/g/v1/x", observed{"/apis/g/v1/x", "list", false, 401}, 401},
-		{anon, "/apis/g/v1/x", observed{"/apis/g/v1/x", "list", false, 200}, 200},
-		{anon, "/apis/g/v1/x/panic", observed{"/apis/g/v1/x/panic", "get", false, 500}, 500},
-		{anon, "/api/v1/watch/", observed{"/api/v1/watch/", "get", false, 500}, 500},
+		{nobody, "/apis/g/v1/x", observed{"/apis/g/v1/x", "list", false, 401, false}, 401},
+		{anon, "/apis/g/v1/x", observed{"/apis/g/v1/x", "list", false, 200, false}, 200},
+		{anon, "/apis/g/v1/x/panic", observed{"/apis/g/v1/x/panic", "get", false, 500, true}, 500},
+		{anon, "/api/v1/watch/", observed{"/api/v1/watch/", "get", false, 500, false}, 500},
 	} {
 		obs.done = nil
 		rec := httptest.NewRecorder()

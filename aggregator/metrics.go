@@ -359,8 +359,9 @@ func (o requestMetrics) RequestStarted(r *http.Request, ri *RequestInfo, proxied
 	}
 }
 
-// RequestDone records the request and ends an active proxied watch.
-func (o requestMetrics) RequestDone(r *http.Request, ri *RequestInfo, proxied bool, code int, elapsed time.Duration) {
+// RequestDone ends an active proxied watch and records the request,
+// unless it panicked (upstream records nothing then; see RequestOutcome).
+func (o requestMetrics) RequestDone(r *http.Request, ri *RequestInfo, proxied bool, out RequestOutcome) {
 	m := o.s.metrics
 	if m == nil {
 		return
@@ -373,13 +374,16 @@ func (o requestMetrics) RequestDone(r *http.Request, ri *RequestInfo, proxied bo
 	if proxied && verb == "WATCH" {
 		m.activeWatches.Dec()
 	}
+	if out.Panicked {
+		return
+	}
 	// One array serves both vectors: the duration takes the first eight
 	// labels, the counter all nine (code last).
-	labels := [9]string{verb, dryRunLabel(r), ri.APIGroup, ri.APIVersion, ri.Resource, ri.Subresource, metricsScope(ri), component, codeLabel(code)}
+	labels := [9]string{verb, dryRunLabel(r), ri.APIGroup, ri.APIVersion, ri.Resource, ri.Subresource, metricsScope(ri), component, codeLabel(out.Code)}
 	if !ri.IsResourceRequest {
 		labels[2], labels[3], labels[4], labels[5] = "", "", "", nonResourceSubresource(r.URL.Path)
 	}
-	m.requestDuration.WithLabelValues(labels[:8]...).Observe(elapsed.Seconds())
+	m.requestDuration.WithLabelValues(labels[:8]...).Observe(out.Elapsed.Seconds())
 	m.requests.WithLabelValues(labels[:]...).Inc()
 }
 

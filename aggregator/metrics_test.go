@@ -195,3 +195,52 @@ func collectValue(t *testing.T, c prometheus.Collector) float64 {
 	t.Fatal("not a counter or gauge")
 	return 0
 }
+
+// TestRequestMetricsSkipPanics: a request that panicked leaves no
+// apiserver_request_total or _duration sample (upstream's MonitorRequest
+// runs after the handler without a defer), but a proxied watch that
+// panicked still leaves aggsim_proxy_active_watches; a request that
+// completed is counted with its code.
+func TestRequestMetricsSkipPanics(t *testing.T) {
+	s := &Server{metrics: newMetrics(nil, nil)}
+	o := requestMetrics{s}
+	watch := httptest.NewRequest("GET", "/apis/g.example.com/v1/namespaces/ns/foos?watch=true", nil)
+	ri, err := NewRequestInfo(watch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gauge := func() float64 {
+		var m dto.Metric
+		if err := s.metrics.activeWatches.Write(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m.GetGauge().GetValue()
+	}
+	count := func() int {
+		ch := make(chan prometheus.Metric, 16)
+		s.metrics.requests.Collect(ch)
+		close(ch)
+		n := 0
+		for range ch {
+			n++
+		}
+		return n
+	}
+	o.RequestStarted(watch, ri, true)
+	if g := gauge(); g != 1 {
+		t.Fatalf("active watches after start: %v, want 1", g)
+	}
+	o.RequestDone(watch, ri, true, RequestOutcome{Code: http.StatusOK, Panicked: true})
+	if g, n := gauge(), count(); g != 0 || n != 0 {
+		t.Fatalf("after a panicked watch: active watches %v, request series %d; want 0 and 0", g, n)
+	}
+	o.RequestStarted(watch, ri, true)
+	o.RequestDone(watch, ri, true, RequestOutcome{Code: http.StatusOK})
+	var m dto.Metric
+	if err := s.metrics.requests.WithLabelValues("WATCH", "", "g.example.com", "v1", "foos", "", "namespace", componentAggregator, "200").Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	if g, n, v := gauge(), count(), m.GetCounter().GetValue(); g != 0 || n != 1 || v != 1 {
+		t.Fatalf("after a completed watch: active watches %v, request series %d, WATCH 200 count %v; want 0, 1, 1", g, n, v)
+	}
+}
