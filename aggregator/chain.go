@@ -143,13 +143,13 @@ func (c *handlerChain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.observer.RequestStarted(r, ri, proxied)
 		defer c.observe(st, r, ri, proxied)
 	}
-	c.serve(&st.sw, r, riErr, proxied)
+	c.serve(&st.sw, r, ri, riErr, proxied)
 	st.completed = true
 }
 
 // serve runs the steps from RequestInfo's error to the handler; each
 // refusal has been answered when it returns early.
-func (c *handlerChain) serve(w http.ResponseWriter, r *http.Request, riErr error, proxied bool) {
+func (c *handlerChain) serve(w http.ResponseWriter, r *http.Request, ri *RequestInfo, riErr error, proxied bool) {
 	if riErr != nil {
 		internalError(w, r, fmt.Errorf("failed to create RequestInfo: %w", riErr))
 		return
@@ -161,10 +161,10 @@ func (c *handlerChain) serve(w http.ResponseWriter, r *http.Request, riErr error
 	if r, ok = impersonateRequest(w, r, c.impersonation, c.logger); !ok {
 		return
 	}
-	if !authorizeRequest(w, r, c.authz, c.logger) {
+	if !authorizeRequest(w, r, ri, c.authz, c.logger) {
 		return
 	}
-	c.timeout.serve(w, r, c.h, proxied)
+	c.timeout.serve(w, r, c.h, ri, proxied)
 }
 
 // observe reports the finished request to the observer. It runs before

@@ -561,8 +561,3 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (*h
 func newUnauthorized() *registry.StatusError {
 	return registry.NewStatusError(http.StatusUnauthorized, "Unauthorized", "Unauthorized")
 }
-
-// writeStatus is registry.WriteStatus for a *StatusError.
-func writeStatus(w http.ResponseWriter, r *http.Request, se *registry.StatusError) {
-	registry.WriteStatus(w, r, se)
-}

@@ -238,10 +238,6 @@ func validPathSegmentName(name string) bool {
 // `Internal Server Error: "<uri>": failed to create RequestInfo: <err>`.
 func WithRequestInfo(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := RequestInfoFrom(r.Context()); ok {
-			h.ServeHTTP(w, r) // an outer filter computed it already
-			return
-		}
 		ri, err := NewRequestInfo(r)
 		if err != nil {
 			internalError(w, r, fmt.Errorf("failed to create RequestInfo: %w", err))
@@ -303,7 +299,12 @@ func WithAuthorization(h http.Handler, a Authorizer, logger *slog.Logger) http.H
 		logger = slog.Default()
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if authorizeRequest(w, r, a, logger) {
+		ri, ok := RequestInfoFrom(r.Context())
+		if !ok {
+			internalError(w, r, fmt.Errorf("no RequestInfo found in the context"))
+			return
+		}
+		if authorizeRequest(w, r, ri, a, logger) {
 			h.ServeHTTP(w, r)
 		}
 	})
@@ -311,16 +312,11 @@ func WithAuthorization(h http.Handler, a Authorizer, logger *slog.Logger) http.H
 
 // authorizeRequest is the authorization step of the chain (and of
 // WithAuthorization): true when a allows r; otherwise it has answered.
-func authorizeRequest(w http.ResponseWriter, r *http.Request, a Authorizer, logger *slog.Logger) bool {
+func authorizeRequest(w http.ResponseWriter, r *http.Request, ri *RequestInfo, a Authorizer, logger *slog.Logger) bool {
 	ctx := r.Context()
 	u, ok := registry.UserFrom(ctx)
 	if !ok {
 		internalError(w, r, fmt.Errorf("no user found for request"))
-		return false
-	}
-	ri, ok := RequestInfoFrom(ctx)
-	if !ok {
-		internalError(w, r, fmt.Errorf("no RequestInfo found in the context"))
 		return false
 	}
 	attrs := ri.Attributes(u)

@@ -67,7 +67,8 @@ func newTimeoutStatus() *registry.StatusError {
 func WithTimeout(h http.Handler, max time.Duration) http.Handler {
 	t := newTimeoutStep(max)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		t.serve(w, r, h, false)
+		ri, _ := RequestInfoFrom(r.Context())
+		t.serve(w, r, h, ri, false)
 	})
 }
 
@@ -108,13 +109,13 @@ func newTimeoutStep(max time.Duration) timeoutStep {
 }
 
 // serve runs h for r under the request's deadline, as WithTimeout
-// describes. With ownDeadline set, h runs on the serving goroutine with
+// describes; ri is r's RequestInfo (nil: not long-running). With ownDeadline set, h runs on the serving goroutine with
 // only the deadline on its context: its handler must return promptly once
 // the context ends and answer a passed deadline itself (requestTimedOut,
 // writeTimeoutStatus) — the proxy does, since its transport aborts with the
 // context — which spares the proxied path the second goroutine.
-func (t timeoutStep) serve(w http.ResponseWriter, r *http.Request, h http.Handler, ownDeadline bool) {
-	if ri, ok := RequestInfoFrom(r.Context()); ok && IsLongRunning(ri) {
+func (t timeoutStep) serve(w http.ResponseWriter, r *http.Request, h http.Handler, ri *RequestInfo, ownDeadline bool) {
+	if ri != nil && IsLongRunning(ri) {
 		h.ServeHTTP(w, r)
 		return
 	}
@@ -144,7 +145,7 @@ func (t timeoutStep) timeoutFor(w http.ResponseWriter, r *http.Request) (time.Du
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil {
-		writeStatus(w, r, registry.NewBadRequest(fmt.Sprintf("invalid timeout specified in the request URL - %s", err)))
+		registry.WriteStatus(w, r, registry.NewBadRequest(fmt.Sprintf("invalid timeout specified in the request URL - %s", err)))
 		return 0, false
 	}
 	if d > 0 && d < t.max {
