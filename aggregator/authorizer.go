@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 // Well-known user and group names (k8s.io/apiserver/pkg/authentication/user/user.go).
@@ -54,7 +54,7 @@ func (d Decision) String() string {
 // Authorizer, mirroring authorizer.AttributesRecord. For non-resource requests
 // only User, Verb and Path are set.
 type Attributes struct {
-	User            *registry.UserInfo
+	User            *authentication.UserInfo
 	Verb            string
 	Namespace       string
 	APIGroup        string

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 // TestSystemMastersAuthorizer: members of system:masters are allowed before
@@ -22,7 +22,7 @@ func TestSystemMastersAuthorizer(t *testing.T) {
 		{"bob", []string{"devs", "system:authenticated"}, DecisionNoOpinion, "Everything is forbidden."},
 		{"anonymous", []string{"system:unauthenticated"}, DecisionNoOpinion, "Everything is forbidden."},
 	} {
-		d, reason, err := a.Authorize(context.Background(), Attributes{User: &registry.UserInfo{Username: tc.name, Groups: tc.groups}, Verb: "get", Path: "/readyz"})
+		d, reason, err := a.Authorize(context.Background(), Attributes{User: &authentication.UserInfo{Username: tc.name, Groups: tc.groups}, Verb: "get", Path: "/readyz"})
 		if err != nil || d != tc.want || reason != tc.wantReason {
 			t.Errorf("%s: %v %q %v; want %v %q", tc.name, d, reason, err, tc.want, tc.wantReason)
 		}

@@ -9,7 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/aggregator/request"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 // observed is one RequestDone call.
@@ -53,12 +54,12 @@ func TestChainAsksProxiedOnce(t *testing.T) {
 	obs := &recordingObserver{}
 	var sawRI *RequestInfo
 	var sawID string
-	var sawUser *registry.UserInfo
+	var sawUser *authentication.UserInfo
 	var sawTimeoutKey bool
 	h := BuildHandlerChain(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sawRI, _ = RequestInfoFrom(r.Context())
 		sawID = RequestIDFrom(r.Context())
-		sawUser, _ = registry.UserFrom(r.Context())
+		sawUser, _ = request.UserFrom(r.Context())
 		_, sawTimeoutKey = r.Context().Value(timeoutCtxKey{}).(context.Context)
 		w.WriteHeader(http.StatusAccepted)
 	}), ChainOptions{

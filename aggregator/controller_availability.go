@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/proxy"
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
+	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // Probe settings of upstream's remote available controller
@@ -41,14 +44,14 @@ const (
 // verdict is what checkAPIService found: the condition to write (without
 // lastTransitionTime) and the steps that led to it.
 type verdict struct {
-	condition registry.APIServiceCondition
+	condition apiregistration.APIServiceCondition
 	checks    []ExplainCheck
 	// url is the probed discovery URL ("" when the checks stopped earlier).
 	url string
 	// err is the error of the failing step, nil when all passed.
 	err error
 	// service is the Service spec.service names, nil if missing or local.
-	service *registry.Service
+	service *core.Service
 	// portName is the name of the matched Service port.
 	portName string
 }
@@ -58,7 +61,7 @@ type verdict struct {
 func failed(v *verdict, step, reason string, err error) verdict {
 	msg := err.Error()
 	v.checks = append(v.checks, ExplainCheck{Name: step, Result: checkFailed, Detail: msg})
-	v.condition = registry.APIServiceCondition{Type: registry.Available, Status: registry.ConditionFalse, Reason: reason, Message: msg}
+	v.condition = apiregistration.APIServiceCondition{Type: apiregistration.Available, Status: apiregistration.ConditionFalse, Reason: reason, Message: msg}
 	v.err = err
 	return *v
 }
@@ -71,11 +74,11 @@ func failed(v *verdict, step, reason string, err error) verdict {
 // (NodePort, LoadBalancer and ExternalName skip these, as upstream); then
 // `attempts` parallel GETs of /apis/<group>/<version> (/api/<version> for
 // "v1.") through the probe transport must see one 2xx.
-func (s *Server) checkAPIService(ctx context.Context, a *registry.APIService, attempts int) verdict {
+func (s *Server) checkAPIService(ctx context.Context, a *apiregistration.APIService, attempts int) verdict {
 	v := verdict{}
 	if a.Spec.Service == nil {
 		v.checks = []ExplainCheck{{Name: "local", Result: checkOK, Detail: "no spec.service: served by aggsim itself"}}
-		v.condition = registry.APIServiceCondition{Type: registry.Available, Status: registry.ConditionTrue, Reason: ReasonLocal, Message: MessageLocal}
+		v.condition = apiregistration.APIServiceCondition{Type: apiregistration.Available, Status: apiregistration.ConditionTrue, Reason: ReasonLocal, Message: MessageLocal}
 		return v
 	}
 	ref := a.Spec.Service
@@ -87,7 +90,7 @@ func (s *Server) checkAPIService(ctx context.Context, a *registry.APIService, at
 	if !ok {
 		return failed(&v, "service", ReasonServiceNotFound, &proxy.ServiceNotFoundError{Namespace: ref.Namespace, Name: ref.Name})
 	}
-	svc := obj.(*registry.Service)
+	svc := obj.(*core.Service)
 	v.service = svc
 	typ := svc.Spec.Type
 	if typ == "" {
@@ -111,7 +114,7 @@ func (s *Server) checkAPIService(ctx context.Context, a *registry.APIService, at
 			return failed(&v, "endpoints", ReasonEndpointsNotFound, &proxy.EndpointsNotFoundError{Namespace: ref.Namespace, Name: ref.Name})
 		}
 		v.checks = append(v.checks, ExplainCheck{Name: "endpoints", Result: checkOK, Detail: "endpoints/" + ref.Name + " in \"" + ref.Namespace + "\" exist"})
-		if !hasReadyAddress(eobj.(*registry.Endpoints), v.portName) {
+		if !hasReadyAddress(eobj.(*core.Endpoints), v.portName) {
 			return failed(&v, "addresses", ReasonMissingEndpoints, &proxy.MissingEndpointsError{Namespace: ref.Namespace, Name: ref.Name, PortName: v.portName})
 		}
 		v.checks = append(v.checks, ExplainCheck{Name: "addresses", Result: checkOK, Detail: "a ready address has port name \"" + v.portName + "\""})
@@ -127,7 +130,7 @@ func (s *Server) checkAPIService(ctx context.Context, a *registry.APIService, at
 		return failed(&v, "discovery", ReasonFailedDiscoveryCheck, err)
 	}
 	v.checks = append(v.checks, ExplainCheck{Name: "discovery", Result: checkOK, Detail: "GET " + u + " answered 2xx"})
-	v.condition = registry.APIServiceCondition{Type: registry.Available, Status: registry.ConditionTrue, Reason: ReasonPassed, Message: MessagePassed}
+	v.condition = apiregistration.APIServiceCondition{Type: apiregistration.Available, Status: apiregistration.ConditionTrue, Reason: ReasonPassed, Message: MessagePassed}
 	return v
 }
 
@@ -140,7 +143,7 @@ func portDetail(port int32, name string) string {
 
 // hasReadyAddress reports whether some subset of ep has a ready address
 // and a port named portName (upstream's MissingEndpoints test).
-func hasReadyAddress(ep *registry.Endpoints, portName string) bool {
+func hasReadyAddress(ep *core.Endpoints, portName string) bool {
 	for _, ss := range ep.Subsets {
 		if len(ss.Addresses) == 0 {
 			continue
@@ -155,7 +158,7 @@ func hasReadyAddress(ep *registry.Endpoints, portName string) bool {
 }
 
 // discoveryPath is the path the probe GETs for a.
-func discoveryPath(a *registry.APIService) string {
+func discoveryPath(a *apiregistration.APIService) string {
 	if a.Name == "v1." || a.Spec.Group == "" {
 		return "/api/" + a.Spec.Version
 	}
@@ -172,7 +175,7 @@ func discoveryPath(a *registry.APIService) string {
 // the other attempts-1 in parallel only when it fails, so a healthy
 // backend sees one probe per interval and the verdict is the same. It
 // returns the URL of the attempt whose result decided.
-func (s *Server) probeDiscovery(ctx context.Context, a *registry.APIService, port int32, attempts int) (string, error) {
+func (s *Server) probeDiscovery(ctx context.Context, a *apiregistration.APIService, port int32, attempts int) (string, error) {
 	client := &http.Client{
 		Transport:     s.transports.ProbeTransport(),
 		Timeout:       probeTimeout,
@@ -204,7 +207,7 @@ func (s *Server) probeDiscovery(ctx context.Context, a *registry.APIService, por
 }
 
 // probeAttempt is one attempt of probeDiscovery, bounded by probeGuard.
-func (s *Server) probeAttempt(ctx context.Context, client *http.Client, a *registry.APIService, port int32) (string, error) {
+func (s *Server) probeAttempt(ctx context.Context, client *http.Client, a *apiregistration.APIService, port int32) (string, error) {
 	loc, err := s.resolver.ResolveEndpoint(a.Spec.Service.Namespace, a.Spec.Service.Name, port)
 	if err != nil {
 		return "", err
@@ -232,7 +235,7 @@ func probeOnce(ctx context.Context, client *http.Client, u string) error {
 	if err != nil {
 		return err
 	}
-	proxy.SetIdentityHeaders(req.Header, &registry.UserInfo{Username: probeUser, Groups: []string{probeGroup}})
+	proxy.SetIdentityHeaders(req.Header, &authentication.UserInfo{Username: probeUser, Groups: []string{probeGroup}})
 	resp, err := client.Do(req)
 	if err != nil {
 		return err
@@ -283,14 +286,14 @@ func newAvailabilityController(s *Server) *availabilityController {
 		running:  map[string]bool{},
 	}
 	c.cond = sync.NewCond(&c.mu)
-	s.apiServices.AddHandler(func(old, cur registry.Object) {
+	s.apiServices.AddHandler(func(old, cur meta.Object) {
 		o := cur
 		if o == nil {
 			o = old
 		}
 		c.enqueue(o.GetObjectMeta().Name)
 	})
-	onBackend := func(old, cur registry.Object) {
+	onBackend := func(old, cur meta.Object) {
 		o := cur
 		if o == nil {
 			o = old
@@ -306,7 +309,7 @@ func newAvailabilityController(s *Server) *availabilityController {
 // enqueueFor queues every APIService whose spec.service is namespace/name.
 func (c *availabilityController) enqueueFor(namespace, name string) {
 	for _, o := range c.s.apiServices.List() {
-		a := o.(*registry.APIService)
+		a := o.(*apiregistration.APIService)
 		if a.Spec.Service != nil && a.Spec.Service.Namespace == namespace && a.Spec.Service.Name == name {
 			c.enqueue(a.Name)
 		}
@@ -416,26 +419,26 @@ func (c *availabilityController) sync(ctx context.Context, name string) error {
 		c.s.metrics.forgetAPIService(name)
 		return nil
 	}
-	a := obj.(*registry.APIService)
+	a := obj.(*apiregistration.APIService)
 	v := c.s.checkAPIService(ctx, a, c.attempts)
 	if ctx.Err() != nil {
 		return nil // shutting down: a cancelled probe says nothing
 	}
 	cond := v.condition
-	cond.LastTransitionTime = registry.NewTime(c.s.now())
-	c.s.metrics.setUnavailable(name, cond.Status != registry.ConditionTrue)
+	cond.LastTransitionTime = meta.NewTime(c.s.now())
+	c.s.metrics.setUnavailable(name, cond.Status != apiregistration.ConditionTrue)
 
 	store := c.s.api.Store(apiServicesResource)
 	for attempt := 0; ; attempt++ {
 		cp := a.DeepCopy()
-		prev := cp.GetCondition(registry.Available)
+		prev := cp.GetCondition(apiregistration.Available)
 		wasAvailable := cp.IsAvailable()
 		if !cp.SetCondition(cond) {
 			return nil
 		}
 		_, err := store.UpdateStatus(ctx, cp)
 		if err == nil {
-			if wasAvailable && cond.Status != registry.ConditionTrue {
+			if wasAvailable && cond.Status != apiregistration.ConditionTrue {
 				c.s.metrics.unavailableTransition(name, cond.Reason)
 			}
 			if prev == nil || prev.Status != cond.Status {
@@ -460,7 +463,7 @@ func (c *availabilityController) sync(ctx context.Context, name string) error {
 				}
 				return gerr
 			}
-			a = fresh.(*registry.APIService)
+			a = fresh.(*apiregistration.APIService)
 		default:
 			return err
 		}
@@ -469,7 +472,7 @@ func (c *availabilityController) sync(ctx context.Context, name string) error {
 
 // statusReason returns the Status reason of a registry error, or "".
 func statusReason(err error) string {
-	var se *registry.StatusError
+	var se *meta.StatusError
 	if errors.As(err, &se) {
 		return se.Status.Reason
 	}

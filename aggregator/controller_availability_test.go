@@ -38,6 +38,9 @@ import (
 
 	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -99,14 +102,14 @@ func avStart(t *testing.T, realTicker bool) *avEnv {
 	case <-time.After(avTimeout):
 		t.Fatal("server not ready")
 	}
-	e.create(t, registry.GroupResource{Resource: "namespaces"}, &registry.Namespace{
-		TypeMeta: registry.TypeMeta{Kind: "Namespace", APIVersion: "v1"}, ObjectMeta: registry.ObjectMeta{Name: avNS}})
+	e.create(t, meta.GroupResource{Resource: "namespaces"}, &core.Namespace{
+		TypeMeta: meta.TypeMeta{Kind: "Namespace", APIVersion: "v1"}, ObjectMeta: meta.ObjectMeta{Name: avNS}})
 	return e
 }
 
-func (e *avEnv) store(gr registry.GroupResource) *registry.Store { return e.s.API().Store(gr) }
+func (e *avEnv) store(gr meta.GroupResource) *registry.Store { return e.s.API().Store(gr) }
 
-func (e *avEnv) create(t *testing.T, gr registry.GroupResource, obj registry.Object) {
+func (e *avEnv) create(t *testing.T, gr meta.GroupResource, obj meta.Object) {
 	t.Helper()
 	if _, err := e.store(gr).Create(e.ctx, obj); err != nil {
 		t.Fatalf("create %s: %v", gr.Resource, err)
@@ -114,36 +117,36 @@ func (e *avEnv) create(t *testing.T, gr registry.GroupResource, obj registry.Obj
 }
 
 var (
-	grServices  = registry.GroupResource{Resource: "services"}
-	grEndpoints = registry.GroupResource{Resource: "endpoints"}
+	grServices  = meta.GroupResource{Resource: "services"}
+	grEndpoints = meta.GroupResource{Resource: "endpoints"}
 )
 
-func avService(port int32) *registry.Service {
-	return &registry.Service{
-		TypeMeta:   registry.TypeMeta{Kind: "Service", APIVersion: "v1"},
-		ObjectMeta: registry.ObjectMeta{Name: avSvc, Namespace: avNS},
-		Spec: registry.ServiceSpec{Ports: []registry.ServicePort{
-			{Name: "https", Protocol: "TCP", Port: port, TargetPort: registry.FromInt(8443)},
+func avService(port int32) *core.Service {
+	return &core.Service{
+		TypeMeta:   meta.TypeMeta{Kind: "Service", APIVersion: "v1"},
+		ObjectMeta: meta.ObjectMeta{Name: avSvc, Namespace: avNS},
+		Spec: core.ServiceSpec{Ports: []core.ServicePort{
+			{Name: "https", Protocol: "TCP", Port: port, TargetPort: core.FromInt(8443)},
 		}},
 	}
 }
 
-func avEndpoints(port int32, withAddress bool) *registry.Endpoints {
-	ss := registry.EndpointSubset{Ports: []registry.EndpointPort{{Name: "https", Port: port, Protocol: "TCP"}}}
+func avEndpoints(port int32, withAddress bool) *core.Endpoints {
+	ss := core.EndpointSubset{Ports: []core.EndpointPort{{Name: "https", Port: port, Protocol: "TCP"}}}
 	if withAddress {
-		ss.Addresses = []registry.EndpointAddress{{IP: "127.0.0.1"}}
+		ss.Addresses = []core.EndpointAddress{{IP: "127.0.0.1"}}
 	} else {
-		ss.NotReadyAddresses = []registry.EndpointAddress{{IP: "127.0.0.1"}}
+		ss.NotReadyAddresses = []core.EndpointAddress{{IP: "127.0.0.1"}}
 	}
-	return &registry.Endpoints{
-		TypeMeta:   registry.TypeMeta{Kind: "Endpoints", APIVersion: "v1"},
-		ObjectMeta: registry.ObjectMeta{Name: avSvc, Namespace: avNS},
-		Subsets:    []registry.EndpointSubset{ss},
+	return &core.Endpoints{
+		TypeMeta:   meta.TypeMeta{Kind: "Endpoints", APIVersion: "v1"},
+		ObjectMeta: meta.ObjectMeta{Name: avSvc, Namespace: avNS},
+		Subsets:    []core.EndpointSubset{ss},
 	}
 }
 
 // put creates obj or replaces the stored one.
-func (e *avEnv) put(t *testing.T, gr registry.GroupResource, obj registry.Object) {
+func (e *avEnv) put(t *testing.T, gr meta.GroupResource, obj meta.Object) {
 	t.Helper()
 	m := obj.GetObjectMeta()
 	old, err := e.store(gr).Get(e.ctx, m.Namespace, m.Name)
@@ -157,36 +160,36 @@ func (e *avEnv) put(t *testing.T, gr registry.GroupResource, obj registry.Object
 	}
 }
 
-func avAPIService(caBundle []byte) *registry.APIService {
+func avAPIService(caBundle []byte) *apiregistration.APIService {
 	port := int32(443)
-	return &registry.APIService{
-		TypeMeta:   registry.TypeMeta{Kind: "APIService", APIVersion: "apiregistration.k8s.io/v1"},
-		ObjectMeta: registry.ObjectMeta{Name: avName},
-		Spec: registry.APIServiceSpec{
+	return &apiregistration.APIService{
+		TypeMeta:   meta.TypeMeta{Kind: "APIService", APIVersion: "apiregistration.k8s.io/v1"},
+		ObjectMeta: meta.ObjectMeta{Name: avName},
+		Spec: apiregistration.APIServiceSpec{
 			Group: avGroup, Version: "v1", GroupPriorityMinimum: 1000, VersionPriority: 15,
-			Service:  &registry.ServiceReference{Namespace: avNS, Name: avSvc, Port: &port},
+			Service:  &apiregistration.ServiceReference{Namespace: avNS, Name: avSvc, Port: &port},
 			CABundle: caBundle,
 		},
 	}
 }
 
-func (e *avEnv) getAPIService(t *testing.T, name string) *registry.APIService {
+func (e *avEnv) getAPIService(t *testing.T, name string) *apiregistration.APIService {
 	t.Helper()
 	o, err := e.store(apiServicesResource).Get(e.ctx, "", name)
 	if err != nil {
 		t.Fatalf("get apiservice %s: %v", name, err)
 	}
-	return o.(*registry.APIService)
+	return o.(*apiregistration.APIService)
 }
 
 // waitCondition ticks the periodic probe until the stored Available
 // condition of name has want's status, reason and message, and returns it.
-func (e *avEnv) waitCondition(t *testing.T, name string, want registry.APIServiceCondition) registry.APIServiceCondition {
+func (e *avEnv) waitCondition(t *testing.T, name string, want apiregistration.APIServiceCondition) apiregistration.APIServiceCondition {
 	t.Helper()
 	deadline := time.Now().Add(avTimeout)
-	var last *registry.APIServiceCondition
+	var last *apiregistration.APIServiceCondition
 	for time.Now().Before(deadline) {
-		last = e.getAPIService(t, name).GetCondition(registry.Available)
+		last = e.getAPIService(t, name).GetCondition(apiregistration.Available)
 		if last != nil && last.Status == want.Status && last.Reason == want.Reason && last.Message == want.Message {
 			return *last
 		}
@@ -196,7 +199,7 @@ func (e *avEnv) waitCondition(t *testing.T, name string, want registry.APIServic
 		}
 	}
 	t.Fatalf("%s: condition never became\n  %s/%s %q\nlast:\n  %+v", name, want.Status, want.Reason, want.Message, last)
-	return registry.APIServiceCondition{}
+	return apiregistration.APIServiceCondition{}
 }
 
 // avBackend is a TLS backend for api.wardle.svc on 127.0.0.1 whose
@@ -361,8 +364,8 @@ func (e *avEnv) waitProxy(t *testing.T, path string, code int, body string) {
 	t.Fatalf("GET %s: got %d %q, want %d %q", path, gc, gb, code, body)
 }
 
-func cond(status registry.ConditionStatus, reason, msg string) registry.APIServiceCondition {
-	return registry.APIServiceCondition{Type: registry.Available, Status: status, Reason: reason, Message: msg}
+func cond(status apiregistration.ConditionStatus, reason, msg string) apiregistration.APIServiceCondition {
+	return apiregistration.APIServiceCondition{Type: apiregistration.Available, Status: status, Reason: reason, Message: msg}
 }
 
 func TestAvailabilityStates(t *testing.T) {
@@ -384,7 +387,7 @@ func TestAvailabilityStates(t *testing.T) {
 	const flunders = "/apis/" + avGroup + "/v1/namespaces/wardle/flunders"
 
 	// Local APIServices are Available with reason Local, gauge 0.
-	e.waitCondition(t, "v1.", cond(registry.ConditionTrue, ReasonLocal, MessageLocal))
+	e.waitCondition(t, "v1.", cond(apiregistration.ConditionTrue, ReasonLocal, MessageLocal))
 	if got := gaugeValue(t, s, "v1."); got != 0 {
 		t.Errorf("gauge v1. = %v, want 0", got)
 	}
@@ -392,7 +395,7 @@ func TestAvailabilityStates(t *testing.T) {
 	type step struct {
 		name     string
 		do       func()
-		want     registry.APIServiceCondition
+		want     apiregistration.APIServiceCondition
 		flipped  bool   // status differs from the previous step
 		counter  string // exposition of the _total counter after the step
 		golden   string
@@ -402,34 +405,34 @@ func TestAvailabilityStates(t *testing.T) {
 	svcMissing := `service/api in "wardle" is not present`
 	steps := []step{
 		{name: "no Service", do: func() { e.create(t, apiServicesResource, avAPIService(wrongCA.CertPEM)) },
-			want: cond(registry.ConditionFalse, ReasonServiceNotFound, svcMissing), flipped: true,
+			want: cond(apiregistration.ConditionFalse, ReasonServiceNotFound, svcMissing), flipped: true,
 			golden: "svcmissing", proxy: 503, proxyMsg: "service unavailable\n"},
 		{name: "wrong port", do: func() { e.put(t, grServices, avService(8443)) },
-			want:   cond(registry.ConditionFalse, ReasonServicePortError, `service/api in "wardle" is not listening on port 443`),
+			want:   cond(apiregistration.ConditionFalse, ReasonServicePortError, `service/api in "wardle" is not listening on port 443`),
 			golden: "portmismatch"},
 		{name: "no endpoints", do: func() { e.put(t, grServices, avService(443)) },
-			want:   cond(registry.ConditionFalse, ReasonEndpointsNotFound, `cannot find endpoints for service/api in "wardle"`),
+			want:   cond(apiregistration.ConditionFalse, ReasonEndpointsNotFound, `cannot find endpoints for service/api in "wardle"`),
 			golden: "noendpoints"},
 		{name: "empty endpoints", do: func() { e.put(t, grEndpoints, avEndpoints(backend.port, false)) },
-			want:   cond(registry.ConditionFalse, ReasonMissingEndpoints, `endpoints for service/api in "wardle" have no addresses with port name "https"`),
+			want:   cond(apiregistration.ConditionFalse, ReasonMissingEndpoints, `endpoints for service/api in "wardle" have no addresses with port name "https"`),
 			golden: "emptyendpoints"},
 		{name: "connection refused", do: func() { e.put(t, grEndpoints, avEndpoints(refused, true)) },
-			want: cond(registry.ConditionFalse, ReasonFailedDiscoveryCheck, fmt.Sprintf(
+			want: cond(apiregistration.ConditionFalse, ReasonFailedDiscoveryCheck, fmt.Sprintf(
 				`failing or missing response from %s: Get "%s": dial tcp 127.0.0.1:%d: connect: connection refused`, probeURL(refused), probeURL(refused), refused)),
 			golden: "refused"},
 		{name: "TLS mismatch (wrong caBundle)", do: func() { e.put(t, grEndpoints, avEndpoints(backend.port, true)) },
-			want: cond(registry.ConditionTrue, ReasonPassed, MessagePassed), flipped: true, golden: "wrongca",
+			want: cond(apiregistration.ConditionTrue, ReasonPassed, MessagePassed), flipped: true, golden: "wrongca",
 			proxy: 503, proxyMsg: "error trying to reach service: tls: failed to verify certificate: x509: certificate signed by unknown authority\n"},
 		{name: "discovery 500", do: func() { backend.code.Store(500) },
-			want: cond(registry.ConditionFalse, ReasonFailedDiscoveryCheck, fmt.Sprintf(
+			want: cond(apiregistration.ConditionFalse, ReasonFailedDiscoveryCheck, fmt.Sprintf(
 				`failing or missing response from %s: bad status from %s: 500`, probeURL(backend.port), probeURL(backend.port))),
 			flipped: true, counter: `aggregator_unavailable_apiservice_total{name="v1.wardle.example.com",reason="FailedDiscoveryCheck"} 1`,
 			golden: "discovery500", proxy: 503, proxyMsg: "service unavailable\n"},
 		{name: "healthy again", do: func() { backend.code.Store(0) },
-			want: cond(registry.ConditionTrue, ReasonPassed, MessagePassed), flipped: true,
+			want: cond(apiregistration.ConditionTrue, ReasonPassed, MessagePassed), flipped: true,
 			counter: `aggregator_unavailable_apiservice_total{name="v1.wardle.example.com",reason="FailedDiscoveryCheck"} 1`},
 		{name: "discovery 404", do: func() { backend.code.Store(404) },
-			want: cond(registry.ConditionFalse, ReasonFailedDiscoveryCheck, fmt.Sprintf(
+			want: cond(apiregistration.ConditionFalse, ReasonFailedDiscoveryCheck, fmt.Sprintf(
 				`failing or missing response from %s: bad status from %s: 404`, probeURL(backend.port), probeURL(backend.port))),
 			flipped: true, counter: `aggregator_unavailable_apiservice_total{name="v1.wardle.example.com",reason="FailedDiscoveryCheck"} 2`,
 			golden: "discovery404"},
@@ -441,17 +444,17 @@ func TestAvailabilityStates(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
-			want: cond(registry.ConditionTrue, ReasonPassed, MessagePassed), flipped: true,
+			want: cond(apiregistration.ConditionTrue, ReasonPassed, MessagePassed), flipped: true,
 			counter: `aggregator_unavailable_apiservice_total{name="v1.wardle.example.com",reason="FailedDiscoveryCheck"} 2`,
 			golden:  "healthy", proxy: 200},
 		{name: "killed", do: backend.kill,
-			want: cond(registry.ConditionFalse, ReasonFailedDiscoveryCheck, fmt.Sprintf(
+			want: cond(apiregistration.ConditionFalse, ReasonFailedDiscoveryCheck, fmt.Sprintf(
 				`failing or missing response from %s: Get "%s": dial tcp 127.0.0.1:%d: connect: connection refused`, probeURL(backend.port), probeURL(backend.port), backend.port)),
 			flipped: true, counter: `aggregator_unavailable_apiservice_total{name="v1.wardle.example.com",reason="FailedDiscoveryCheck"} 3`,
 			golden: "killed", proxy: 503, proxyMsg: "service unavailable\n"},
 	}
 
-	var lastTransition registry.Time
+	var lastTransition meta.Time
 	for i, st := range steps {
 		now := e.clock.Advance(time.Minute)
 		st.do()
@@ -464,7 +467,7 @@ func TestAvailabilityStates(t *testing.T) {
 		}
 		lastTransition = got.LastTransitionTime
 		wantGauge := 1.0
-		if st.want.Status == registry.ConditionTrue {
+		if st.want.Status == apiregistration.ConditionTrue {
 			wantGauge = 0
 		}
 		if g := gaugeValue(t, s, avName); g != wantGauge {
@@ -548,8 +551,8 @@ func TestDebugAPIServicesEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.create(t, apiServicesResource, avAPIService(wrongCA.CertPEM))
-	e.waitCondition(t, avName, cond(registry.ConditionFalse, ReasonServiceNotFound, `service/api in "wardle" is not present`))
-	e.waitCondition(t, "v1.", cond(registry.ConditionTrue, ReasonLocal, MessageLocal))
+	e.waitCondition(t, avName, cond(apiregistration.ConditionFalse, ReasonServiceNotFound, `service/api in "wardle" is not present`))
+	e.waitCondition(t, "v1.", cond(apiregistration.ConditionTrue, ReasonLocal, MessageLocal))
 
 	code, body := e.proxyGet(DebugAPIServicesPath)
 	if code != 200 {
@@ -614,13 +617,13 @@ func TestAvailabilityKillDetectionTime(t *testing.T) {
 	e.put(t, grEndpoints, avEndpoints(b.port, true))
 	e.create(t, apiServicesResource, avAPIService(ca.CertPEM))
 	for run := 1; run <= 3; run++ {
-		e.waitCondition(t, avName, cond(registry.ConditionTrue, ReasonPassed, MessagePassed))
+		e.waitCondition(t, avName, cond(apiregistration.ConditionTrue, ReasonPassed, MessagePassed))
 		start := time.Now()
 		b.kill()
 		deadline := start.Add(avTimeout)
 		for {
-			c := e.getAPIService(t, avName).GetCondition(registry.Available)
-			if c.Status == registry.ConditionFalse {
+			c := e.getAPIService(t, avName).GetCondition(apiregistration.Available)
+			if c.Status == apiregistration.ConditionFalse {
 				t.Logf("run %d: backend killed -> Available=False after %v (interval %v; upstream 5-30 s)", run, time.Since(start).Round(time.Millisecond), DefaultAvailabilityCheckInterval)
 				break
 			}
@@ -649,7 +652,7 @@ func TestExplainWrongServerName(t *testing.T) {
 	e.put(t, grServices, avService(443))
 	e.put(t, grEndpoints, avEndpoints(b.port, true))
 	e.create(t, apiServicesResource, avAPIService(ca.CertPEM))
-	e.waitCondition(t, avName, cond(registry.ConditionTrue, ReasonPassed, MessagePassed))
+	e.waitCondition(t, avName, cond(apiregistration.ConditionTrue, ReasonPassed, MessagePassed))
 	ex := e.checkExplainGolden(t, avName, "wrongname")
 	if !ex.ProxyWillFail {
 		t.Error("ProxyWillFail false")

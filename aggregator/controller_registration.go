@@ -7,7 +7,8 @@ import (
 
 	"github.com/aggsim/aggsim/discovery"
 	"github.com/aggsim/aggsim/proxy"
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // registrationController keeps the router, the proxy handlers and
@@ -62,7 +63,7 @@ func newRegistrationController(s *Server) *registrationController {
 }
 
 // onChange is the APIService informer handler.
-func (c *registrationController) onChange(old, cur registry.Object) {
+func (c *registrationController) onChange(old, cur meta.Object) {
 	o := cur
 	if o == nil {
 		o = old
@@ -114,21 +115,21 @@ func (c *registrationController) sync(name string) {
 		c.remove(name)
 		return
 	}
-	a := obj.(*registry.APIService)
+	a := obj.(*apiregistration.APIService)
 	if prev, ok := c.gvOf[name]; ok && (prev[0] != a.Spec.Group || prev[1] != a.Spec.Version) {
 		c.remove(name)
 	}
 	c.add(a)
 }
 
-func isAvailable(a *registry.APIService) bool {
-	cond := a.GetCondition(registry.Available)
-	return cond != nil && cond.Status == registry.ConditionTrue
+func isAvailable(a *apiregistration.APIService) bool {
+	cond := a.GetCondition(apiregistration.Available)
+	return cond != nil && cond.Status == apiregistration.ConditionTrue
 }
 
 // add registers (or refreshes) the routes, handler and discovery entry of a.
 // Called with c.mu held.
-func (c *registrationController) add(a *registry.APIService) {
+func (c *registrationController) add(a *apiregistration.APIService) {
 	s := c.s
 	group, version := a.Spec.Group, a.Spec.Version
 	c.gvOf[a.Name] = [2]string{group, version}
@@ -151,7 +152,7 @@ func (c *registrationController) add(a *registry.APIService) {
 		}
 		if res, ok := s.api.APIResourceList(group, version); ok {
 			d.Resources = res
-			if group != registry.GroupAPIRegistration {
+			if group != apiregistration.GroupAPIRegistration {
 				c.route(gvPath, s.api)
 			}
 		} else {
@@ -194,7 +195,7 @@ func (c *registrationController) add(a *registry.APIService) {
 		})
 		c.route(gvPath, h)
 	}
-	if group != registry.GroupAPIRegistration {
+	if group != apiregistration.GroupAPIRegistration {
 		names := c.groups[group]
 		if names == nil {
 			names = map[string]struct{}{}
@@ -232,7 +233,7 @@ func (c *registrationController) remove(name string) {
 	gvPath := "/apis/" + group + "/" + version
 	s.discovery.Remove(name)
 	s.openapi.Remove(name) // OpenAPI aggregation, openapi.go
-	if group == registry.GroupAPIRegistration {
+	if group == apiregistration.GroupAPIRegistration {
 		return
 	}
 	c.unroute(gvPath)

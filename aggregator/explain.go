@@ -19,6 +19,7 @@ import (
 	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/proxy"
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 )
 
 // DebugAPIServicesPath lists every APIService, one line each;
@@ -58,10 +59,10 @@ type Explanation struct {
 	Service string `json:"service"`
 	// Condition is the Available condition stored on the APIService; nil
 	// before the first check wrote one.
-	Condition *registry.APIServiceCondition `json:"condition,omitempty"`
+	Condition *apiregistration.APIServiceCondition `json:"condition,omitempty"`
 	// Verdict is the condition the checks give now (no
 	// lastTransitionTime); the controller writes it within one interval.
-	Verdict registry.APIServiceCondition `json:"verdict"`
+	Verdict apiregistration.APIServiceCondition `json:"verdict"`
 	// Checks are the steps run, in order.
 	Checks []ExplainCheck `json:"checks"`
 	// ProbeURL is the discovery URL probed; empty if the checks stopped
@@ -109,10 +110,10 @@ func (s *Server) ExplainAPIService(ctx context.Context, name string) (*Explanati
 	if err != nil {
 		return nil, err
 	}
-	a := obj.(*registry.APIService)
+	a := obj.(*apiregistration.APIService)
 	e := &Explanation{Name: a.Name, Group: a.Spec.Group, Version: a.Spec.Version, Service: "Local",
 		InsecureSkipTLSVerify: a.Spec.InsecureSkipTLSVerify}
-	if c := a.GetCondition(registry.Available); c != nil {
+	if c := a.GetCondition(apiregistration.Available); c != nil {
 		cc := *c
 		e.Condition = &cc
 	}
@@ -176,7 +177,7 @@ func (s *Server) ExplainAPIService(ctx context.Context, name string) (*Explanati
 	}
 
 	switch {
-	case v.condition.Status != registry.ConditionTrue:
+	case v.condition.Status != apiregistration.ConditionTrue:
 		e.ProxyWillFail = true
 		e.ProxyProblem = "the APIService is not Available: every request answers 503 \"service unavailable\""
 		e.Advice = s.adviceFor(a, v, port)
@@ -198,7 +199,7 @@ func (s *Server) ExplainAPIService(ctx context.Context, name string) (*Explanati
 
 // verifyFix is the second half of the advice for a serving certificate
 // the proxy cannot verify.
-func verifyFix(err error, ref *registry.ServiceReference) string {
+func verifyFix(err error, ref *apiregistration.ServiceReference) string {
 	var ve *certs.VerifyError
 	if !errors.As(err, &ve) {
 		return "fix the serving certificate or spec.caBundle"
@@ -270,7 +271,7 @@ func (s *Server) captureChain(ctx context.Context, addr, serverName string) ([]*
 }
 
 // adviceFor is one line on how to fix the failing check of v.
-func (s *Server) adviceFor(a *registry.APIService, v verdict, port int32) string {
+func (s *Server) adviceFor(a *apiregistration.APIService, v verdict, port int32) string {
 	ref := a.Spec.Service
 	svc := ref.Namespace + "/" + ref.Name
 	switch v.condition.Reason {
@@ -403,7 +404,7 @@ func (e *Explanation) WriteText(w io.Writer) error {
 }
 
 // conditionSummary is "True (Passed)" / "False (ServiceNotFound)".
-func conditionSummary(c *registry.APIServiceCondition) string {
+func conditionSummary(c *apiregistration.APIServiceCondition) string {
 	return fmt.Sprintf("%s (%s)", c.Status, c.Reason)
 }
 
@@ -455,12 +456,12 @@ func (s *Server) serveDebugList(w http.ResponseWriter, r *http.Request, wantJSON
 	}
 	items := make([]debugListItem, 0, len(objs))
 	for _, o := range objs {
-		a := o.(*registry.APIService)
+		a := o.(*apiregistration.APIService)
 		it := debugListItem{Name: a.Name, Service: "Local", Available: "Unknown"}
 		if ref := a.Spec.Service; ref != nil {
 			it.Service = ref.Namespace + "/" + ref.Name
 		}
-		if c := a.GetCondition(registry.Available); c != nil {
+		if c := a.GetCondition(apiregistration.Available); c != nil {
 			it.Available, it.Reason, it.Message = string(c.Status), c.Reason, c.Message
 		}
 		items = append(items, it)

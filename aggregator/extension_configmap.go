@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // The ConfigMap in which kube-apiserver publishes how extension API servers
@@ -81,8 +83,8 @@ type extensionAuthWriter struct {
 // stores, Options.ClientCAPEM, FrontProxyCAPEM and ProxyClientCertificate).
 func newExtensionAuthWriter(s *Server) *extensionAuthWriter {
 	return &extensionAuthWriter{
-		configMaps:   s.api.Store(registry.GroupResource{Resource: "configmaps"}),
-		namespaces:   s.api.Store(registry.GroupResource{Resource: "namespaces"}),
+		configMaps:   s.api.Store(meta.GroupResource{Resource: "configmaps"}),
+		namespaces:   s.api.Store(meta.GroupResource{Resource: "namespaces"}),
 		clientCA:     s.opts.ClientCAPEM,
 		frontProxyCA: s.opts.FrontProxyCAPEM,
 		proxyCert:    s.opts.ProxyClientCertificate,
@@ -151,11 +153,11 @@ func (w *extensionAuthWriter) proxyCN() string {
 // sync writes the ConfigMap when its combined content differs from what
 // is stored, creating kube-system first if needed.
 func (w *extensionAuthWriter) sync(ctx context.Context) error {
-	var cm *registry.ConfigMap
+	var cm *core.ConfigMap
 	obj, err := w.configMaps.Get(ctx, ExtensionAuthConfigMapNamespace, ExtensionAuthConfigMapName)
 	switch {
 	case err == nil:
-		cm = obj.(*registry.ConfigMap)
+		cm = obj.(*core.ConfigMap)
 	case isNotFound(err):
 	default:
 		return err
@@ -172,9 +174,9 @@ func (w *extensionAuthWriter) sync(ctx context.Context) error {
 		return err
 	}
 	if cm == nil {
-		_, err := w.configMaps.Create(ctx, &registry.ConfigMap{
-			TypeMeta:   registry.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
-			ObjectMeta: registry.ObjectMeta{Namespace: ExtensionAuthConfigMapNamespace, Name: ExtensionAuthConfigMapName},
+		_, err := w.configMaps.Create(ctx, &core.ConfigMap{
+			TypeMeta:   meta.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
+			ObjectMeta: meta.ObjectMeta{Namespace: ExtensionAuthConfigMapNamespace, Name: ExtensionAuthConfigMapName},
 			Data:       data,
 		})
 		if err == nil {
@@ -197,11 +199,11 @@ func (w *extensionAuthWriter) ensureNamespace(ctx context.Context) error {
 	if _, err := w.namespaces.Get(ctx, "", ExtensionAuthConfigMapNamespace); err == nil || !isNotFound(err) {
 		return err
 	}
-	_, err := w.namespaces.Create(ctx, &registry.Namespace{
-		TypeMeta:   registry.TypeMeta{Kind: "Namespace", APIVersion: "v1"},
-		ObjectMeta: registry.ObjectMeta{Name: ExtensionAuthConfigMapNamespace},
+	_, err := w.namespaces.Create(ctx, &core.Namespace{
+		TypeMeta:   meta.TypeMeta{Kind: "Namespace", APIVersion: "v1"},
+		ObjectMeta: meta.ObjectMeta{Name: ExtensionAuthConfigMapNamespace},
 	})
-	var se *registry.StatusError
+	var se *meta.StatusError
 	if errors.As(err, &se) && se.Status.Reason == "AlreadyExists" {
 		return nil
 	}
@@ -209,7 +211,7 @@ func (w *extensionAuthWriter) ensureNamespace(ctx context.Context) error {
 }
 
 func isNotFound(err error) bool {
-	var se *registry.StatusError
+	var se *meta.StatusError
 	return errors.As(err, &se) && se.Status.Code == http.StatusNotFound
 }
 

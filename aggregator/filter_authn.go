@@ -16,7 +16,10 @@ import (
 	"time"
 	"weak"
 
+	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // AuthnOptions configures request authentication, named after
@@ -111,9 +114,9 @@ var errInvalidBearerToken = errors.New("invalid bearer token")
 // rejected. On success of the front-proxy authenticator its headers are
 // removed from r.Header; on success of a bearer token the Authorization
 // header is. Anonymous is not applied here; see WithAuthentication.
-func (o *AuthnOptions) AuthenticateRequest(r *http.Request) (*registry.UserInfo, bool, error) {
+func (o *AuthnOptions) AuthenticateRequest(r *http.Request) (*authentication.UserInfo, bool, error) {
 	var errs []error
-	try := func(f func(*http.Request) (*registry.UserInfo, bool, error)) *registry.UserInfo {
+	try := func(f func(*http.Request) (*authentication.UserInfo, bool, error)) *authentication.UserInfo {
 		u, ok, err := f(r)
 		if err != nil {
 			errs = append(errs, err)
@@ -124,7 +127,7 @@ func (o *AuthnOptions) AuthenticateRequest(r *http.Request) (*registry.UserInfo,
 		}
 		return nil
 	}
-	var u *registry.UserInfo
+	var u *authentication.UserInfo
 	if o.RequestHeader != nil && o.RequestHeader.ClientCA != nil {
 		u = try(o.RequestHeader.authenticate)
 	}
@@ -140,7 +143,7 @@ func (o *AuthnOptions) AuthenticateRequest(r *http.Request) (*registry.UserInfo,
 	return addAuthenticatedGroup(u), true, nil
 }
 
-func addAuthenticatedGroup(u *registry.UserInfo) *registry.UserInfo {
+func addAuthenticatedGroup(u *authentication.UserInfo) *authentication.UserInfo {
 	if u.Username == UserAnonymous {
 		return u
 	}
@@ -223,7 +226,7 @@ type leafResult struct {
 	err  error // nil: verified
 	// user is authenticateCert's user for the leaf (with
 	// system:authenticated), built on first use; nil until then.
-	user *registry.UserInfo
+	user *authentication.UserInfo
 }
 
 func newCertVerifier() *certVerifier {
@@ -319,14 +322,14 @@ func (v *certVerifier) verifyPeer(r *http.Request, clientCA func() *x509.CertPoo
 }
 
 // certUser returns authenticateCert's user for leaf, built once per result.
-func (v *certVerifier) certUser(res *leafResult, leaf *x509.Certificate) *registry.UserInfo {
+func (v *certVerifier) certUser(res *leafResult, leaf *x509.Certificate) *authentication.UserInfo {
 	if v != nil {
 		v.mu.Lock()
 		defer v.mu.Unlock()
 	}
 	if res.user == nil {
 		sum := sha256.Sum256(leaf.Raw)
-		res.user = addAuthenticatedGroup(&registry.UserInfo{
+		res.user = addAuthenticatedGroup(&authentication.UserInfo{
 			Username: leaf.Subject.CommonName,
 			Groups:   slices.Clone(leaf.Subject.Organization),
 			Extra:    map[string][]string{ExtraCredentialID: {"X509SHA256=" + hex.EncodeToString(sum[:])}},
@@ -361,7 +364,7 @@ func hasPeerCert(r *http.Request) bool {
 //
 // The user of a verified leaf is built once and shared by the requests
 // that present it; nothing changes a UserInfo after authentication.
-func (o *AuthnOptions) authenticateCert(r *http.Request) (*registry.UserInfo, bool, error) {
+func (o *AuthnOptions) authenticateCert(r *http.Request) (*authentication.UserInfo, bool, error) {
 	res, err := o.verifier.verifyPeer(r, o.ClientCA)
 	if res == nil || err != nil {
 		return nil, false, err
@@ -375,7 +378,7 @@ func (o *AuthnOptions) authenticateCert(r *http.Request) (*registry.UserInfo, bo
 
 // authenticateToken is upstream's bearer-token authenticator over the token
 // file; it removes Authorization on success.
-func (o *AuthnOptions) authenticateToken(r *http.Request) (*registry.UserInfo, bool, error) {
+func (o *AuthnOptions) authenticateToken(r *http.Request) (*authentication.UserInfo, bool, error) {
 	auth := strings.TrimSpace(r.Header.Get("Authorization"))
 	if auth == "" {
 		return nil, false, nil
@@ -398,7 +401,7 @@ func (o *AuthnOptions) authenticateToken(r *http.Request) (*registry.UserInfo, b
 
 // authenticate is upstream's requestheader authenticator behind its
 // CA-and-CN verifier.
-func (o *RequestHeaderOptions) authenticate(r *http.Request) (*registry.UserInfo, bool, error) {
+func (o *RequestHeaderOptions) authenticate(r *http.Request) (*authentication.UserInfo, bool, error) {
 	res, err := o.verifier.verifyPeer(r, o.ClientCA)
 	if res == nil || err != nil {
 		return nil, false, err
@@ -412,7 +415,7 @@ func (o *RequestHeaderOptions) authenticate(r *http.Request) (*registry.UserInfo
 	if name == "" {
 		return nil, false, nil
 	}
-	u := &registry.UserInfo{
+	u := &authentication.UserInfo{
 		Username: name,
 		UID:      firstHeader(r.Header, uidH),
 		Groups:   allHeaders(r.Header, groupH),
@@ -484,8 +487,8 @@ func clearAuthHeaders(h http.Header, userH, uidH, groupH, extraP []string) {
 }
 
 // anonymousUser is upstream's anonymous authenticator's user.
-func anonymousUser() *registry.UserInfo {
-	return &registry.UserInfo{Username: UserAnonymous, Groups: []string{GroupUnauthenticated}}
+func anonymousUser() *authentication.UserInfo {
+	return &authentication.UserInfo{Username: UserAnonymous, Groups: []string{GroupUnauthenticated}}
 }
 
 // WithAuthentication authenticates every request with opts (see
@@ -552,12 +555,12 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (*h
 		userH, uidH, groupH, extraP := rh.names()
 		clearAuthHeaders(r.Header, userH, uidH, groupH, extraP)
 	}
-	ctx := registry.WithUser(r.Context(), u)
+	ctx := request.WithUser(r.Context(), u)
 	noteUser(ctx, u, false)
 	return r.WithContext(ctx), true
 }
 
 // newUnauthorized mirrors apierrors.NewUnauthorized("Unauthorized").
-func newUnauthorized() *registry.StatusError {
-	return registry.NewStatusError(http.StatusUnauthorized, "Unauthorized", "Unauthorized")
+func newUnauthorized() *meta.StatusError {
+	return meta.NewStatusError(http.StatusUnauthorized, "Unauthorized", "Unauthorized")
 }

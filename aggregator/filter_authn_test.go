@@ -13,8 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/certs"
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 // testCA is a throw-away certificate authority for one test, backed by
@@ -54,13 +55,13 @@ func certID(c tls.Certificate) string {
 
 // seen is what the innermost handler observed.
 type seen struct {
-	User   *registry.UserInfo `json:"user"`
-	Header http.Header        `json:"header"`
+	User   *authentication.UserInfo `json:"user"`
+	Header http.Header              `json:"header"`
 }
 
 // echoUser answers the context user and the request headers as JSON.
 var echoUser = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-	u, _ := registry.UserFrom(r.Context())
+	u, _ := request.UserFrom(r.Context())
 	h := r.Header.Clone()
 	for _, k := range []string{"Accept-Encoding", "User-Agent", "Audit-Id"} {
 		delete(h, k)
@@ -155,13 +156,13 @@ func TestAuthentication(t *testing.T) {
 		certs    []tls.Certificate
 		hdr      map[string][]string
 		wantCode int
-		wantUser *registry.UserInfo
+		wantUser *authentication.UserInfo
 		// wantHeader is the full request header the handler saw.
 		wantHeader http.Header
 	}{
 		{
 			name: "cert user", srv: srv, certs: []tls.Certificate{admin}, wantCode: 200,
-			wantUser: &registry.UserInfo{Username: "kubernetes-admin", Groups: []string{"system:masters", "system:authenticated"},
+			wantUser: &authentication.UserInfo{Username: "kubernetes-admin", Groups: []string{"system:masters", "system:authenticated"},
 				Extra: map[string][]string{"authentication.kubernetes.io/credential-id": {certID(admin)}}},
 			wantHeader: http.Header{},
 		},
@@ -169,7 +170,7 @@ func TestAuthentication(t *testing.T) {
 			name: "cert user sending X-Remote-* is not believed", srv: srv, certs: []tls.Certificate{bob},
 			hdr:      map[string][]string{"X-Remote-User": {"evil"}, "X-Remote-Group": {"system:masters"}, "X-Remote-Extra-Foo": {"bar"}, "X-Custom": {"kept"}},
 			wantCode: 200,
-			wantUser: &registry.UserInfo{Username: "bob", Groups: []string{"devs", "system:authenticated"},
+			wantUser: &authentication.UserInfo{Username: "bob", Groups: []string{"devs", "system:authenticated"},
 				Extra: map[string][]string{"authentication.kubernetes.io/credential-id": {certID(bob)}}},
 			wantHeader: http.Header{"X-Custom": {"kept"}},
 		},
@@ -179,24 +180,24 @@ func TestAuthentication(t *testing.T) {
 		{name: "no credentials", srv: srv, wantCode: 401},
 		{
 			name: "no credentials, anonymous enabled", srv: anonSrv, wantCode: 200,
-			wantUser:   &registry.UserInfo{Username: "system:anonymous", Groups: []string{"system:unauthenticated"}},
+			wantUser:   &authentication.UserInfo{Username: "system:anonymous", Groups: []string{"system:unauthenticated"}},
 			wantHeader: http.Header{},
 		},
 		{
 			name: "token user", srv: srv, hdr: map[string][]string{"Authorization": {"Bearer realkube-admin-token"}}, wantCode: 200,
-			wantUser:   &registry.UserInfo{Username: "token-admin", UID: "uid-token-admin", Groups: []string{"system:masters", "system:authenticated"}},
+			wantUser:   &authentication.UserInfo{Username: "token-admin", UID: "uid-token-admin", Groups: []string{"system:masters", "system:authenticated"}},
 			wantHeader: http.Header{},
 		},
 		{
 			name: "token user without groups", srv: srv, hdr: map[string][]string{"Authorization": {"bearer plain-token"}}, wantCode: 200,
-			wantUser:   &registry.UserInfo{Username: "plain", UID: "uid-plain", Groups: []string{"system:authenticated"}},
+			wantUser:   &authentication.UserInfo{Username: "plain", UID: "uid-plain", Groups: []string{"system:authenticated"}},
 			wantHeader: http.Header{},
 		},
 		{name: "unknown token", srv: srv, hdr: map[string][]string{"Authorization": {"Bearer nope"}}, wantCode: 401},
 		{name: "unknown token is not anonymous", srv: anonSrv, hdr: map[string][]string{"Authorization": {"Bearer nope"}}, wantCode: 401},
 		{
 			name: "basic auth is ignored, anonymous", srv: anonSrv, hdr: map[string][]string{"Authorization": {"Basic Zm9vOmJhcg=="}}, wantCode: 200,
-			wantUser:   &registry.UserInfo{Username: "system:anonymous", Groups: []string{"system:unauthenticated"}},
+			wantUser:   &authentication.UserInfo{Username: "system:anonymous", Groups: []string{"system:unauthenticated"}},
 			wantHeader: http.Header{},
 		},
 		{
@@ -206,7 +207,7 @@ func TestAuthentication(t *testing.T) {
 				"X-Remote-Extra-Acme.com%2fproject": {"p1", "p2"}, "X-Remote-Extra-Reason": {"ticket 42"},
 				"Authorization": {"Bearer realkube-admin-token"},
 			},
-			wantUser: &registry.UserInfo{Username: "alice", UID: "uid-1", Groups: []string{"devs", "qa", "system:authenticated"},
+			wantUser: &authentication.UserInfo{Username: "alice", UID: "uid-1", Groups: []string{"devs", "qa", "system:authenticated"},
 				Extra: map[string][]string{"acme.com/project": {"p1", "p2"}, "reason": {"ticket 42"}}},
 			wantHeader: http.Header{},
 		},

@@ -7,7 +7,10 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // RequestInfo is what the request path says about a request, mirroring
@@ -37,7 +40,7 @@ type RequestInfo struct {
 }
 
 // Attributes returns the authorization attributes of this request for u.
-func (ri *RequestInfo) Attributes(u *registry.UserInfo) Attributes {
+func (ri *RequestInfo) Attributes(u *authentication.UserInfo) Attributes {
 	return Attributes{
 		User: u, Verb: ri.Verb, Namespace: ri.Namespace, APIGroup: ri.APIGroup, APIVersion: ri.APIVersion,
 		Resource: ri.Resource, Subresource: ri.Subresource, Name: ri.Name, Path: ri.Path,
@@ -269,12 +272,12 @@ func forbiddenMessage(a Attributes) string {
 // forbiddenStatus mirrors responsewriters.Forbidden + apierrors.NewForbidden:
 // 403 `<resource>.<group> "<name>" is forbidden: <message>[: <reason>]`, or
 // `forbidden: ...` for non-resource requests, details {name, group, kind}.
-func forbiddenStatus(a Attributes, reason string) *registry.StatusError {
+func forbiddenStatus(a Attributes, reason string) *meta.StatusError {
 	msg := forbiddenMessage(a)
 	if reason != "" {
 		msg += ": " + reason
 	}
-	gr := registry.GroupResource{Group: a.APIGroup, Resource: a.Resource}
+	gr := meta.GroupResource{Group: a.APIGroup, Resource: a.Resource}
 	var full string
 	switch {
 	case gr.Group == "" && gr.Resource == "":
@@ -284,8 +287,8 @@ func forbiddenStatus(a Attributes, reason string) *registry.StatusError {
 	default:
 		full = fmt.Sprintf("%s %q is forbidden: %s", gr, a.Name, msg)
 	}
-	se := registry.NewStatusError(http.StatusForbidden, "Forbidden", full)
-	se.Status.Details = &registry.StatusDetails{Name: a.Name, Group: a.APIGroup, Kind: a.Resource}
+	se := meta.NewStatusError(http.StatusForbidden, "Forbidden", full)
+	se.Status.Details = &meta.StatusDetails{Name: a.Name, Group: a.APIGroup, Kind: a.Resource}
 	return se
 }
 
@@ -314,7 +317,7 @@ func WithAuthorization(h http.Handler, a Authorizer, logger *slog.Logger) http.H
 // WithAuthorization): true when a allows r; otherwise it has answered.
 func authorizeRequest(w http.ResponseWriter, r *http.Request, ri *RequestInfo, a Authorizer, logger *slog.Logger) bool {
 	ctx := r.Context()
-	u, ok := registry.UserFrom(ctx)
+	u, ok := request.UserFrom(ctx)
 	if !ok {
 		internalError(w, r, fmt.Errorf("no user found for request"))
 		return false

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/aggregator/request"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 type ctxT = context.Context
@@ -93,10 +94,10 @@ func TestNewRequestInfoErrors(t *testing.T) {
 // denyAll refuses everything with no reason, as RBAC does for an unbound user.
 var denyAll = AuthorizerFunc(func(ctxT, Attributes) (Decision, string, error) { return DecisionNoOpinion, "", nil })
 
-func authorize(t *testing.T, a Authorizer, u *registry.UserInfo, method, url, userAgent string) *httptest.ResponseRecorder {
+func authorize(t *testing.T, a Authorizer, u *authentication.UserInfo, method, url, userAgent string) *httptest.ResponseRecorder {
 	t.Helper()
 	h := WithRequestInfo(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r = r.WithContext(registry.WithUser(r.Context(), u))
+		r = r.WithContext(request.WithUser(r.Context(), u))
 		WithAuthorization(echoUser, a, nil).ServeHTTP(w, r)
 	}))
 	req := httptest.NewRequest(method, url, nil)
@@ -111,11 +112,11 @@ func authorize(t *testing.T, a Authorizer, u *registry.UserInfo, method, url, us
 func TestAuthorizationForbiddenGolden(t *testing.T) {
 	for _, tc := range []struct {
 		file string
-		user *registry.UserInfo
+		user *authentication.UserInfo
 		name string
 	}{
-		{"c08-forbidden-bob.body.json", &registry.UserInfo{Username: "bob", Groups: []string{"system:authenticated"}}, "c08-forbidden-bob"},
-		{"c09-anonymous.body.json", &registry.UserInfo{Username: "system:anonymous", Groups: []string{"system:unauthenticated"}}, "c09-anonymous"},
+		{"c08-forbidden-bob.body.json", &authentication.UserInfo{Username: "bob", Groups: []string{"system:authenticated"}}, "c08-forbidden-bob"},
+		{"c09-anonymous.body.json", &authentication.UserInfo{Username: "system:anonymous", Groups: []string{"system:unauthenticated"}}, "c09-anonymous"},
 	} {
 		want, err := os.ReadFile("../testdata/aggregator/" + tc.file)
 		if err != nil {
@@ -132,7 +133,7 @@ func TestAuthorizationForbiddenGolden(t *testing.T) {
 }
 
 func TestAuthorizationMessages(t *testing.T) {
-	bob := &registry.UserInfo{Username: "bob"}
+	bob := &authentication.UserInfo{Username: "bob"}
 	tests := []struct {
 		name, method, url string
 		a                 Authorizer
@@ -171,12 +172,12 @@ func TestAuthorizationMessages(t *testing.T) {
 
 func TestImpersonationAuthorizer(t *testing.T) {
 	ctx := context.Background()
-	master := &registry.UserInfo{Username: "admin", Groups: []string{"system:masters"}}
-	bob := &registry.UserInfo{Username: "bob", Groups: []string{"devs"}}
+	master := &authentication.UserInfo{Username: "admin", Groups: []string{"system:masters"}}
+	bob := &authentication.UserInfo{Username: "bob", Groups: []string{"devs"}}
 	tests := []struct {
 		name string
 		a    ImpersonationAuthorizer
-		user *registry.UserInfo
+		user *authentication.UserInfo
 		verb string
 		want Decision
 	}{

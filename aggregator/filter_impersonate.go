@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 // Impersonation request headers (k8s.io/api/authentication/v1/types.go).
@@ -134,7 +136,7 @@ func impersonateRequest(w http.ResponseWriter, r *http.Request, a Authorizer, lo
 // common no-impersonation path has a small stack frame).
 func impersonateAs(w http.ResponseWriter, r *http.Request, reqs []impersonationRequest, a Authorizer, logger *slog.Logger) (*http.Request, bool) {
 	ctx := r.Context()
-	requestor, ok := registry.UserFrom(ctx)
+	requestor, ok := request.UserFrom(ctx)
 	if !ok {
 		internalError(w, r, errors.New("no user found for request"))
 		return r, false
@@ -197,7 +199,7 @@ func impersonateAs(w http.ResponseWriter, r *http.Request, reqs []impersonationR
 			groups = append(groups, GroupUnauthenticated)
 		}
 	}
-	nu := &registry.UserInfo{Username: username, UID: uid, Groups: groups, Extra: extra}
+	nu := &authentication.UserInfo{Username: username, UID: uid, Groups: groups, Extra: extra}
 	logger.Debug("impersonating", "user", requestor.Username, "as", username, "groups", groups)
 	r.Header.Del(HeaderImpersonateUser)
 	r.Header.Del(HeaderImpersonateGroup)
@@ -207,7 +209,7 @@ func impersonateAs(w http.ResponseWriter, r *http.Request, reqs []impersonationR
 			delete(r.Header, name)
 		}
 	}
-	ctx = registry.WithUser(ctx, nu)
+	ctx = request.WithUser(ctx, nu)
 	noteUser(ctx, nu, true)
 	return r.WithContext(ctx), true
 }

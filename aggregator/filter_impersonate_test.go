@@ -7,10 +7,11 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/aggregator/request"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
-func impersonate(t *testing.T, caller *registry.UserInfo, a Authorizer, hdr http.Header) (*httptest.ResponseRecorder, seen) {
+func impersonate(t *testing.T, caller *authentication.UserInfo, a Authorizer, hdr http.Header) (*httptest.ResponseRecorder, seen) {
 	t.Helper()
 	h := WithImpersonation(echoUser, a, nil)
 	req := httptest.NewRequest(http.MethodGet, "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders/x", nil)
@@ -19,7 +20,7 @@ func impersonate(t *testing.T, caller *registry.UserInfo, a Authorizer, hdr http
 			req.Header.Add(k, v)
 		}
 	}
-	req = req.WithContext(registry.WithUser(req.Context(), caller))
+	req = req.WithContext(request.WithUser(req.Context(), caller))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	var s seen
@@ -32,9 +33,9 @@ func impersonate(t *testing.T, caller *registry.UserInfo, a Authorizer, hdr http
 }
 
 var (
-	adminUser = &registry.UserInfo{Username: "kubernetes-admin", Groups: []string{"system:masters", "system:authenticated"},
+	adminUser = &authentication.UserInfo{Username: "kubernetes-admin", Groups: []string{"system:masters", "system:authenticated"},
 		Extra: map[string][]string{"authentication.kubernetes.io/credential-id": {"X509SHA256=abc"}}}
-	bobUser = &registry.UserInfo{Username: "bob", Groups: []string{"devs", "system:authenticated"}}
+	bobUser = &authentication.UserInfo{Username: "bob", Groups: []string{"devs", "system:authenticated"}}
 )
 
 // TestImpersonation follows c-proxy/c02-c04: the backend saw jane with the
@@ -44,43 +45,43 @@ func TestImpersonation(t *testing.T) {
 	def := ImpersonationAuthorizer{}
 	tests := []struct {
 		name     string
-		caller   *registry.UserInfo
+		caller   *authentication.UserInfo
 		hdr      http.Header
-		wantUser *registry.UserInfo
+		wantUser *authentication.UserInfo
 	}{
 		{
 			name: "c02 user and groups", caller: adminUser,
 			hdr:      http.Header{"Impersonate-User": {"jane"}, "Impersonate-Group": {"devs", "qa"}},
-			wantUser: &registry.UserInfo{Username: "jane", Groups: []string{"devs", "qa", "system:authenticated"}},
+			wantUser: &authentication.UserInfo{Username: "jane", Groups: []string{"devs", "qa", "system:authenticated"}},
 		},
 		{
 			name: "c03 uid", caller: adminUser,
 			hdr:      http.Header{"Impersonate-User": {"jane"}, "Impersonate-Group": {"devs"}, "Impersonate-Uid": {"uid-1234"}},
-			wantUser: &registry.UserInfo{Username: "jane", UID: "uid-1234", Groups: []string{"devs", "system:authenticated"}},
+			wantUser: &authentication.UserInfo{Username: "jane", UID: "uid-1234", Groups: []string{"devs", "system:authenticated"}},
 		},
 		{
 			name: "c04 extra", caller: adminUser,
 			hdr: http.Header{"Impersonate-User": {"jane"}, "Impersonate-Group": {"devs"},
 				"Impersonate-Extra-Reason": {"change ticket 42"}, http.CanonicalHeaderKey("Impersonate-Extra-acme.com%2Fproject"): {"p1"}},
-			wantUser: &registry.UserInfo{Username: "jane", Groups: []string{"devs", "system:authenticated"},
+			wantUser: &authentication.UserInfo{Username: "jane", Groups: []string{"devs", "system:authenticated"},
 				Extra: map[string][]string{"reason": {"change ticket 42"}, "acme.com/project": {"p1"}}},
 		},
 		{
 			name: "user only", caller: adminUser, hdr: http.Header{"Impersonate-User": {"jane"}},
-			wantUser: &registry.UserInfo{Username: "jane", Groups: []string{"system:authenticated"}},
+			wantUser: &authentication.UserInfo{Username: "jane", Groups: []string{"system:authenticated"}},
 		},
 		{
 			name: "explicit system:unauthenticated suppresses system:authenticated", caller: adminUser,
 			hdr:      http.Header{"Impersonate-User": {"jane"}, "Impersonate-Group": {"system:unauthenticated"}},
-			wantUser: &registry.UserInfo{Username: "jane", Groups: []string{"system:unauthenticated"}},
+			wantUser: &authentication.UserInfo{Username: "jane", Groups: []string{"system:unauthenticated"}},
 		},
 		{
 			name: "anonymous", caller: adminUser, hdr: http.Header{"Impersonate-User": {"system:anonymous"}},
-			wantUser: &registry.UserInfo{Username: "system:anonymous", Groups: []string{"system:unauthenticated"}},
+			wantUser: &authentication.UserInfo{Username: "system:anonymous", Groups: []string{"system:unauthenticated"}},
 		},
 		{
 			name: "service account gets its groups", caller: adminUser, hdr: http.Header{"Impersonate-User": {"system:serviceaccount:default:robot"}},
-			wantUser: &registry.UserInfo{Username: "system:serviceaccount:default:robot",
+			wantUser: &authentication.UserInfo{Username: "system:serviceaccount:default:robot",
 				Groups: []string{"system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"}},
 		},
 		{
@@ -107,7 +108,7 @@ func TestImpersonation(t *testing.T) {
 func TestImpersonationRefused(t *testing.T) {
 	tests := []struct {
 		name     string
-		caller   *registry.UserInfo
+		caller   *authentication.UserInfo
 		a        Authorizer
 		hdr      http.Header
 		wantCode int

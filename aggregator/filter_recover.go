@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"runtime"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 // HeaderAuditID is the request/response header carrying the request id
@@ -43,7 +43,7 @@ func RequestIDFrom(ctx context.Context) string {
 }
 
 // noteUser tells the access log who the request runs as.
-func noteUser(ctx context.Context, u *registry.UserInfo, impersonated bool) {
+func noteUser(ctx context.Context, u *authentication.UserInfo, impersonated bool) {
 	rec, ok := ctx.Value(requestRecordKey{}).(*requestRecord)
 	if !ok || u == nil {
 		return

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // DefaultRequestTimeout is kube-apiserver's --request-timeout default.
@@ -41,9 +42,9 @@ func IsLongRunning(ri *RequestInfo) bool {
 
 // newTimeoutStatus mirrors apierrors.NewTimeoutError(
 // "request did not complete within the allotted timeout", 0).
-func newTimeoutStatus() *registry.StatusError {
-	se := registry.NewStatusError(http.StatusGatewayTimeout, "Timeout", "Timeout: request did not complete within the allotted timeout")
-	se.Status.Details = &registry.StatusDetails{}
+func newTimeoutStatus() *meta.StatusError {
+	se := meta.NewStatusError(http.StatusGatewayTimeout, "Timeout", "Timeout: request did not complete within the allotted timeout")
+	se.Status.Details = &meta.StatusDetails{}
 	return se
 }
 
@@ -90,7 +91,7 @@ func requestTimedOut(ctx context.Context) bool {
 func writeTimeoutStatus(w http.ResponseWriter) {
 	w.WriteHeader(http.StatusGatewayTimeout)
 	st := newTimeoutStatus().Status
-	st.TypeMeta = registry.TypeMeta{}
+	st.TypeMeta = meta.TypeMeta{}
 	_ = json.NewEncoder(w).Encode(&st)
 }
 
@@ -145,7 +146,7 @@ func (t timeoutStep) timeoutFor(w http.ResponseWriter, r *http.Request) (time.Du
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil {
-		registry.WriteStatus(w, r, registry.NewBadRequest(fmt.Sprintf("invalid timeout specified in the request URL - %s", err)))
+		registry.WriteStatus(w, r, meta.NewBadRequest(fmt.Sprintf("invalid timeout specified in the request URL - %s", err)))
 		return 0, false
 	}
 	if d > 0 && d < t.max {

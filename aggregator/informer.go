@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // Informer keeps an in-memory copy of every object of one resource, fed by
@@ -20,8 +21,8 @@ type Informer struct {
 	logger *slog.Logger
 
 	mu       sync.RWMutex // guards items and handlers
-	items    map[string]registry.Object
-	handlers []func(old, cur registry.Object)
+	items    map[string]meta.Object
+	handlers []func(old, cur meta.Object)
 
 	syncOnce sync.Once
 	synced   chan struct{}
@@ -32,14 +33,14 @@ func NewInformer(store *registry.Store, logger *slog.Logger) *Informer {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Informer{store: store, logger: logger, items: map[string]registry.Object{}, synced: make(chan struct{})}
+	return &Informer{store: store, logger: logger, items: map[string]meta.Object{}, synced: make(chan struct{})}
 }
 
 // AddHandler registers f, called after every change with the previous and
 // the current object: old nil on create, cur nil on delete. Handlers run on
 // the informer's goroutine, one at a time, in change order; they must not
 // block for long and must not modify the objects.
-func (i *Informer) AddHandler(f func(old, cur registry.Object)) {
+func (i *Informer) AddHandler(f func(old, cur meta.Object)) {
 	i.mu.Lock()
 	i.handlers = append(i.handlers, f)
 	i.mu.Unlock()
@@ -50,7 +51,7 @@ func (i *Informer) AddHandler(f func(old, cur registry.Object)) {
 func (i *Informer) Synced() <-chan struct{} { return i.synced }
 
 // Get returns the cached object, or false.
-func (i *Informer) Get(namespace, name string) (registry.Object, bool) {
+func (i *Informer) Get(namespace, name string) (meta.Object, bool) {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	o, ok := i.items[objectKey(namespace, name)]
@@ -58,10 +59,10 @@ func (i *Informer) Get(namespace, name string) (registry.Object, bool) {
 }
 
 // List returns the cached objects in no particular order.
-func (i *Informer) List() []registry.Object {
+func (i *Informer) List() []meta.Object {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
-	out := make([]registry.Object, 0, len(i.items))
+	out := make([]meta.Object, 0, len(i.items))
 	for _, o := range i.items {
 		out = append(out, o)
 	}
@@ -102,7 +103,7 @@ func (i *Informer) relist(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	fresh := make(map[string]registry.Object, len(items))
+	fresh := make(map[string]meta.Object, len(items))
 	for _, o := range items {
 		m := o.GetObjectMeta()
 		fresh[objectKey(m.Namespace, m.Name)] = o
@@ -152,7 +153,7 @@ func (i *Informer) watch(ctx context.Context, rv string) {
 		k := objectKey(m.Namespace, m.Name)
 		i.mu.Lock()
 		prev := i.items[k]
-		var cur registry.Object
+		var cur meta.Object
 		if ev.Type == "DELETED" {
 			delete(i.items, k)
 		} else {

@@ -17,7 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/aggsim/aggsim/proxy"
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 )
 
 // requestDurationBuckets are upstream's apiserver_request_duration_seconds
@@ -253,7 +253,7 @@ func (s *Server) onProxyRequest(apiService string, code int, dur time.Duration, 
 	m.proxyDuration.WithLabelValues(apiService).Observe(dur.Seconds())
 	kind := proxyErrorKind(err)
 	if kind == "" && code == http.StatusServiceUnavailable {
-		if o, ok := s.apiServices.Get("", apiService); ok && !o.(*registry.APIService).IsAvailable() {
+		if o, ok := s.apiServices.Get("", apiService); ok && !o.(*apiregistration.APIService).IsAvailable() {
 			kind = errKindUnavailable
 		}
 	}

@@ -20,6 +20,9 @@ import (
 
 	"github.com/aggsim/aggsim/proxy"
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // OpenAPI aggregation, as kube-aggregator's OpenAPI controllers do it
@@ -188,7 +191,7 @@ func (s *Server) fetchOpenAPI(ctx context.Context, name string, req *http.Reques
 	if h == nil {
 		return nil, proxy.ErrNotProxied
 	}
-	return h.Do(ctx, req, &registry.UserInfo{Username: "system:aggregator"})
+	return h.Do(ctx, req, &authentication.UserInfo{Username: "system:aggregator"})
 }
 
 // Update records the current state of the APIService a. Local APIServices
@@ -196,7 +199,7 @@ func (s *Server) fetchOpenAPI(ctx context.Context, name string, req *http.Reques
 // of its service or TLS fields, or becoming Available schedules a fetch;
 // becoming unavailable drops its documents from what is served (they are
 // kept and served again once it is Available).
-func (c *openAPIController) Update(a *registry.APIService) {
+func (c *openAPIController) Update(a *apiregistration.APIService) {
 	if a.Spec.Service == nil || a.Spec.Group == "" {
 		c.Remove(a.Name)
 		return
@@ -698,7 +701,7 @@ func (c *openAPIController) serveV2(w http.ResponseWriter, r *http.Request) {
 	case snap.v2pb != nil && registry.AcceptNames(accept, openAPIV2ProtobufTypes...):
 		body, ct = snap.v2pb, "application/octet-stream" // as kube-openapi answers
 	case !registry.OpenAPIAcceptsJSON(accept):
-		registry.WriteStatus(w, r, registry.NewStatusError(http.StatusNotAcceptable, "NotAcceptable",
+		registry.WriteStatus(w, r, meta.NewStatusError(http.StatusNotAcceptable, "NotAcceptable",
 			"only the following media types are accepted: application/json, "+strings.Join(openAPIV2ProtobufTypes, ", ")))
 		return
 	}

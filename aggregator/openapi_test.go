@@ -45,6 +45,8 @@ import (
 
 	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // oaSeen is one request an oaBackend received.
@@ -166,21 +168,21 @@ func newWardleBackend() *oaBackend {
 }
 
 // oaAPIService builds a remote APIService for b's group-version.
-func oaAPIService(b *oaBackend, gpm int32, available bool) *registry.APIService {
+func oaAPIService(b *oaBackend, gpm int32, available bool) *apiregistration.APIService {
 	port := int32(443)
-	a := &registry.APIService{
-		TypeMeta:   registry.TypeMeta{Kind: "APIService", APIVersion: "apiregistration.k8s.io/v1"},
-		ObjectMeta: registry.ObjectMeta{Name: b.version + "." + b.group},
-		Spec: registry.APIServiceSpec{
+	a := &apiregistration.APIService{
+		TypeMeta:   meta.TypeMeta{Kind: "APIService", APIVersion: "apiregistration.k8s.io/v1"},
+		ObjectMeta: meta.ObjectMeta{Name: b.version + "." + b.group},
+		Spec: apiregistration.APIServiceSpec{
 			Group: b.group, Version: b.version, GroupPriorityMinimum: gpm, VersionPriority: 15,
-			Service: &registry.ServiceReference{Namespace: "wardle", Name: "api", Port: &port},
+			Service: &apiregistration.ServiceReference{Namespace: "wardle", Name: "api", Port: &port},
 		},
 	}
-	status := registry.ConditionFalse
+	status := apiregistration.ConditionFalse
 	if available {
-		status = registry.ConditionTrue
+		status = apiregistration.ConditionTrue
 	}
-	a.Status.Conditions = []registry.APIServiceCondition{{Type: registry.Available, Status: status}}
+	a.Status.Conditions = []apiregistration.APIServiceCondition{{Type: apiregistration.Available, Status: status}}
 	return a
 }
 
@@ -489,7 +491,7 @@ func TestOpenAPIThroughProxy(t *testing.T) {
 	a.Spec.Version = b.version
 	a.Name = b.version + "." + b.group
 	e.create(t, apiServicesResource, a)
-	e.waitCondition(t, a.Name, cond(registry.ConditionTrue, ReasonPassed, MessagePassed))
+	e.waitCondition(t, a.Name, cond(apiregistration.ConditionTrue, ReasonPassed, MessagePassed))
 
 	const key = "apis/wardle.example.com/v1"
 	waitIndex := func(want bool) {

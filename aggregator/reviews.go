@@ -13,7 +13,11 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
+	"github.com/aggsim/aggsim/registry/apis/authorization"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // DefaultAPIAudiences are the audiences a TokenReview without
@@ -98,15 +102,15 @@ func installReviewRoutes(m *Mux, h *reviewHandler) {
 }
 
 // errReviewNotFound and errReviewMethod are go-restful's 404 and 405.
-func errReviewNotFound() *registry.StatusError {
-	e := registry.NewStatusError(http.StatusNotFound, "NotFound", "the server could not find the requested resource")
-	e.Status.Details = &registry.StatusDetails{}
+func errReviewNotFound() *meta.StatusError {
+	e := meta.NewStatusError(http.StatusNotFound, "NotFound", "the server could not find the requested resource")
+	e.Status.Details = &meta.StatusDetails{}
 	return e
 }
 
-func errReviewMethod() *registry.StatusError {
-	e := registry.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource")
-	e.Status.Details = &registry.StatusDetails{}
+func errReviewMethod() *meta.StatusError {
+	e := meta.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+	e.Status.Details = &meta.StatusDetails{}
 	return e
 }
 
@@ -157,7 +161,7 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b, err = json.Marshal(out)
 	}
 	if err != nil {
-		registry.WriteStatus(w, r, registry.NewInternalError(err))
+		registry.WriteStatus(w, r, meta.NewInternalError(err))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -185,12 +189,12 @@ func decodeReview(r *http.Request, into any, apiVersion, kind string) error {
 		case "application/json":
 		case "application/yaml":
 			if body, err = yaml.YAMLToJSON(body); err != nil {
-				return registry.NewBadRequest("couldn't get version/kind; json parse error: " + err.Error())
+				return meta.NewBadRequest("couldn't get version/kind; json parse error: " + err.Error())
 			}
 		case registry.MediaProtobuf:
 			j, _, _, err := registry.DecodeProtobufToJSON(body)
 			if err != nil {
-				return registry.NewBadRequest(err.Error())
+				return meta.NewBadRequest(err.Error())
 			}
 			body = j
 		default:
@@ -198,20 +202,20 @@ func decodeReview(r *http.Request, into any, apiVersion, kind string) error {
 		}
 	}
 	if len(strings.TrimSpace(string(body))) == 0 {
-		return registry.NewBadRequest(fmt.Sprintf("Object 'Kind' is missing in '%s'", string(body)))
+		return meta.NewBadRequest(fmt.Sprintf("Object 'Kind' is missing in '%s'", string(body)))
 	}
-	var tm registry.TypeMeta
+	var tm meta.TypeMeta
 	if err := json.Unmarshal(body, &tm); err != nil {
-		return registry.NewBadRequest("couldn't get version/kind; json parse error: " + err.Error())
+		return meta.NewBadRequest("couldn't get version/kind; json parse error: " + err.Error())
 	}
 	if tm.APIVersion != "" && tm.APIVersion != apiVersion {
-		return registry.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", tm.APIVersion, apiVersion))
+		return meta.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", tm.APIVersion, apiVersion))
 	}
 	if tm.Kind != "" && tm.Kind != kind {
-		return registry.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q", tm.Kind, "v1", kind, tm.Kind, apiVersion))
+		return meta.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q", tm.Kind, "v1", kind, tm.Kind, apiVersion))
 	}
 	if err := json.Unmarshal(body, into); err != nil {
-		return registry.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, "v1", kind, err))
+		return meta.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, "v1", kind, err))
 	}
 	return nil
 }
@@ -222,7 +226,7 @@ func readAllLimited(r *http.Request) ([]byte, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, registry.MaxRequestBodyBytes+1))
 	if err != nil {
-		return nil, registry.NewBadRequest(err.Error())
+		return nil, meta.NewBadRequest(err.Error())
 	}
 	if len(b) > registry.MaxRequestBodyBytes {
 		return nil, registry.NewRequestEntityTooLarge(registry.MaxRequestBodyBytes)
@@ -233,15 +237,15 @@ func readAllLimited(r *http.Request) ([]byte, error) {
 // ensureNamespace applies the create handler's namespace rule: an empty
 // metadata.namespace takes the request's, a cluster-scoped request clears
 // it, and a different one is 400.
-func ensureNamespace(meta *registry.ObjectMeta, requestNamespace string) error {
+func ensureNamespace(om *meta.ObjectMeta, requestNamespace string) error {
 	switch {
-	case meta.Namespace == requestNamespace:
-	case meta.Namespace == "":
-		meta.Namespace = requestNamespace
+	case om.Namespace == requestNamespace:
+	case om.Namespace == "":
+		om.Namespace = requestNamespace
 	case requestNamespace == "":
-		meta.Namespace = ""
+		om.Namespace = ""
 	default:
-		return registry.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		return meta.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
 	return nil
 }
@@ -251,14 +255,14 @@ func ensureNamespace(meta *registry.ObjectMeta, requestNamespace string) error {
 // audiences default to the API audiences and must intersect them; the
 // answer carries no spec.
 func (h *reviewHandler) tokenReview(r *http.Request) (any, error) {
-	var tr registry.TokenReview
+	var tr authentication.TokenReview
 	if err := decodeReview(r, &tr, "authentication.k8s.io/v1", "TokenReview"); err != nil {
 		return nil, err
 	}
 	_ = ensureNamespace(&tr.ObjectMeta, "")
-	tr.TypeMeta = registry.TypeMeta{Kind: "TokenReview", APIVersion: "authentication.k8s.io/v1"}
+	tr.TypeMeta = meta.TypeMeta{Kind: "TokenReview", APIVersion: "authentication.k8s.io/v1"}
 	if tr.Spec.Token == "" {
-		return nil, registry.NewBadRequest("token is required for TokenReview in authentication")
+		return nil, meta.NewBadRequest("token is required for TokenReview in authentication")
 	}
 	auds := tr.Spec.Audiences
 	if len(auds) == 0 {
@@ -270,7 +274,7 @@ func (h *reviewHandler) tokenReview(r *http.Request) (any, error) {
 			matched = append(matched, a)
 		}
 	}
-	tr.Status = registry.TokenReviewStatus{}
+	tr.Status = authentication.TokenReviewStatus{}
 	if len(matched) > 0 {
 		if u, ok := h.tokens.Lookup(tr.Spec.Token); ok {
 			u = addAuthenticatedGroup(u)
@@ -281,45 +285,45 @@ func (h *reviewHandler) tokenReview(r *http.Request) (any, error) {
 	}
 	h.logger.Debug("TokenReview", "authenticated", tr.Status.Authenticated, "user", tr.Status.User.Username,
 		"groups", tr.Status.User.Groups, "audiences", auds)
-	tr.Spec = registry.TokenReviewSpec{}
+	tr.Spec = authentication.TokenReviewSpec{}
 	return &tr, nil
 }
 
 // selfSubjectReview mirrors selfsubjectreview/rest.go: the requesting
 // user's attributes, creationTimestamp now.
 func (h *reviewHandler) selfSubjectReview(r *http.Request) (any, error) {
-	var sr registry.SelfSubjectReview
+	var sr authentication.SelfSubjectReview
 	if err := decodeReview(r, &sr, "authentication.k8s.io/v1", "SelfSubjectReview"); err != nil {
 		return nil, err
 	}
-	u, ok := registry.UserFrom(r.Context())
+	u, ok := request.UserFrom(r.Context())
 	if !ok {
-		return nil, registry.NewBadRequest("no user present on request")
+		return nil, meta.NewBadRequest("no user present on request")
 	}
-	out := &registry.SelfSubjectReview{
-		TypeMeta:   registry.TypeMeta{Kind: "SelfSubjectReview", APIVersion: "authentication.k8s.io/v1"},
-		ObjectMeta: registry.ObjectMeta{CreationTimestamp: registry.NewTime(h.now())},
-		Status:     registry.SelfSubjectReviewStatus{UserInfo: *u},
+	out := &authentication.SelfSubjectReview{
+		TypeMeta:   meta.TypeMeta{Kind: "SelfSubjectReview", APIVersion: "authentication.k8s.io/v1"},
+		ObjectMeta: meta.ObjectMeta{CreationTimestamp: meta.NewTime(h.now())},
+		Status:     authentication.SelfSubjectReviewStatus{UserInfo: *u},
 	}
 	return out, nil
 }
 
 // validateAccessSpec mirrors ValidateSelfSubjectAccessReviewSpec (the
 // attribute half of ValidateSubjectAccessReviewSpec).
-func validateAccessSpec(res *registry.ResourceAttributes, nonRes *registry.NonResourceAttributes) registry.FieldErrors {
-	var errs registry.FieldErrors
+func validateAccessSpec(res *authorization.ResourceAttributes, nonRes *authorization.NonResourceAttributes) meta.FieldErrors {
+	var errs meta.FieldErrors
 	if res != nil && nonRes != nil {
-		errs = append(errs, registry.Invalid("spec.nonResourceAttributes", nonRes, "cannot be specified in combination with resourceAttributes"))
+		errs = append(errs, meta.Invalid("spec.nonResourceAttributes", nonRes, "cannot be specified in combination with resourceAttributes"))
 	}
 	if res == nil && nonRes == nil {
-		errs = append(errs, registry.Invalid("spec.resourceAttributes", nonRes, "exactly one of nonResourceAttributes or resourceAttributes must be specified"))
+		errs = append(errs, meta.Invalid("spec.resourceAttributes", nonRes, "exactly one of nonResourceAttributes or resourceAttributes must be specified"))
 	}
 	return errs
 }
 
 // accessAttributes mirrors authorizationutil.ResourceAttributesFrom and
 // NonResourceAttributesFrom: an empty version means "*".
-func accessAttributes(u *registry.UserInfo, res *registry.ResourceAttributes, nonRes *registry.NonResourceAttributes) Attributes {
+func accessAttributes(u *authentication.UserInfo, res *authorization.ResourceAttributes, nonRes *authorization.NonResourceAttributes) Attributes {
 	if res != nil {
 		version := res.Version
 		if version == "" {
@@ -335,9 +339,9 @@ func accessAttributes(u *registry.UserInfo, res *registry.ResourceAttributes, no
 
 // decide runs the authorizer and builds upstream's status: allowed on
 // Allow, denied on Deny, the reason, and the error as evaluationError.
-func (h *reviewHandler) decide(r *http.Request, kind string, a Attributes) registry.SubjectAccessReviewStatus {
+func (h *reviewHandler) decide(r *http.Request, kind string, a Attributes) authorization.SubjectAccessReviewStatus {
 	d, reason, err := h.authz.Authorize(r.Context(), a)
-	st := registry.SubjectAccessReviewStatus{Allowed: d == DecisionAllow, Denied: d == DecisionDeny, Reason: reason}
+	st := authorization.SubjectAccessReviewStatus{Allowed: d == DecisionAllow, Denied: d == DecisionDeny, Reason: reason}
 	if err != nil {
 		st.EvaluationError = err.Error()
 	}
@@ -351,45 +355,45 @@ func (h *reviewHandler) decide(r *http.Request, kind string, a Attributes) regis
 // subjectAccessReview serves SubjectAccessReview (namespace "") and
 // LocalSubjectAccessReview, mirroring their rest.go and validation.
 func (h *reviewHandler) subjectAccessReview(r *http.Request, kind, namespace string) (any, error) {
-	var sar registry.SubjectAccessReview
+	var sar authorization.SubjectAccessReview
 	if err := decodeReview(r, &sar, "authorization.k8s.io/v1", kind); err != nil {
 		return nil, err
 	}
 	if err := ensureNamespace(&sar.ObjectMeta, namespace); err != nil {
 		return nil, err
 	}
-	sar.TypeMeta = registry.TypeMeta{Kind: kind, APIVersion: "authorization.k8s.io/v1"}
+	sar.TypeMeta = meta.TypeMeta{Kind: kind, APIVersion: "authorization.k8s.io/v1"}
 	spec := sar.Spec
 	errs := validateAccessSpec(spec.ResourceAttributes, spec.NonResourceAttributes)
 	if spec.User == "" && len(spec.Groups) == 0 {
-		errs = append(errs, registry.Invalid("spec.user", spec.User, "at least one of user or group must be specified"))
+		errs = append(errs, meta.Invalid("spec.user", spec.User, "at least one of user or group must be specified"))
 	}
-	meta := sar.ObjectMeta
-	meta.Namespace, meta.ManagedFields = "", nil
+	om := sar.ObjectMeta
+	om.Namespace, om.ManagedFields = "", nil
 	if kind == "LocalSubjectAccessReview" {
-		if !isEmptyMeta(meta) {
-			errs = append(errs, registry.Invalid("metadata", sar.ObjectMeta, "must be empty except for namespace"))
+		if !isEmptyMeta(om) {
+			errs = append(errs, meta.Invalid("metadata", sar.ObjectMeta, "must be empty except for namespace"))
 		}
 		if spec.ResourceAttributes != nil && spec.ResourceAttributes.Namespace != sar.Namespace {
-			errs = append(errs, registry.Invalid("spec.resourceAttributes.namespace", spec.ResourceAttributes.Namespace, "must match metadata.namespace"))
+			errs = append(errs, meta.Invalid("spec.resourceAttributes.namespace", spec.ResourceAttributes.Namespace, "must match metadata.namespace"))
 		}
 		if spec.NonResourceAttributes != nil {
-			errs = append(errs, registry.Invalid("spec.nonResourceAttributes", spec.NonResourceAttributes, "disallowed on this kind of request"))
+			errs = append(errs, meta.Invalid("spec.nonResourceAttributes", spec.NonResourceAttributes, "disallowed on this kind of request"))
 		}
-	} else if !isEmptyMeta(meta) {
-		errs = append(errs, registry.Invalid("metadata", sar.ObjectMeta, "must be empty"))
+	} else if !isEmptyMeta(om) {
+		errs = append(errs, meta.Invalid("metadata", sar.ObjectMeta, "must be empty"))
 	}
 	if len(errs) > 0 {
-		return nil, registry.NewInvalid("authorization.k8s.io", kind, "", errs)
+		return nil, meta.NewInvalid("authorization.k8s.io", kind, "", errs)
 	}
-	u := &registry.UserInfo{Username: spec.User, UID: spec.UID, Groups: spec.Groups, Extra: spec.Extra}
+	u := &authentication.UserInfo{Username: spec.User, UID: spec.UID, Groups: spec.Groups, Extra: spec.Extra}
 	sar.Status = h.decide(r, kind, accessAttributes(u, spec.ResourceAttributes, spec.NonResourceAttributes))
 	return &sar, nil
 }
 
 // isEmptyMeta reports whether m (namespace and managedFields already
 // cleared) is the zero ObjectMeta.
-func isEmptyMeta(m registry.ObjectMeta) bool {
+func isEmptyMeta(m meta.ObjectMeta) bool {
 	return m.Name == "" && m.GenerateName == "" && m.UID == "" && m.ResourceVersion == "" && m.Generation == 0 &&
 		m.CreationTimestamp.IsZero() && m.DeletionTimestamp == nil && m.DeletionGracePeriodSeconds == nil &&
 		len(m.Labels) == 0 && len(m.Annotations) == 0 && len(m.OwnerReferences) == 0 && len(m.Finalizers) == 0 && m.SelfLink == ""
@@ -398,18 +402,18 @@ func isEmptyMeta(m registry.ObjectMeta) bool {
 // selfSubjectAccessReview mirrors selfsubjectaccessreview/rest.go: the
 // requesting user is checked.
 func (h *reviewHandler) selfSubjectAccessReview(r *http.Request) (any, error) {
-	var ssar registry.SelfSubjectAccessReview
+	var ssar authorization.SelfSubjectAccessReview
 	if err := decodeReview(r, &ssar, "authorization.k8s.io/v1", "SelfSubjectAccessReview"); err != nil {
 		return nil, err
 	}
 	_ = ensureNamespace(&ssar.ObjectMeta, "")
-	ssar.TypeMeta = registry.TypeMeta{Kind: "SelfSubjectAccessReview", APIVersion: "authorization.k8s.io/v1"}
+	ssar.TypeMeta = meta.TypeMeta{Kind: "SelfSubjectAccessReview", APIVersion: "authorization.k8s.io/v1"}
 	if errs := validateAccessSpec(ssar.Spec.ResourceAttributes, ssar.Spec.NonResourceAttributes); len(errs) > 0 {
-		return nil, registry.NewInvalid("authorization.k8s.io", "SelfSubjectAccessReview", "", errs)
+		return nil, meta.NewInvalid("authorization.k8s.io", "SelfSubjectAccessReview", "", errs)
 	}
-	u, ok := registry.UserFrom(r.Context())
+	u, ok := request.UserFrom(r.Context())
 	if !ok {
-		return nil, registry.NewBadRequest("no user present on request")
+		return nil, meta.NewBadRequest("no user present on request")
 	}
 	ssar.Status = h.decide(r, "SelfSubjectAccessReview", accessAttributes(u, ssar.Spec.ResourceAttributes, ssar.Spec.NonResourceAttributes))
 	return &ssar, nil
@@ -420,27 +424,27 @@ func (h *reviewHandler) selfSubjectAccessReview(r *http.Request) (any, error) {
 // AlwaysAllow lists "*" for everything, AlwaysDeny nothing; any other
 // Authorizer cannot list rules, so the answer is empty and incomplete.
 func (h *reviewHandler) selfSubjectRulesReview(r *http.Request) (any, error) {
-	var rr registry.SelfSubjectRulesReview
+	var rr authorization.SelfSubjectRulesReview
 	if err := decodeReview(r, &rr, "authorization.k8s.io/v1", "SelfSubjectRulesReview"); err != nil {
 		return nil, err
 	}
 	_ = ensureNamespace(&rr.ObjectMeta, "")
-	rr.TypeMeta = registry.TypeMeta{Kind: "SelfSubjectRulesReview", APIVersion: "authorization.k8s.io/v1"}
-	if _, ok := registry.UserFrom(r.Context()); !ok {
-		return nil, registry.NewBadRequest("no user present on request")
+	rr.TypeMeta = meta.TypeMeta{Kind: "SelfSubjectRulesReview", APIVersion: "authorization.k8s.io/v1"}
+	if _, ok := request.UserFrom(r.Context()); !ok {
+		return nil, meta.NewBadRequest("no user present on request")
 	}
 	if rr.Spec.Namespace == "" {
-		return nil, registry.NewBadRequest("no namespace on request")
+		return nil, meta.NewBadRequest("no namespace on request")
 	}
-	st := registry.SubjectRulesReviewStatus{ResourceRules: []registry.ResourceRule{}, NonResourceRules: []registry.NonResourceRule{}}
+	st := authorization.SubjectRulesReviewStatus{ResourceRules: []authorization.ResourceRule{}, NonResourceRules: []authorization.NonResourceRule{}}
 	delegate := h.authz.(ImpersonationAuthorizer).Delegate
 	if sm, ok := delegate.(SystemMastersAuthorizer); ok {
 		delegate = sm.Delegate
 	}
 	switch delegate.(type) {
 	case AlwaysAllow:
-		st.ResourceRules = []registry.ResourceRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}}
-		st.NonResourceRules = []registry.NonResourceRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}}
+		st.ResourceRules = []authorization.ResourceRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}}
+		st.NonResourceRules = []authorization.NonResourceRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}}
 	case AlwaysDeny:
 	default:
 		st.Incomplete = true

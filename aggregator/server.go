@@ -13,9 +13,15 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/discovery"
 	"github.com/aggsim/aggsim/proxy"
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
+	"github.com/aggsim/aggsim/registry/apis/authorization"
+	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -173,11 +179,11 @@ func New(opts Options) (*Server, error) {
 		Clock:  now,
 		Logger: logger,
 		NamespaceExists: func(ctx context.Context, ns string) (bool, error) {
-			_, err := s.api.Store(registry.GroupResource{Resource: "namespaces"}).Get(ctx, "", ns)
+			_, err := s.api.Store(meta.GroupResource{Resource: "namespaces"}).Get(ctx, "", ns)
 			if err == nil {
 				return true, nil
 			}
-			var se *registry.StatusError
+			var se *meta.StatusError
 			if errors.As(err, &se) && se.Status.Code == http.StatusNotFound {
 				return false, nil
 			}
@@ -185,8 +191,8 @@ func New(opts Options) (*Server, error) {
 		},
 	})
 	s.apiServices = NewInformer(s.api.Store(apiServicesResource), logger)
-	s.services = NewInformer(s.api.Store(registry.GroupResource{Resource: "services"}), logger)
-	s.endpoints = NewInformer(s.api.Store(registry.GroupResource{Resource: "endpoints"}), logger)
+	s.services = NewInformer(s.api.Store(meta.GroupResource{Resource: "services"}), logger)
+	s.endpoints = NewInformer(s.api.Store(meta.GroupResource{Resource: "endpoints"}), logger)
 
 	s.transports = proxy.NewTransports(proxy.TransportOptions{GetClientCertificate: opts.ProxyClientCertificate})
 	if opts.OnProxyClientCertChange != nil {
@@ -195,7 +201,7 @@ func New(opts Options) (*Server, error) {
 	s.resolver = proxy.NewEndpointServiceResolver(newInformerServiceLister(s.services, s.endpoints))
 
 	coreResources, _ := s.api.APIResourceList("", "v1")
-	apiregResources, _ := s.api.APIResourceList(registry.GroupAPIRegistration, "v1")
+	apiregResources, _ := s.api.APIResourceList(apiregistration.GroupAPIRegistration, "v1")
 	refresh := opts.DiscoveryRefreshInterval
 	dm, err := discovery.New(discovery.Options{
 		Fetcher:                  discovery.FetcherFunc(s.fetchDiscovery),
@@ -241,7 +247,7 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-var apiServicesResource = registry.GroupResource{Group: registry.GroupAPIRegistration, Resource: "apiservices"}
+var apiServicesResource = meta.GroupResource{Group: apiregistration.GroupAPIRegistration, Resource: "apiservices"}
 
 // Handler returns the server's root handler: the filter chain around the
 // router.
@@ -301,28 +307,28 @@ func (s *Server) Shutdown() { s.api.Shutdown() }
 // controller creates for the groups it serves itself (label
 // kube-aggregator.kubernetes.io/automanaged: onstart), limited to the groups
 // aggsim serves. apiregistration.k8s.io has none, as upstream.
-func (s *Server) localAPIServices() []*registry.APIService {
+func (s *Server) localAPIServices() []*apiregistration.APIService {
 	prio := map[string][2]int32{"": {18000, 1}, // group -> gpm, vp (builtin-priorities.txt)
 		// groups of the delegated-authentication surface (builtin-priorities.txt):
-		registry.GroupAuthentication: {17700, 15}, registry.GroupAuthorization: {17600, 15},
+		authentication.GroupAuthentication: {17700, 15}, authorization.GroupAuthorization: {17600, 15},
 		registry.GroupAdmissionRegistration: {16700, 15}, registry.GroupFlowControl: {16100, 21},
 	}
-	var out []*registry.APIService
+	var out []*apiregistration.APIService
 	for _, gv := range s.api.GroupVersions() {
-		if gv.Group == registry.GroupAPIRegistration {
+		if gv.Group == apiregistration.GroupAPIRegistration {
 			continue
 		}
 		p, ok := prio[gv.Group]
 		if !ok {
 			p = [2]int32{16000, 15}
 		}
-		out = append(out, &registry.APIService{
-			TypeMeta: registry.TypeMeta{Kind: "APIService", APIVersion: "apiregistration.k8s.io/v1"},
-			ObjectMeta: registry.ObjectMeta{
+		out = append(out, &apiregistration.APIService{
+			TypeMeta: meta.TypeMeta{Kind: "APIService", APIVersion: "apiregistration.k8s.io/v1"},
+			ObjectMeta: meta.ObjectMeta{
 				Name:   gv.Version + "." + gv.Group,
 				Labels: map[string]string{"kube-aggregator.kubernetes.io/automanaged": "onstart"},
 			},
-			Spec: registry.APIServiceSpec{Group: gv.Group, Version: gv.Version, GroupPriorityMinimum: p[0], VersionPriority: p[1]},
+			Spec: apiregistration.APIServiceSpec{Group: gv.Group, Version: gv.Version, GroupPriorityMinimum: p[0], VersionPriority: p[1]},
 		})
 	}
 	return out
@@ -334,14 +340,14 @@ var systemNamespaces = []string{"default", "kube-system", "kube-public", "kube-n
 
 // ensureSystemNamespaces creates the missing system namespaces.
 func (s *Server) ensureSystemNamespaces(ctx context.Context) error {
-	store := s.api.Store(registry.GroupResource{Resource: "namespaces"})
+	store := s.api.Store(meta.GroupResource{Resource: "namespaces"})
 	for _, name := range systemNamespaces {
-		ns := &registry.Namespace{
-			TypeMeta:   registry.TypeMeta{Kind: "Namespace", APIVersion: "v1"},
-			ObjectMeta: registry.ObjectMeta{Name: name},
+		ns := &core.Namespace{
+			TypeMeta:   meta.TypeMeta{Kind: "Namespace", APIVersion: "v1"},
+			ObjectMeta: meta.ObjectMeta{Name: name},
 		}
 		if _, err := store.Create(ctx, ns); err != nil {
-			var se *registry.StatusError
+			var se *meta.StatusError
 			if errors.As(err, &se) && se.Status.Reason == "AlreadyExists" {
 				continue
 			}
@@ -360,7 +366,7 @@ func (s *Server) ensureLocalAPIServices(ctx context.Context) error {
 			continue
 		}
 		if _, err := store.Create(ctx, a); err != nil {
-			var se *registry.StatusError
+			var se *meta.StatusError
 			if errors.As(err, &se) && se.Status.Reason == "AlreadyExists" {
 				continue
 			}
@@ -378,7 +384,7 @@ func (s *Server) installStaticRoutes() {
 	m.HandlePrefix("/api/", s.api)
 	m.Handle("/apis", http.HandlerFunc(s.discovery.ServeAPIs))
 	m.Handle("/apis/", http.HandlerFunc(s.discovery.ServeAPIs))
-	g := registry.GroupAPIRegistration
+	g := apiregistration.GroupAPIRegistration
 	m.Handle("/apis/"+g, s.groupHandler(g))
 	m.Handle("/apis/"+g+"/", s.groupHandler(g))
 	m.Handle("/apis/"+g+"/v1", s.api)
@@ -409,7 +415,7 @@ func (s *Server) fetchDiscovery(ctx context.Context, svc discovery.APIService, r
 	if h == nil {
 		return nil, proxy.ErrNotProxied
 	}
-	u, _ := registry.UserFrom(req.Context())
+	u, _ := request.UserFrom(req.Context())
 	return h.Do(ctx, req, u)
 }
 
@@ -430,8 +436,8 @@ type convertedObject struct {
 
 func newInformerServiceLister(services, endpoints *Informer) informerServiceLister {
 	l := informerServiceLister{services: services, endpoints: endpoints, cache: &sync.Map{}}
-	forget := func(prefix string) func(old, cur registry.Object) {
-		return func(old, cur registry.Object) {
+	forget := func(prefix string) func(old, cur meta.Object) {
+		return func(old, cur meta.Object) {
 			if cur == nil && old != nil { // deleted: drop its conversion
 				m := old.GetObjectMeta()
 				l.cache.Delete(prefix + m.Namespace + "/" + m.Name)
@@ -445,7 +451,7 @@ func newInformerServiceLister(services, endpoints *Informer) informerServiceList
 
 // converted returns conv(o), reusing the value converted for the same
 // object at the same resourceVersion.
-func (l informerServiceLister) converted(key string, o registry.Object, conv func() any) any {
+func (l informerServiceLister) converted(key string, o meta.Object, conv func() any) any {
 	rv := o.GetObjectMeta().ResourceVersion
 	if c, ok := l.cache.Load(key); ok && c.(convertedObject).rv == rv {
 		return c.(convertedObject).val
@@ -463,7 +469,7 @@ func (l informerServiceLister) GetService(namespace, name string) (*proxy.Servic
 		return nil, nil
 	}
 	return l.converted("svc|"+namespace+"/"+name, o, func() any {
-		svc := o.(*registry.Service)
+		svc := o.(*core.Service)
 		out := &proxy.Service{Type: proxy.ServiceType(svc.Spec.Type), ExternalName: svc.Spec.ExternalName}
 		for _, p := range svc.Spec.Ports {
 			out.Ports = append(out.Ports, proxy.ServicePort{Name: p.Name, Port: p.Port, TargetPort: p.TargetPort.String()})
@@ -480,7 +486,7 @@ func (l informerServiceLister) GetEndpoints(namespace, name string) (*proxy.Endp
 		return nil, nil
 	}
 	return l.converted("ep|"+namespace+"/"+name, o, func() any {
-		ep := o.(*registry.Endpoints)
+		ep := o.(*core.Endpoints)
 		out := &proxy.Endpoints{}
 		for _, ss := range ep.Subsets {
 			var sub proxy.EndpointSubset

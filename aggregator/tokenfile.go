@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 // TokenFile is the parsed content of kube-apiserver's --token-file: static
@@ -18,7 +18,7 @@ import (
 // k8s.io/apiserver/pkg/authentication/token/tokenfile/tokenfile.go). It is
 // immutable after parsing and safe for concurrent use.
 type TokenFile struct {
-	users map[string]*registry.UserInfo
+	users map[string]*authentication.UserInfo
 }
 
 // LoadTokenFile reads and parses the token file at path; see ParseTokenFile.
@@ -42,7 +42,7 @@ func LoadTokenFile(path string) (*TokenFile, error) {
 func ParseTokenFile(name string, r io.Reader, logger *slog.Logger) (*TokenFile, error) {
 	reader := csv.NewReader(r)
 	reader.FieldsPerRecord = -1
-	tokens := map[string]*registry.UserInfo{}
+	tokens := map[string]*authentication.UserInfo{}
 	recordNum := 0
 	for {
 		record, err := reader.Read()
@@ -63,7 +63,7 @@ func ParseTokenFile(name string, r io.Reader, logger *slog.Logger) (*TokenFile, 
 			}
 			continue
 		}
-		u := &registry.UserInfo{Username: record[1], UID: record[2]}
+		u := &authentication.UserInfo{Username: record[1], UID: record[2]}
 		if _, dup := tokens[record[0]]; dup && logger != nil {
 			logger.Warn(fmt.Sprintf("duplicate token has been found in token file '%s', record number '%d'", name, recordNum))
 		}
@@ -77,7 +77,7 @@ func ParseTokenFile(name string, r io.Reader, logger *slog.Logger) (*TokenFile, 
 
 // Lookup returns a copy of the user token authenticates as (groups as in the
 // file, without system:authenticated), or false.
-func (t *TokenFile) Lookup(token string) (*registry.UserInfo, bool) {
+func (t *TokenFile) Lookup(token string) (*authentication.UserInfo, bool) {
 	if t == nil {
 		return nil, false
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 func TestParseTokenFile(t *testing.T) {
@@ -23,7 +23,7 @@ func TestParseTokenFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]*registry.UserInfo{
+	want := map[string]*authentication.UserInfo{
 		"token1": {Username: "alice", UID: "uid-a", Groups: []string{"devs", "qa"}},
 		"token2": {Username: "bob2", UID: "uid-b2", Groups: []string{"ops"}},
 		"token3": {Username: "carol", UID: "uid-c", Groups: []string{""}},

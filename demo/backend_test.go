@@ -20,6 +20,9 @@ import (
 
 	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -154,11 +157,11 @@ func TestDiscovery(t *testing.T) {
 		{"/apis", `{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"wardle.example.com","versions":[{"groupVersion":"wardle.example.com/v1beta1","version":"v1beta1"},{"groupVersion":"wardle.example.com/v1alpha1","version":"v1alpha1"}],"preferredVersion":{"groupVersion":"wardle.example.com/v1beta1","version":"v1beta1"}}]}` + "\n"},
 		{"/apis/wardle.example.com", `{"kind":"APIGroup","apiVersion":"v1","name":"wardle.example.com","versions":[{"groupVersion":"wardle.example.com/v1beta1","version":"v1beta1"},{"groupVersion":"wardle.example.com/v1alpha1","version":"v1alpha1"}],"preferredVersion":{"groupVersion":"wardle.example.com/v1beta1","version":"v1beta1"}}` + "\n"},
 		{"/apis/wardle.example.com/v1alpha1", `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"wardle.example.com/v1alpha1","resources":[` +
-			`{"name":"fischers","singularName":"fischer","namespaced":false,"kind":"Fischer","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"storageVersionHash":"` + registry.StorageVersionHash(Group, V1alpha1, "Fischer") + `"},` +
-			`{"name":"flunders","singularName":"flunder","namespaced":true,"kind":"Flunder","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["fl"],"categories":["all"],"storageVersionHash":"` + registry.StorageVersionHash(Group, V1alpha1, "Flunder") + `"},` +
+			`{"name":"fischers","singularName":"fischer","namespaced":false,"kind":"Fischer","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"storageVersionHash":"` + meta.StorageVersionHash(Group, V1alpha1, "Fischer") + `"},` +
+			`{"name":"flunders","singularName":"flunder","namespaced":true,"kind":"Flunder","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["fl"],"categories":["all"],"storageVersionHash":"` + meta.StorageVersionHash(Group, V1alpha1, "Flunder") + `"},` +
 			`{"name":"flunders/status","singularName":"","namespaced":true,"kind":"Flunder","verbs":["get","patch","update"]}]}` + "\n"},
 		{"/apis/wardle.example.com/v1beta1", `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"wardle.example.com/v1beta1","resources":[` +
-			`{"name":"flunders","singularName":"flunder","namespaced":true,"kind":"Flunder","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["fl"],"categories":["all"],"storageVersionHash":"` + registry.StorageVersionHash(Group, V1beta1, "Flunder") + `"},` +
+			`{"name":"flunders","singularName":"flunder","namespaced":true,"kind":"Flunder","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["fl"],"categories":["all"],"storageVersionHash":"` + meta.StorageVersionHash(Group, V1beta1, "Flunder") + `"},` +
 			`{"name":"flunders/status","singularName":"","namespaced":true,"kind":"Flunder","verbs":["get","patch","update"]}]}` + "\n"},
 	} {
 		code, h, body := f.do(t, f.proxy, "GET", tc.path, "", as...)
@@ -260,7 +263,7 @@ func TestValidateFlunder(t *testing.T) {
 		{"type without reference", FlunderSpec{ReferenceType: FischerReferenceType}, `spec.reference: Required value: must be set if referenceType is Fischer`},
 		{"bad type", FlunderSpec{Reference: "a", ReferenceType: "x"}, `spec.referenceType: Unsupported value: "x": supported values: "Fischer", "Flunder"`},
 	} {
-		errs := ValidateFlunder(&Flunder{ObjectMeta: registry.ObjectMeta{Name: "ok"}, Spec: tc.spec})
+		errs := ValidateFlunder(&Flunder{ObjectMeta: meta.ObjectMeta{Name: "ok"}, Spec: tc.spec})
 		var got []string
 		for _, e := range errs {
 			got = append(got, e.Error())
@@ -269,7 +272,7 @@ func TestValidateFlunder(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tc.name, strings.Join(got, "; "), tc.want)
 		}
 	}
-	if errs := ValidateFischer(&Fischer{ObjectMeta: registry.ObjectMeta{Name: "Bad_Name"}, DisallowedFlunders: []string{"ok", "NO"}}); len(errs) != 2 ||
+	if errs := ValidateFischer(&Fischer{ObjectMeta: meta.ObjectMeta{Name: "Bad_Name"}, DisallowedFlunders: []string{"ok", "NO"}}); len(errs) != 2 ||
 		errs[0].Field != "metadata.name" || errs[1].Field != "disallowedFlunders[1]" {
 		t.Errorf("ValidateFischer: %v", errs)
 	}
@@ -298,27 +301,27 @@ func TestApplyRegistration(t *testing.T) {
 	if err := Apply(ctx, api, Registration(40002, ca)); err != nil {
 		t.Fatal(err)
 	}
-	ep, err := api.Store(registry.GroupResource{Resource: "endpoints"}).Get(ctx, Namespace, ServiceName)
+	ep, err := api.Store(meta.GroupResource{Resource: "endpoints"}).Get(ctx, Namespace, ServiceName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := ep.(*registry.Endpoints).Subsets[0].Ports[0]; p.Port != 40002 || p.Name != "https" || ep.(*registry.Endpoints).Subsets[0].Addresses[0].IP != "127.0.0.1" {
+	if p := ep.(*core.Endpoints).Subsets[0].Ports[0]; p.Port != 40002 || p.Name != "https" || ep.(*core.Endpoints).Subsets[0].Addresses[0].IP != "127.0.0.1" {
 		t.Errorf("endpoints %+v", ep)
 	}
-	svc, err := api.Store(registry.GroupResource{Resource: "services"}).Get(ctx, Namespace, ServiceName)
+	svc, err := api.Store(meta.GroupResource{Resource: "services"}).Get(ctx, Namespace, ServiceName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := svc.(*registry.Service).Spec.Ports[0]; p.Port != 443 || p.Name != "https" || p.TargetPort.IntVal != 40002 || svc.(*registry.Service).Spec.Type != "ClusterIP" {
+	if p := svc.(*core.Service).Spec.Ports[0]; p.Port != 443 || p.Name != "https" || p.TargetPort.IntVal != 40002 || svc.(*core.Service).Spec.Type != "ClusterIP" {
 		t.Errorf("service %+v", svc)
 	}
-	apisvcs := api.Store(registry.GroupResource{Group: registry.GroupAPIRegistration, Resource: "apiservices"})
+	apisvcs := api.Store(meta.GroupResource{Group: apiregistration.GroupAPIRegistration, Resource: "apiservices"})
 	for i, name := range APIServiceNames() {
 		obj, err := apisvcs.Get(ctx, "", name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := obj.(*registry.APIService)
+		a := obj.(*apiregistration.APIService)
 		wantVP := []int32{15, 10}[i]
 		if a.Spec.Service == nil || a.Spec.Service.Name != "api" || a.Spec.Service.Namespace != "wardle" || *a.Spec.Service.Port != 443 ||
 			string(a.Spec.CABundle) != string(ca) || a.Spec.InsecureSkipTLSVerify || a.Spec.GroupPriorityMinimum != 1000 || a.Spec.VersionPriority != wantVP {
@@ -335,8 +338,8 @@ func TestApplyRegistration(t *testing.T) {
 	}
 	for _, name := range APIServiceNames() {
 		obj, _ := apisvcs.Get(ctx, "", name)
-		a := obj.(*registry.APIService)
-		a.SetCondition(registry.APIServiceCondition{Type: registry.Available, Status: registry.ConditionTrue, Reason: "Passed", Message: "all checks passed"})
+		a := obj.(*apiregistration.APIService)
+		a.SetCondition(apiregistration.APIServiceCondition{Type: apiregistration.Available, Status: apiregistration.ConditionTrue, Reason: "Passed", Message: "all checks passed"})
 		if _, err := apisvcs.UpdateStatus(ctx, a); err != nil {
 			t.Fatal(err)
 		}

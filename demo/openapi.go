@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // OpenAPI documents of the demo backend, served at /openapi/v2 (swagger
@@ -145,7 +146,7 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		registry.WriteStatus(w, r, registry.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
+		registry.WriteStatus(w, r, meta.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
 		return true
 	}
 	d := demoOpenAPI()
@@ -154,7 +155,7 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
 	switch {
 	case p == "/openapi/v2":
 		if !registry.OpenAPIAcceptsJSON(r.Header.Get("Accept")) {
-			registry.WriteStatus(w, r, registry.NewStatusError(http.StatusNotAcceptable, "NotAcceptable", "only the following media types are accepted: application/json"))
+			registry.WriteStatus(w, r, meta.NewStatusError(http.StatusNotAcceptable, "NotAcceptable", "only the following media types are accepted: application/json"))
 			return true
 		}
 		body, etag = d.v2, d.v2tag

@@ -7,7 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // DefaultRecordLimit is how many requests a Recorder keeps when
@@ -129,7 +131,7 @@ func (rc *Recorder) noteUser(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p, ok := r.Context().Value(pendingKey{}).(*pending); ok {
 			p.rec.Authenticated = true
-			if u, ok := registry.UserFrom(r.Context()); ok {
+			if u, ok := request.UserFrom(r.Context()); ok {
 				p.rec.User, p.rec.UID, p.rec.Groups, p.rec.Extra = u.Username, u.UID, u.Groups, u.Extra
 			}
 			rc.add(p.rec)
@@ -144,7 +146,7 @@ func (rc *Recorder) noteUser(next http.Handler) http.Handler {
 // forgets everything after answering.
 func (rc *Recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
-		registry.WriteStatus(w, r, registry.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
+		registry.WriteStatus(w, r, meta.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
 		return
 	}
 	items := rc.Requests()

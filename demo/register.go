@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // Where the demo backend is registered, as the upstream sample's manifests
@@ -38,29 +41,29 @@ func APIServiceNames() []string { return []string{V1alpha1 + "." + Group, V1beta
 // APIServices v1alpha1 and v1beta1.wardle.example.com pointing at the
 // Service with caBundle (PEM) and no insecureSkipTLSVerify. Objects are
 // returned in that (creation) order.
-func Registration(port int32, caBundle []byte) []registry.Object {
-	tm := func(kind, apiVersion string) registry.TypeMeta {
-		return registry.TypeMeta{Kind: kind, APIVersion: apiVersion}
+func Registration(port int32, caBundle []byte) []meta.Object {
+	tm := func(kind, apiVersion string) meta.TypeMeta {
+		return meta.TypeMeta{Kind: kind, APIVersion: apiVersion}
 	}
 	svcPort := int32(ServicePort)
-	objs := []registry.Object{
-		&registry.Namespace{TypeMeta: tm("Namespace", "v1"), ObjectMeta: registry.ObjectMeta{Name: Namespace}},
-		&registry.Service{
+	objs := []meta.Object{
+		&core.Namespace{TypeMeta: tm("Namespace", "v1"), ObjectMeta: meta.ObjectMeta{Name: Namespace}},
+		&core.Service{
 			TypeMeta:   tm("Service", "v1"),
-			ObjectMeta: registry.ObjectMeta{Name: ServiceName, Namespace: Namespace},
-			Spec: registry.ServiceSpec{
-				Type: registry.ServiceTypeClusterIP,
-				Ports: []registry.ServicePort{{
-					Name: PortName, Protocol: registry.ProtocolTCP, Port: ServicePort, TargetPort: registry.FromInt(port),
+			ObjectMeta: meta.ObjectMeta{Name: ServiceName, Namespace: Namespace},
+			Spec: core.ServiceSpec{
+				Type: core.ServiceTypeClusterIP,
+				Ports: []core.ServicePort{{
+					Name: PortName, Protocol: core.ProtocolTCP, Port: ServicePort, TargetPort: core.FromInt(port),
 				}},
 			},
 		},
-		&registry.Endpoints{
+		&core.Endpoints{
 			TypeMeta:   tm("Endpoints", "v1"),
-			ObjectMeta: registry.ObjectMeta{Name: ServiceName, Namespace: Namespace},
-			Subsets: []registry.EndpointSubset{{
-				Addresses: []registry.EndpointAddress{{IP: "127.0.0.1"}},
-				Ports:     []registry.EndpointPort{{Name: PortName, Port: port, Protocol: registry.ProtocolTCP}},
+			ObjectMeta: meta.ObjectMeta{Name: ServiceName, Namespace: Namespace},
+			Subsets: []core.EndpointSubset{{
+				Addresses: []core.EndpointAddress{{IP: "127.0.0.1"}},
+				Ports:     []core.EndpointPort{{Name: PortName, Port: port, Protocol: core.ProtocolTCP}},
 			}},
 		},
 	}
@@ -68,11 +71,11 @@ func Registration(port int32, caBundle []byte) []registry.Object {
 		version string
 		vp      int32
 	}{{V1alpha1, VersionPriorityV1alpha1}, {V1beta1, VersionPriorityV1beta1}} {
-		objs = append(objs, &registry.APIService{
+		objs = append(objs, &apiregistration.APIService{
 			TypeMeta:   tm("APIService", "apiregistration.k8s.io/v1"),
-			ObjectMeta: registry.ObjectMeta{Name: v.version + "." + Group},
-			Spec: registry.APIServiceSpec{
-				Service:              &registry.ServiceReference{Namespace: Namespace, Name: ServiceName, Port: &svcPort},
+			ObjectMeta: meta.ObjectMeta{Name: v.version + "." + Group},
+			Spec: apiregistration.APIServiceSpec{
+				Service:              &apiregistration.ServiceReference{Namespace: Namespace, Name: ServiceName, Port: &svcPort},
 				Group:                Group,
 				Version:              v.version,
 				CABundle:             caBundle,
@@ -85,25 +88,25 @@ func Registration(port int32, caBundle []byte) []registry.Object {
 }
 
 // resourceOf maps the registration's object types to their resources.
-func resourceOf(obj registry.Object) (registry.GroupResource, error) {
+func resourceOf(obj meta.Object) (meta.GroupResource, error) {
 	switch obj.(type) {
-	case *registry.Namespace:
-		return registry.GroupResource{Resource: "namespaces"}, nil
-	case *registry.Service:
-		return registry.GroupResource{Resource: "services"}, nil
-	case *registry.Endpoints:
-		return registry.GroupResource{Resource: "endpoints"}, nil
-	case *registry.APIService:
-		return registry.GroupResource{Group: registry.GroupAPIRegistration, Resource: "apiservices"}, nil
+	case *core.Namespace:
+		return meta.GroupResource{Resource: "namespaces"}, nil
+	case *core.Service:
+		return meta.GroupResource{Resource: "services"}, nil
+	case *core.Endpoints:
+		return meta.GroupResource{Resource: "endpoints"}, nil
+	case *apiregistration.APIService:
+		return meta.GroupResource{Group: apiregistration.GroupAPIRegistration, Resource: "apiservices"}, nil
 	}
-	return registry.GroupResource{}, fmt.Errorf("demo: no resource for %T", obj)
+	return meta.GroupResource{}, fmt.Errorf("demo: no resource for %T", obj)
 }
 
 // Apply creates each object in api's stores, or updates it when it exists
 // (keeping its status and taking the stored resourceVersion), so running it
 // again after a restart converges. Errors name the object; the first one
 // stops Apply.
-func Apply(ctx context.Context, api *registry.API, objs []registry.Object) error {
+func Apply(ctx context.Context, api *registry.API, objs []meta.Object) error {
 	for _, obj := range objs {
 		gr, err := resourceOf(obj)
 		if err != nil {
@@ -142,7 +145,7 @@ func qualified(ns, name string) string {
 }
 
 func isReason(err error, reason string) bool {
-	var se *registry.StatusError
+	var se *meta.StatusError
 	return errors.As(err, &se) && se.Status.Reason == reason
 }
 
@@ -154,7 +157,7 @@ func WaitAvailable(ctx context.Context, api *registry.API, names []string, timeo
 	if interval <= 0 {
 		interval = 100 * time.Millisecond
 	}
-	store := api.Store(registry.GroupResource{Group: registry.GroupAPIRegistration, Resource: "apiservices"})
+	store := api.Store(meta.GroupResource{Group: apiregistration.GroupAPIRegistration, Resource: "apiservices"})
 	if store == nil {
 		return errors.New("demo: the API does not serve apiservices")
 	}
@@ -173,11 +176,11 @@ func WaitAvailable(ctx context.Context, api *registry.API, names []string, timeo
 				waiting = append(waiting, fmt.Sprintf("%s: %v", n, err))
 				continue
 			}
-			a := obj.(*registry.APIService)
+			a := obj.(*apiregistration.APIService)
 			if a.IsAvailable() {
 				continue
 			}
-			c := a.GetCondition(registry.Available)
+			c := a.GetCondition(apiregistration.Available)
 			if c == nil {
 				waiting = append(waiting, n+": no Available condition yet")
 			} else {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // allVerbs are the discovery verbs of a resource served by the generic
@@ -36,21 +37,21 @@ func (s FlunderStrategy) Info() registry.ResourceInfo {
 }
 
 // New returns an empty *Flunder.
-func (FlunderStrategy) New() registry.Object { return &Flunder{} }
+func (FlunderStrategy) New() meta.Object { return &Flunder{} }
 
 // PrepareForCreate clears status.
-func (FlunderStrategy) PrepareForCreate(obj registry.Object) { obj.(*Flunder).Status = FlunderStatus{} }
+func (FlunderStrategy) PrepareForCreate(obj meta.Object) { obj.(*Flunder).Status = FlunderStatus{} }
 
 // PrepareForUpdate keeps the old status and bumps generation when the spec
 // changed.
-func (FlunderStrategy) PrepareForUpdate(obj, old registry.Object) {
+func (FlunderStrategy) PrepareForUpdate(obj, old meta.Object) {
 	n, o := obj.(*Flunder), old.(*Flunder)
 	n.Status = o.Status
 	registry.BumpGeneration(&n.ObjectMeta, &o.ObjectMeta, !reflect.DeepEqual(n.Spec, o.Spec))
 }
 
 // PrepareForStatusUpdate keeps spec, labels and annotations from old.
-func (FlunderStrategy) PrepareForStatusUpdate(obj, old registry.Object) {
+func (FlunderStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
 	n, o := obj.(*Flunder), old.(*Flunder)
 	n.Spec = o.Spec
 	n.Labels, n.Annotations = o.Labels, o.Annotations
@@ -58,25 +59,25 @@ func (FlunderStrategy) PrepareForStatusUpdate(obj, old registry.Object) {
 }
 
 // Validate runs ValidateFlunder.
-func (FlunderStrategy) Validate(obj registry.Object) registry.FieldErrors {
+func (FlunderStrategy) Validate(obj meta.Object) meta.FieldErrors {
 	return ValidateFlunder(obj.(*Flunder))
 }
 
 // ValidateUpdate runs ValidateFlunder on the new object.
-func (FlunderStrategy) ValidateUpdate(obj, _ registry.Object) registry.FieldErrors {
+func (FlunderStrategy) ValidateUpdate(obj, _ meta.Object) meta.FieldErrors {
 	return ValidateFlunder(obj.(*Flunder))
 }
 
 // Canonicalize does nothing for flunders.
-func (FlunderStrategy) Canonicalize(registry.Object) {}
+func (FlunderStrategy) Canonicalize(meta.Object) {}
 
 // TableColumns are NAME and AGE.
-func (FlunderStrategy) TableColumns() []registry.TableColumnDefinition { return nameAgeColumns() }
+func (FlunderStrategy) TableColumns() []meta.TableColumnDefinition { return nameAgeColumns() }
 
 // TableRow returns name and age.
-func (s FlunderStrategy) TableRow(obj registry.Object) []any {
+func (s FlunderStrategy) TableRow(obj meta.Object) []any {
 	f := obj.(*Flunder)
-	return []any{f.Name, registry.TableAge(f.CreationTimestamp, nowOr(s.Now))}
+	return []any{f.Name, meta.TableAge(f.CreationTimestamp, nowOr(s.Now))}
 }
 
 // AllowCreateOnUpdate is false, as for the sample's generic store.
@@ -107,40 +108,40 @@ func (s FischerStrategy) Info() registry.ResourceInfo {
 }
 
 // New returns an empty *Fischer.
-func (FischerStrategy) New() registry.Object { return &Fischer{} }
+func (FischerStrategy) New() meta.Object { return &Fischer{} }
 
 // PrepareForCreate does nothing: a Fischer has no status.
-func (FischerStrategy) PrepareForCreate(registry.Object) {}
+func (FischerStrategy) PrepareForCreate(meta.Object) {}
 
 // PrepareForUpdate bumps generation when disallowedFlunders changed.
-func (FischerStrategy) PrepareForUpdate(obj, old registry.Object) {
+func (FischerStrategy) PrepareForUpdate(obj, old meta.Object) {
 	n, o := obj.(*Fischer), old.(*Fischer)
 	registry.BumpGeneration(&n.ObjectMeta, &o.ObjectMeta, !reflect.DeepEqual(n.DisallowedFlunders, o.DisallowedFlunders))
 }
 
 // PrepareForStatusUpdate is never called: fischers have no /status.
-func (FischerStrategy) PrepareForStatusUpdate(obj, old registry.Object) {}
+func (FischerStrategy) PrepareForStatusUpdate(obj, old meta.Object) {}
 
 // Validate runs ValidateFischer.
-func (FischerStrategy) Validate(obj registry.Object) registry.FieldErrors {
+func (FischerStrategy) Validate(obj meta.Object) meta.FieldErrors {
 	return ValidateFischer(obj.(*Fischer))
 }
 
 // ValidateUpdate runs ValidateFischer on the new object.
-func (FischerStrategy) ValidateUpdate(obj, _ registry.Object) registry.FieldErrors {
+func (FischerStrategy) ValidateUpdate(obj, _ meta.Object) meta.FieldErrors {
 	return ValidateFischer(obj.(*Fischer))
 }
 
 // Canonicalize does nothing for fischers.
-func (FischerStrategy) Canonicalize(registry.Object) {}
+func (FischerStrategy) Canonicalize(meta.Object) {}
 
 // TableColumns are NAME and AGE.
-func (FischerStrategy) TableColumns() []registry.TableColumnDefinition { return nameAgeColumns() }
+func (FischerStrategy) TableColumns() []meta.TableColumnDefinition { return nameAgeColumns() }
 
 // TableRow returns name and age.
-func (s FischerStrategy) TableRow(obj registry.Object) []any {
+func (s FischerStrategy) TableRow(obj meta.Object) []any {
 	f := obj.(*Fischer)
-	return []any{f.Name, registry.TableAge(f.CreationTimestamp, nowOr(s.Now))}
+	return []any{f.Name, meta.TableAge(f.CreationTimestamp, nowOr(s.Now))}
 }
 
 // AllowCreateOnUpdate is false, as for the sample's generic store.
@@ -163,42 +164,42 @@ func Strategies(now func() time.Time) []registry.Strategy {
 // ValidateFlunder checks a flunder: a DNS-1123 subdomain name, a
 // referenceType of "", Flunder or Fischer, and a reference whenever a
 // referenceType is set (upstream wardle/validation ValidateFlunderSpec).
-func ValidateFlunder(f *Flunder) registry.FieldErrors {
+func ValidateFlunder(f *Flunder) meta.FieldErrors {
 	errs := validateName(f.Name)
 	switch f.Spec.ReferenceType {
 	case "":
 		if f.Spec.Reference != "" {
-			errs = append(errs, registry.Invalid("spec.reference", f.Spec.Reference, "cannot be set if referenceType is empty"))
+			errs = append(errs, meta.Invalid("spec.reference", f.Spec.Reference, "cannot be set if referenceType is empty"))
 		}
 	case FlunderReferenceType, FischerReferenceType:
 		if f.Spec.Reference == "" {
-			errs = append(errs, registry.Required("spec.reference", "must be set if referenceType is "+string(f.Spec.ReferenceType)))
+			errs = append(errs, meta.Required("spec.reference", "must be set if referenceType is "+string(f.Spec.ReferenceType)))
 		}
 	default:
-		errs = append(errs, registry.NotSupported("spec.referenceType", string(f.Spec.ReferenceType), []string{string(FischerReferenceType), string(FlunderReferenceType)}))
+		errs = append(errs, meta.NotSupported("spec.referenceType", string(f.Spec.ReferenceType), []string{string(FischerReferenceType), string(FlunderReferenceType)}))
 	}
 	return errs
 }
 
 // ValidateFischer checks a fischer: a DNS-1123 subdomain name and
 // disallowedFlunders entries that are DNS-1123 subdomains.
-func ValidateFischer(f *Fischer) registry.FieldErrors {
+func ValidateFischer(f *Fischer) meta.FieldErrors {
 	errs := validateName(f.Name)
 	for i, n := range f.DisallowedFlunders {
-		for _, msg := range registry.IsDNS1123Subdomain(n) {
-			errs = append(errs, registry.Invalid(indexPath("disallowedFlunders", i), n, msg))
+		for _, msg := range meta.IsDNS1123Subdomain(n) {
+			errs = append(errs, meta.Invalid(indexPath("disallowedFlunders", i), n, msg))
 		}
 	}
 	return errs
 }
 
-func validateName(name string) registry.FieldErrors {
-	var errs registry.FieldErrors
+func validateName(name string) meta.FieldErrors {
+	var errs meta.FieldErrors
 	if name == "" {
 		return nil // the store reports a missing name
 	}
-	for _, msg := range registry.IsDNS1123Subdomain(name) {
-		errs = append(errs, registry.Invalid("metadata.name", name, msg))
+	for _, msg := range meta.IsDNS1123Subdomain(name) {
+		errs = append(errs, meta.Invalid("metadata.name", name, msg))
 	}
 	return errs
 }
@@ -208,8 +209,8 @@ func indexPath(field string, i int) string {
 }
 
 // nameAgeColumns are the NAME and AGE columns of the demo's tables.
-func nameAgeColumns() []registry.TableColumnDefinition {
-	return []registry.TableColumnDefinition{
+func nameAgeColumns() []meta.TableColumnDefinition {
+	return []meta.TableColumnDefinition{
 		{Name: "Name", Type: "string", Format: "name", Description: nameColumnDescription},
 		{Name: "Age", Type: "string", Description: ageColumnDescription},
 	}

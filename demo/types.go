@@ -1,6 +1,8 @@
 package demo
 
-import "github.com/aggsim/aggsim/registry"
+import (
+	"github.com/aggsim/aggsim/registry/apis/meta"
+)
 
 // Group is the API group the demo backend serves.
 const Group = "wardle.example.com"
@@ -31,8 +33,8 @@ const (
 // wardle/v1alpha1/types.go Flunder). The same Go type serves v1alpha1 and
 // v1beta1 (see the package doc on conversion).
 type Flunder struct {
-	registry.TypeMeta   `json:",inline"`
-	registry.ObjectMeta `json:"metadata,omitempty"`
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata,omitempty"`
 	// Spec is what the user asked for.
 	Spec FlunderSpec `json:"spec,omitempty"`
 	// Status is written through /status only.
@@ -52,14 +54,14 @@ type FlunderSpec struct {
 // aggsim addition so that /status has something to write.
 type FlunderStatus struct {
 	// Conditions are free-form conditions written through /status.
-	Conditions []registry.Condition `json:"conditions,omitempty"`
+	Conditions []meta.Condition `json:"conditions,omitempty"`
 }
 
 // Fischer is the sample's cluster-scoped resource (upstream
 // wardle/v1alpha1/types.go Fischer): it names flunders that may not exist.
 type Fischer struct {
-	registry.TypeMeta   `json:",inline"`
-	registry.ObjectMeta `json:"metadata,omitempty"`
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata,omitempty"`
 	// DisallowedFlunders lists names a flunder may not have.
 	DisallowedFlunders []string `json:"disallowedFlunders,omitempty"`
 }

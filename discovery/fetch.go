@@ -12,7 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/aggregator/request"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 // Backend resource lists (kube-aggregator pkg/apiserver/handler_discovery.go).
@@ -313,7 +314,7 @@ func (m *Manager) fetchBackend(ctx context.Context, key serviceKey, svcs []APISe
 	ctx, cancel := context.WithTimeout(ctx, m.opts.FetchTimeout)
 	defer cancel()
 
-	uctx := registry.WithUser(ctx, &registry.UserInfo{Username: DiscoveryUser, Groups: []string{"system:masters"}})
+	uctx := request.WithUser(ctx, &authentication.UserInfo{Username: DiscoveryUser, Groups: []string{"system:masters"}})
 	req, err := http.NewRequestWithContext(uctx, http.MethodGet, "/apis", nil)
 	if err != nil {
 		return fetchOutcome{err: err}
@@ -346,7 +347,7 @@ func (m *Manager) fetchBackend(ctx context.Context, key serviceKey, svcs []APISe
 	}
 
 	out := fetchOutcome{dropCache: true, legacy: make(map[string]legacyOutcome, len(svcs))}
-	lctx := registry.WithUser(ctx, &registry.UserInfo{Username: DiscoveryUser})
+	lctx := request.WithUser(ctx, &authentication.UserInfo{Username: DiscoveryUser})
 	for i := range svcs {
 		s := &svcs[i]
 		if _, done := out.legacy[s.gv()]; done {

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/aggregator/request"
 	"sigs.k8s.io/yaml"
 )
 
@@ -126,7 +126,7 @@ func (f *fakeBackends) requests(name string, port int32) []recordedRequest {
 func (f *fakeBackends) Do(ctx context.Context, svc APIService, req *http.Request) (*http.Response, error) {
 	key := backendName(svc.Service.Name, svc.Service.Port)
 	rr := recordedRequest{Path: req.URL.Path, Accept: req.Header.Get("Accept"), IfNoneMatch: req.Header.Get("If-None-Match")}
-	if u, ok := registry.UserFrom(req.Context()); ok {
+	if u, ok := request.UserFrom(req.Context()); ok {
 		rr.User, rr.Groups = u.Username, u.Groups
 	}
 	f.mu.Lock()

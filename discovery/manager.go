@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // apiRegistrationGroup is the aggregator's own group. Legacy /apis always
@@ -294,8 +294,8 @@ func New(opts Options) (*Manager, error) {
 			return nil, fmt.Errorf("discovery: CoreResources: %w", err)
 		}
 	}
-	st := registry.Status{
-		TypeMeta: registry.TypeMeta{Kind: "Status", APIVersion: "v1"},
+	st := meta.Status{
+		TypeMeta: meta.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   "Failure",
 		Message:  "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf",
 		Reason:   "NotAcceptable",

@@ -6,7 +6,9 @@ package discovery
 // bytes as kube-apiserver. The meta/v1 types the registry also answers
 // (APIResourceList, APIVersions) are aliases of the registry's.
 
-import "github.com/aggsim/aggsim/registry"
+import (
+	"github.com/aggsim/aggsim/registry/apis/meta"
+)
 
 // GroupVersionForDiscovery names one version of a group in APIGroup and
 // APIGroupList (meta/v1 GroupVersionForDiscovery).
@@ -20,7 +22,7 @@ type GroupVersionForDiscovery struct {
 // ServerAddressByClientCIDR tells a client in ClientCIDR which address to
 // use for the server (meta/v1 ServerAddressByClientCIDR); registry owns
 // the wire type.
-type ServerAddressByClientCIDR = registry.ServerAddressByClientCIDR
+type ServerAddressByClientCIDR = meta.ServerAddressByClientCIDR
 
 // APIGroup is the document at /apis/<group> and one entry of APIGroupList
 // (meta/v1 APIGroup). Kind and APIVersion are empty inside a list.
@@ -51,15 +53,15 @@ type APIGroupList struct {
 
 // APIVersions is the legacy document at /api (meta/v1 APIVersions);
 // registry owns the wire type.
-type APIVersions = registry.APIVersions
+type APIVersions = meta.APIVersions
 
 // APIResource is one resource of an APIResourceList (meta/v1 APIResource);
 // registry owns the wire type.
-type APIResource = registry.APIResource
+type APIResource = meta.APIResource
 
 // APIResourceList is the document at /apis/<group>/<version> and /api/v1
 // (meta/v1 APIResourceList); registry owns the wire type.
-type APIResourceList = registry.APIResourceList
+type APIResourceList = meta.APIResourceList
 
 // GroupVersionKind is the responseKind of aggregated discovery
 // (meta/v1 GroupVersionKind). Empty group and version mean "the group and

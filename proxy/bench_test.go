@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/internal/latencybench"
-	"github.com/aggsim/aggsim/registry"
 )
 
 // BenchmarkProxy measures, in one run against the same TLS backend serving
@@ -68,7 +68,7 @@ func BenchmarkProxy(b *testing.B) {
 	b.Cleanup(h.Close)
 	user := testUser()
 	handlerFront := quietTLSServer(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(w, r.WithContext(registry.WithUser(r.Context(), user)))
+		h.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), user)))
 	}))
 
 	path := "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders/bench"

@@ -6,8 +6,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 
+	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/proxy"
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 // ExampleHandler wires one Handler per remote APIService with a shared
@@ -30,7 +31,7 @@ func ExampleHandler() {
 	})
 
 	r := httptest.NewRequest(http.MethodGet, "/apis/wardle.example.com/v1alpha1/flunders", nil)
-	r = r.WithContext(registry.WithUser(r.Context(), &registry.UserInfo{Username: "jane"}))
+	r = r.WithContext(request.WithUser(r.Context(), &authentication.UserInfo{Username: "jane"}))
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
 	fmt.Printf("%d %q\n", w.Code, w.Body.String())

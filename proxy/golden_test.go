@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 // capturedRequest is one entry of a c-proxy/*.backend.json capture: what
@@ -62,17 +62,17 @@ func TestGoldenCaptures(t *testing.T) {
 		target string // request URI as the client sent it
 		body   string
 		extra  http.Header // client-sent headers beyond the capture's
-		user   *registry.UserInfo
+		user   *authentication.UserInfo
 	}{
 		{name: "c01-admin-kubectl", user: admin,
 			extra: http.Header{"Authorization": {"Bearer admin-token"}}},
 		{name: "c04-impersonate-extra",
-			user: &registry.UserInfo{Username: "jane", Groups: []string{"devs", "system:authenticated"},
+			user: &authentication.UserInfo{Username: "jane", Groups: []string{"devs", "system:authenticated"},
 				Extra: map[string][]string{"reason": {"change ticket 42"}, "acme.com/project": {"p1"}}},
 			extra: http.Header{"Impersonate-User": {"jane"}, "Impersonate-Group": {"devs"},
 				"Impersonate-Extra-Reason": {"change ticket 42"}, "Impersonate-Extra-Acme.com%2fproject": {"p1"}}},
 		{name: "c05-token-user",
-			user:  &registry.UserInfo{Username: "token-admin", UID: "uid-token-admin", Groups: []string{"system:masters", "system:authenticated"}},
+			user:  &authentication.UserInfo{Username: "token-admin", UID: "uid-token-admin", Groups: []string{"system:masters", "system:authenticated"}},
 			extra: http.Header{"Authorization": {"Bearer realkube-admin-token"}}},
 		{name: "c06-spoofed-headers", user: admin,
 			extra: http.Header{"X-Remote-User": {"evil"}, "X-Remote-Group": {"evil-group"}, "X-Remote-Extra-Foo": {"bar"},

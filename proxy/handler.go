@@ -15,7 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/aggregator/request"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 // flushInterval is how often a response with a known length is flushed
@@ -303,7 +304,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, c *proxyCall) *b
 		http.Error(w, b.err.Error(), http.StatusInternalServerError)
 		return b
 	}
-	user, ok := registry.UserFrom(r.Context())
+	user, ok := request.UserFrom(r.Context())
 	if !ok {
 		http.Error(w, msgMissingUser, http.StatusInternalServerError)
 		return b
@@ -340,7 +341,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, c *proxyCall) *b
 // ErrServiceUnavailable (not Available), the transport build error, the
 // resolver's typed error, or the transport error (*DialError when no
 // connection was made). A nil user is an error (upstream's `missing user`).
-func (h *Handler) Do(ctx context.Context, req *http.Request, user *registry.UserInfo) (*http.Response, error) {
+func (h *Handler) Do(ctx context.Context, req *http.Request, user *authentication.UserInfo) (*http.Response, error) {
 	b := h.current()
 	switch {
 	case b == nil || b.target.Service == nil:
@@ -391,7 +392,7 @@ func isDiscoveryPath(p string) bool {
 type proxyCall struct {
 	context.Context
 	host     string // dialled host:port
-	user     *registry.UserInfo
+	user     *authentication.UserInfo
 	err      error // first error that ended the request
 	upgraded bool  // the backend answered 101
 	// rec is the writer handed to the ReverseProxy when Options.OnRequest

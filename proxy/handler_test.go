@@ -19,7 +19,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/aggregator/request"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 // wantPlain checks a plain-text proxy answer as upstream's http.Error
@@ -93,7 +94,7 @@ func TestRefusals(t *testing.T) {
 		name     string
 		update   *Target // nil: never updated
 		resolver ServiceResolver
-		user     *registry.UserInfo
+		user     *authentication.UserInfo
 		wantCode int
 		wantBody string
 		wantErr  error
@@ -243,7 +244,7 @@ func TestBackendAnswersPassThrough(t *testing.T) {
 	r := newRequest(flunderPath)
 	w := httptest.NewRecorder()
 	w.Header().Set("Cache-Control", "no-cache, private") // as the filter chain sets it
-	h.ServeHTTP(w, r.WithContext(registry.WithUser(r.Context(), testUser())))
+	h.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), testUser())))
 	if w.Code != 500 || w.Body.String() != `{"kind":"Status","code":500}` {
 		t.Fatalf("got %d %q", w.Code, w.Body.String())
 	}
@@ -594,7 +595,7 @@ func TestDo(t *testing.T) {
 	accept := "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
 	req, _ := http.NewRequest(http.MethodGet, "/apis", nil)
 	req.Header.Set("Accept", accept)
-	resp, err := h.Do(context.Background(), req, &registry.UserInfo{Username: "system:kube-aggregator", Groups: []string{"system:masters"}})
+	resp, err := h.Do(context.Background(), req, &authentication.UserInfo{Username: "system:kube-aggregator", Groups: []string{"system:masters"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 // The front-proxy (requestheader) identity headers a backend trusts when
@@ -28,7 +28,7 @@ const (
 // a UID, one X-Remote-Group field per group in order, and one
 // X-Remote-Extra-<escaped key> field per extra value (keys in sorted
 // order; see ExtraHeaderName for the escaping). A nil u only strips.
-func SetIdentityHeaders(h http.Header, u *registry.UserInfo) {
+func SetIdentityHeaders(h http.Header, u *authentication.UserInfo) {
 	for k := range h {
 		if hasPrefixFold(k, "X-Remote-") || hasPrefixFold(k, "Impersonate-") || strings.EqualFold(k, "Authorization") {
 			delete(h, k)

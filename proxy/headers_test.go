@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 // checkStringFunc calls f on each key of cases and fails for every result
@@ -50,7 +50,7 @@ func TestSetIdentityHeaders(t *testing.T) {
 		"Accept":                {"application/json"},
 		"X-Forwarded-For":       {"192.0.2.1"},
 	}
-	SetIdentityHeaders(h, &registry.UserInfo{
+	SetIdentityHeaders(h, &authentication.UserInfo{
 		Username: "jane", UID: "u-1", Groups: []string{"devs", "qa", "system:authenticated"},
 		Extra: map[string][]string{"scopes": {"a", "b"}, "acme.com/project": {"p1"}, "empty": nil},
 	})
@@ -96,7 +96,7 @@ func FuzzSetIdentityHeaders(f *testing.F) {
 	f.Fuzz(func(t *testing.T, hk, hv, name, uid, groups, extraKey, extraVal string) {
 		h := http.Header{hk: {hv}, "X-Remote-Extra-" + extraKey: {"spoof"}}
 		orig := h.Clone()
-		u := &registry.UserInfo{Username: name, UID: uid, Extra: map[string][]string{extraKey: {extraVal, extraVal + "2"}}}
+		u := &authentication.UserInfo{Username: name, UID: uid, Extra: map[string][]string{extraKey: {extraVal, extraVal + "2"}}}
 		if groups != "" {
 			u.Groups = strings.Split(groups, ",")
 		}

@@ -14,8 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/certs"
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 // testCA is a throw-away certificate authority, backed by certs.CA; pem
@@ -188,8 +189,8 @@ func staticResolver(host, port string) ResolverFunc {
 }
 
 // testUser is the identity of most tests (the kubectl admin of c01).
-func testUser() *registry.UserInfo {
-	return &registry.UserInfo{
+func testUser() *authentication.UserInfo {
+	return &authentication.UserInfo{
 		Username: "kubernetes-admin",
 		Groups:   []string{"system:masters", "system:authenticated"},
 		Extra: map[string][]string{
@@ -235,10 +236,10 @@ func newTestHandler(t testing.TB, b *testBackend, host string, opts Options, top
 
 // front serves h over TLS (HTTP/2 enabled) with user put in each request's
 // context, standing in for the aggregator's authentication filter.
-func front(t testing.TB, h http.Handler, user *registry.UserInfo) *httptest.Server {
+func front(t testing.TB, h http.Handler, user *authentication.UserInfo) *httptest.Server {
 	t.Helper()
 	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(w, r.WithContext(registry.WithUser(r.Context(), user)))
+		h.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), user)))
 	}))
 	s.EnableHTTP2 = true
 	s.Config.ErrorLog = log.New(io.Discard, "", 0)
@@ -248,9 +249,9 @@ func front(t testing.TB, h http.Handler, user *registry.UserInfo) *httptest.Serv
 }
 
 // serve runs one request through h directly with user in its context.
-func serve(h http.Handler, r *http.Request, user *registry.UserInfo) *httptest.ResponseRecorder {
+func serve(h http.Handler, r *http.Request, user *authentication.UserInfo) *httptest.ResponseRecorder {
 	if user != nil {
-		r = r.WithContext(registry.WithUser(r.Context(), user))
+		r = r.WithContext(request.WithUser(r.Context(), user))
 	}
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)

@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // ServiceResolver turns an APIService's spec.service (namespace, name,
@@ -124,7 +124,7 @@ type endpointResolver struct {
 }
 
 func isNotFound(obj bool, err error) bool {
-	return (err == nil && !obj) || errors.Is(err, registry.ErrNotFound)
+	return (err == nil && !obj) || errors.Is(err, meta.ErrNotFound)
 }
 
 // ResolveEndpoint implements ServiceResolver; see NewEndpointServiceResolver.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // fakeLister serves Services and Endpoints from maps keyed "ns/name".
@@ -29,7 +29,7 @@ func (f *fakeLister) GetEndpoints(ns, name string) (*Endpoints, error) {
 	if e, ok := f.endpoints[ns+"/"+name]; ok {
 		return e, nil
 	}
-	return nil, fmt.Errorf("endpoints %q: %w", name, registry.ErrNotFound)
+	return nil, fmt.Errorf("endpoints %q: %w", name, meta.ErrNotFound)
 }
 
 func httpsPort(name string, port int32) []ServicePort {
@@ -131,7 +131,7 @@ func TestResolveEndpointListerErrors(t *testing.T) {
 	if !errors.Is(err, boom) || err.Error() != "get service ns/svc: boom" {
 		t.Errorf("err = %v", err)
 	}
-	_, err = NewEndpointServiceResolver(&fakeLister{err: registry.ErrNotFound}).ResolveEndpoint("ns", "svc", 443)
+	_, err = NewEndpointServiceResolver(&fakeLister{err: meta.ErrNotFound}).ResolveEndpoint("ns", "svc", 443)
 	var nf *ServiceNotFoundError
 	if !errors.As(err, &nf) {
 		t.Errorf("err = %v, want *ServiceNotFoundError", err)

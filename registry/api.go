@@ -1,8 +1,6 @@
 package registry
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -10,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -29,69 +28,6 @@ func (g GroupVersionInfo) GroupVersion() string {
 	return g.Group + "/" + g.Version
 }
 
-// APIResource mirrors metav1.APIResource, one entry of an APIResourceList
-// (k8s.io/apimachinery/pkg/apis/meta/v1/types.go). Subresources appear as
-// separate entries named "<resource>/<subresource>". Field order and
-// omitempty give kube-apiserver's bytes.
-type APIResource struct {
-	// Name is the plural resource name, or "<resource>/<subresource>".
-	Name string `json:"name"`
-	// SingularName is the singular resource name ("" for subresources).
-	SingularName string `json:"singularName"`
-	// Namespaced is true for namespace-scoped resources.
-	Namespaced bool `json:"namespaced"`
-	// Group is the group (empty: the enclosing one).
-	Group string `json:"group,omitempty"`
-	// Version is the version (empty: the enclosing one).
-	Version string `json:"version,omitempty"`
-	// Kind is the kind of the resource's objects.
-	Kind string `json:"kind"`
-	// Verbs lists the supported verbs.
-	Verbs []string `json:"verbs"`
-	// ShortNames lists the short names (kubectl get fl).
-	ShortNames []string `json:"shortNames,omitempty"`
-	// Categories lists the categories (kubectl get all).
-	Categories []string `json:"categories,omitempty"`
-	// StorageVersionHash is an opaque hash of the storage version.
-	StorageVersionHash string `json:"storageVersionHash,omitempty"`
-}
-
-// APIResourceList mirrors metav1.APIResourceList, the document at
-// /api/v1 and /apis/<group>/<version>.
-type APIResourceList struct {
-	TypeMeta `json:",inline"`
-	// GroupVersion is "<group>/<version>" ("v1" for the core group).
-	GroupVersion string `json:"groupVersion"`
-	// APIResources lists resources and "<resource>/<sub>" subresources.
-	APIResources []APIResource `json:"resources"`
-}
-
-// APIVersions mirrors metav1.APIVersions, the document at /api.
-type APIVersions struct {
-	TypeMeta `json:",inline"`
-	// Versions lists the core group's versions ("v1").
-	Versions []string `json:"versions"`
-	// ServerAddressByClientCIDRs tells clients which address to use.
-	ServerAddressByClientCIDRs []ServerAddressByClientCIDR `json:"serverAddressByClientCIDRs"`
-}
-
-// ServerAddressByClientCIDR mirrors metav1.ServerAddressByClientCIDR: a
-// client in ClientCIDR uses ServerAddress for the server.
-type ServerAddressByClientCIDR struct {
-	// ClientCIDR is the client network this entry is for ("0.0.0.0/0").
-	ClientCIDR string `json:"clientCIDR"`
-	// ServerAddress is "<host>:<port>" of the server for those clients.
-	ServerAddress string `json:"serverAddress"`
-}
-
-// StorageVersionHash is the discovery storageVersionHash of a kind:
-// base64 of the first 8 bytes of sha256("<group>/<version>/<kind>")
-// (k8s.io/apiserver/pkg/endpoints/discovery/storageversionhash.go).
-func StorageVersionHash(group, version, kind string) string {
-	sum := sha256.Sum256([]byte(group + "/" + version + "/" + kind))
-	return base64.StdEncoding.EncodeToString(sum[:8])
-}
-
 // gvEntry is one served group/version.
 type gvEntry struct {
 	info      GroupVersionInfo
@@ -104,7 +40,7 @@ type gvEntry struct {
 // /apis/<group> belong to the discovery package. The route table is built
 // once by NewAPI and never changes, so ServeHTTP takes no lock.
 type API struct {
-	stores map[GroupResource]*Store
+	stores map[meta.GroupResource]*Store
 	gvs    map[string]*gvEntry // by GroupVersion()
 	order  []GroupVersionInfo
 	log    *slog.Logger
@@ -118,7 +54,7 @@ var _ http.Handler = (*API)(nil)
 // NewAPI builds the stores of strategies over st and the routes serving
 // them. Strategies of the same group/version share one APIResourceList.
 func NewAPI(st storage.Storage, strategies []Strategy, opts StoreOptions) *API {
-	a := &API{stores: map[GroupResource]*Store{}, gvs: map[string]*gvEntry{}, log: opts.Logger, done: make(chan struct{})}
+	a := &API{stores: map[meta.GroupResource]*Store{}, gvs: map[string]*gvEntry{}, log: opts.Logger, done: make(chan struct{})}
 	if a.log == nil {
 		a.log = slog.Default()
 	}
@@ -145,15 +81,15 @@ func NewAPI(st storage.Storage, strategies []Strategy, opts StoreOptions) *API {
 }
 
 func buildResourceList(gv GroupVersionInfo) []byte {
-	l := APIResourceList{TypeMeta: TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: gv.GroupVersion(), APIResources: []APIResource{}}
+	l := meta.APIResourceList{TypeMeta: meta.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: gv.GroupVersion(), APIResources: []meta.APIResource{}}
 	for _, r := range gv.Resources {
-		l.APIResources = append(l.APIResources, APIResource{
+		l.APIResources = append(l.APIResources, meta.APIResource{
 			Name: r.Resource, SingularName: r.Singular, Namespaced: r.Namespaced, Kind: r.Kind,
 			Verbs: nonNil(r.Verbs), ShortNames: r.ShortNames, Categories: r.Categories,
-			StorageVersionHash: StorageVersionHash(r.Group, r.Version, r.Kind),
+			StorageVersionHash: meta.StorageVersionHash(r.Group, r.Version, r.Kind),
 		})
 		if r.HasStatus {
-			l.APIResources = append(l.APIResources, APIResource{
+			l.APIResources = append(l.APIResources, meta.APIResource{
 				Name: r.Resource + "/status", Namespaced: r.Namespaced, Kind: r.Kind, Verbs: nonNil(r.StatusVerbs),
 			})
 		}
@@ -170,7 +106,7 @@ func nonNil(s []string) []string {
 }
 
 // Store returns the store of a resource, or nil if the API does not serve it.
-func (a *API) Store(gr GroupResource) *Store { return a.stores[gr] }
+func (a *API) Store(gr meta.GroupResource) *Store { return a.stores[gr] }
 
 // GroupVersions returns the local group/versions, sorted by
 // "group/version", with their resources sorted by name.
@@ -194,16 +130,16 @@ func (a *API) Shutdown() { a.closeOnce.Do(func() { close(a.done) }) }
 
 // errNotFoundPath is the 404 the REST layer answers for a path it does not
 // serve, as go-restful answers in kube-apiserver.
-func errNotFoundPath() *StatusError {
-	e := NewStatusError(http.StatusNotFound, "NotFound", "the server could not find the requested resource")
-	e.Status.Details = &StatusDetails{}
+func errNotFoundPath() *meta.StatusError {
+	e := meta.NewStatusError(http.StatusNotFound, "NotFound", "the server could not find the requested resource")
+	e.Status.Details = &meta.StatusDetails{}
 	return e
 }
 
 // errMethodNotAllowed is go-restful's 405 for a verb a route lacks.
-func errMethodNotAllowed() *StatusError {
-	e := NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource")
-	e.Status.Details = &StatusDetails{}
+func errMethodNotAllowed() *meta.StatusError {
+	e := meta.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+	e.Status.Details = &meta.StatusDetails{}
 	return e
 }
 
@@ -253,10 +189,10 @@ func (a *API) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
 		WriteStatus(w, r, err)
 		return
 	}
-	v := APIVersions{
-		TypeMeta:                   TypeMeta{Kind: "APIVersions"},
+	v := meta.APIVersions{
+		TypeMeta:                   meta.TypeMeta{Kind: "APIVersions"},
 		Versions:                   []string{"v1"},
-		ServerAddressByClientCIDRs: []ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: r.Host}},
+		ServerAddressByClientCIDRs: []meta.ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: r.Host}},
 	}
 	writeResponse(w, f, http.StatusOK, v)
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"sigs.k8s.io/yaml"
 )
 
@@ -32,19 +33,19 @@ const (
 const supportedMediaTypes = "application/json, application/yaml, application/vnd.kubernetes.protobuf"
 
 // NewNotAcceptable mirrors apierrors.NewNotAcceptableError (406).
-func NewNotAcceptable() *StatusError {
-	return NewStatusError(http.StatusNotAcceptable, "NotAcceptable", "only the following media types are accepted: "+supportedMediaTypes)
+func NewNotAcceptable() *meta.StatusError {
+	return meta.NewStatusError(http.StatusNotAcceptable, "NotAcceptable", "only the following media types are accepted: "+supportedMediaTypes)
 }
 
 // NewUnsupportedMediaType mirrors apierrors.NewUnsupportedMediaTypeError
 // (415) listing the accepted types.
-func NewUnsupportedMediaType(accepted string) *StatusError {
-	return NewStatusError(http.StatusUnsupportedMediaType, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: "+accepted)
+func NewUnsupportedMediaType(accepted string) *meta.StatusError {
+	return meta.NewStatusError(http.StatusUnsupportedMediaType, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: "+accepted)
 }
 
 // NewRequestEntityTooLarge mirrors apierrors.NewRequestEntityTooLargeError (413).
-func NewRequestEntityTooLarge(limit int64) *StatusError {
-	return NewStatusError(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", fmt.Sprintf("Request entity too large: limit is %d", limit))
+func NewRequestEntityTooLarge(limit int64) *meta.StatusError {
+	return meta.NewStatusError(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", fmt.Sprintf("Request entity too large: limit is %d", limit))
 }
 
 // outputFormat is the negotiated response format.
@@ -159,14 +160,14 @@ func encodeJSON(v any, pretty bool) ([]byte, error) {
 func writeResponse(w http.ResponseWriter, f outputFormat, code int, v any) {
 	b, err := encodeJSON(v, f.pretty)
 	if err != nil {
-		WriteStatus(w, nil, NewInternalError(err))
+		WriteStatus(w, nil, meta.NewInternalError(err))
 		return
 	}
 	ct := MediaJSON
 	if f.yaml {
 		y, err := yaml.JSONToYAML(b)
 		if err != nil {
-			WriteStatus(w, nil, NewInternalError(err))
+			WriteStatus(w, nil, meta.NewInternalError(err))
 			return
 		}
 		b, ct = y, MediaYAML
@@ -193,7 +194,7 @@ func readBody(r *http.Request) ([]byte, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBodyBytes+1))
 	if err != nil {
-		return nil, NewBadRequest(err.Error())
+		return nil, meta.NewBadRequest(err.Error())
 	}
 	if len(b) > MaxRequestBodyBytes {
 		return nil, NewRequestEntityTooLarge(MaxRequestBodyBytes)
@@ -217,7 +218,7 @@ func bodyToJSON(contentType string, body []byte) ([]byte, error) {
 	case MediaProtobuf:
 		j, _, _, err := DecodeProtobufToJSON(body)
 		if err != nil {
-			return nil, NewBadRequest(err.Error())
+			return nil, meta.NewBadRequest(err.Error())
 		}
 		return j, nil
 	case MediaJSON:
@@ -225,7 +226,7 @@ func bodyToJSON(contentType string, body []byte) ([]byte, error) {
 	case MediaYAML, "application/x-yaml", "text/yaml":
 		j, err := yaml.YAMLToJSON(body)
 		if err != nil {
-			return nil, NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
+			return nil, meta.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
 		}
 		return j, nil
 	}
@@ -252,17 +253,17 @@ type decodeOptions struct {
 // a <Kind>: <err>` for type errors, and with Strict field validation
 // `strict decoding error: unknown field "spec.foo", duplicate field "x"`.
 // With Warn the same texts come back as warnings.
-func decodeObject(body []byte, info ResourceInfo, into Object, opts decodeOptions) (warnings []string, err error) {
+func decodeObject(body []byte, info ResourceInfo, into meta.Object, opts decodeOptions) (warnings []string, err error) {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, NewBadRequest(fmt.Sprintf("Object 'Kind' is missing in '%s'", string(body)))
+		return nil, meta.NewBadRequest(fmt.Sprintf("Object 'Kind' is missing in '%s'", string(body)))
 	}
 	generic, dups, err := parseJSONStrict(body)
 	if err != nil {
-		return nil, NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
+		return nil, meta.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
 	}
 	top, ok := generic.(map[string]any)
 	if !ok {
-		return nil, NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: json: cannot unmarshal %s into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }", jsonTypeName(generic)))
+		return nil, meta.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: json: cannot unmarshal %s into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }", jsonTypeName(generic)))
 	}
 	kind, _ := top["kind"].(string)
 	apiVersion, _ := top["apiVersion"].(string)
@@ -277,13 +278,13 @@ func decodeObject(body []byte, info ResourceInfo, into Object, opts decodeOption
 		version = apiVersion[i+1:]
 	}
 	if apiVersion != info.APIVersion() {
-		return nil, NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, info.APIVersion()))
+		return nil, meta.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, info.APIVersion()))
 	}
 	if kind != info.Kind {
-		return nil, NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q in scheme \"pkg/runtime/scheme.go:100\"", kind, version, info.Kind, kind, apiVersion))
+		return nil, meta.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q in scheme \"pkg/runtime/scheme.go:100\"", kind, version, info.Kind, kind, apiVersion))
 	}
 	if err := json.Unmarshal(body, into); err != nil {
-		return nil, NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, version, info.Kind, err))
+		return nil, meta.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, version, info.Kind, err))
 	}
 	tm := into.GetTypeMeta()
 	tm.Kind, tm.APIVersion = info.Kind, info.APIVersion()
@@ -301,7 +302,7 @@ func decodeObject(body []byte, info ResourceInfo, into Object, opts decodeOption
 		return nil, nil
 	}
 	if opts.fieldValidation == FieldValidationStrict {
-		return nil, NewBadRequest("strict decoding error: " + strings.Join(problems, ", "))
+		return nil, meta.NewBadRequest("strict decoding error: " + strings.Join(problems, ", "))
 	}
 	return problems, nil
 }

@@ -19,6 +19,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"reflect"
 	"sort"
 	"strconv"
@@ -571,21 +572,21 @@ func ownable(s *fieldSet, subresource string, hasStatus bool) *fieldSet {
 
 // managerEntry is one decoded managedFields entry.
 type managerEntry struct {
-	ManagedFieldsEntry
+	meta.ManagedFieldsEntry
 	set *fieldSet
 }
 
 // sameManager reports whether a and b are the same manager as
 // BuildManagerIdentifier keys them: manager, operation and subresource,
 // plus the apiVersion for Update entries.
-func sameManager(a, b ManagedFieldsEntry) bool {
+func sameManager(a, b meta.ManagedFieldsEntry) bool {
 	return a.Manager == b.Manager && a.Operation == b.Operation && a.Subresource == b.Subresource &&
 		(a.Operation == operationApply || a.APIVersion == b.APIVersion)
 }
 
 // decodeManagers decodes managedFields entries; ok is false when one is
 // not a FieldsV1 set.
-func decodeManagers(entries []ManagedFieldsEntry) ([]*managerEntry, bool) {
+func decodeManagers(entries []meta.ManagedFieldsEntry) ([]*managerEntry, bool) {
 	out := make([]*managerEntry, 0, len(entries))
 	for _, e := range entries {
 		me := &managerEntry{ManagedFieldsEntry: e}
@@ -605,8 +606,8 @@ func decodeManagers(entries []ManagedFieldsEntry) ([]*managerEntry, bool) {
 // encodeManagers returns the entries with a non-empty set, sorted as
 // upstream's sortEncodedManagedFields: operation, time (seconds),
 // manager, apiVersion, subresource. It returns nil when none is left.
-func encodeManagers(ms []*managerEntry) []ManagedFieldsEntry {
-	var out []ManagedFieldsEntry
+func encodeManagers(ms []*managerEntry) []meta.ManagedFieldsEntry {
+	var out []meta.ManagedFieldsEntry
 	for _, m := range ms {
 		if m.set.empty() {
 			continue
@@ -643,7 +644,7 @@ func encodeManagers(ms []*managerEntry) []ManagedFieldsEntry {
 }
 
 // findManager returns the entry of id in ms, or nil.
-func findManager(ms []*managerEntry, id ManagedFieldsEntry) *managerEntry {
+func findManager(ms []*managerEntry, id meta.ManagedFieldsEntry) *managerEntry {
 	for _, m := range ms {
 		if sameManager(m.ManagedFieldsEntry, id) {
 			return m
@@ -674,7 +675,7 @@ func (sc fieldScope) compare(old, new map[string]any) comparison {
 // removed fields leave every manager, and id's entry (created if needed)
 // gets a new time when it gained fields. An empty id.Manager takes the
 // fields from others without recording an entry.
-func updateFields(ms []*managerEntry, liveDoc, newDoc map[string]any, id ManagedFieldsEntry, sc fieldScope, now time.Time) []*managerEntry {
+func updateFields(ms []*managerEntry, liveDoc, newDoc map[string]any, id meta.ManagedFieldsEntry, sc fieldScope, now time.Time) []*managerEntry {
 	c := sc.compare(liveDoc, newDoc)
 	changed := union(c.added, c.modified)
 	for _, m := range ms {
@@ -687,7 +688,7 @@ func updateFields(ms []*managerEntry, liveDoc, newDoc map[string]any, id Managed
 			ms = append(ms, me)
 		}
 		me.set = union(me.set, changed)
-		t := NewTime(now)
+		t := meta.NewTime(now)
 		me.Time = &t
 	}
 	return ms
@@ -695,7 +696,7 @@ func updateFields(ms []*managerEntry, liveDoc, newDoc map[string]any, id Managed
 
 // fieldConflict is one field an Apply would take from another manager.
 type fieldConflict struct {
-	manager ManagedFieldsEntry
+	manager meta.ManagedFieldsEntry
 	path    []string
 }
 
@@ -707,12 +708,12 @@ type fieldConflict struct {
 // error is the 409 NewApplyConflict status unless force, which moves the
 // field to id. Removed fields leave every manager. id's entry gets a new
 // time when the object changed or the entry is new.
-func applyFields(ms []*managerEntry, liveDoc, newDoc map[string]any, set *fieldSet, id ManagedFieldsEntry, sc fieldScope, force bool, now time.Time) (out []*managerEntry, pruned bool, err error) {
+func applyFields(ms []*managerEntry, liveDoc, newDoc map[string]any, set *fieldSet, id meta.ManagedFieldsEntry, sc fieldScope, force bool, now time.Time) (out []*managerEntry, pruned bool, err error) {
 	me := findManager(ms, id)
 	var last *fieldSet
 	if me == nil {
 		me = &managerEntry{ManagedFieldsEntry: id}
-		t := NewTime(now)
+		t := meta.NewTime(now)
 		me.Time = &t
 		ms = append(ms, me)
 	} else {
@@ -746,7 +747,7 @@ func applyFields(ms []*managerEntry, liveDoc, newDoc map[string]any, set *fieldS
 		}
 	}
 	if !reflect.DeepEqual(liveDoc, newDoc) {
-		t := NewTime(now)
+		t := meta.NewTime(now)
 		me.Time = &t
 	}
 	me.APIVersion = id.APIVersion
@@ -835,9 +836,9 @@ func pruneValue(v any, drop, owned *fieldSet, fp string, mk map[string]string) (
 // message (internal/conflict.go NewConflictError).
 func newApplyConflict(cs []fieldConflict) error {
 	sort.SliceStable(cs, func(i, j int) bool { return managerLabel(cs[i].manager) < managerLabel(cs[j].manager) })
-	causes := make([]StatusCause, 0, len(cs))
+	causes := make([]meta.StatusCause, 0, len(cs))
 	for _, c := range cs {
-		causes = append(causes, StatusCause{Reason: "FieldManagerConflict", Message: "conflict with " + managerLabel(c.manager), Field: pathString(c.path)})
+		causes = append(causes, meta.StatusCause{Reason: "FieldManagerConflict", Message: "conflict with " + managerLabel(c.manager), Field: pathString(c.path)})
 	}
 	var msg string
 	if len(cs) == 1 {
@@ -855,15 +856,15 @@ func newApplyConflict(cs []fieldConflict) error {
 		}
 		msg = fmt.Sprintf("Apply failed with %d conflicts: %s", len(cs), strings.Join(lines, "\n"))
 	}
-	e := NewStatusError(409, "Conflict", msg)
-	e.Status.Details = &StatusDetails{Causes: causes}
+	e := meta.NewStatusError(409, "Conflict", msg)
+	e.Status.Details = &meta.StatusDetails{Causes: causes}
 	return e
 }
 
 // managerLabel prints a manager as conflict messages do (printManager):
 // `"name"`, then ` with subresource "s"`, then for Update managers
 // ` using <apiVersion>`.
-func managerLabel(e ManagedFieldsEntry) string {
+func managerLabel(e meta.ManagedFieldsEntry) string {
 	s := strconv.Quote(e.Manager)
 	if e.Subresource != "" {
 		s += " with subresource " + strconv.Quote(e.Subresource)
@@ -876,7 +877,7 @@ func managerLabel(e ManagedFieldsEntry) string {
 
 // docOf returns obj's JSON form, without managedFields, as a generic
 // document (numbers as json.Number).
-func docOf(obj Object) (map[string]any, error) {
+func docOf(obj meta.Object) (map[string]any, error) {
 	m := obj.GetObjectMeta()
 	saved := m.ManagedFields
 	m.ManagedFields = nil
@@ -902,7 +903,7 @@ func (s *Store) scope(subresource string) fieldScope {
 // manager. As upstream's FieldManager.Update, the managedFields sent in
 // obj are the starting point when they decode and the write is not to a
 // subresource; otherwise live's are.
-func (s *Store) trackUpdate(live, obj Object, manager, subresource string) error {
+func (s *Store) trackUpdate(live, obj meta.Object, manager, subresource string) error {
 	if live == nil {
 		live = s.strategy.New()
 	}
@@ -922,7 +923,7 @@ func (s *Store) trackUpdate(live, obj Object, manager, subresource string) error
 	if err != nil {
 		return err
 	}
-	id := ManagedFieldsEntry{Manager: manager, Operation: operationUpdate, APIVersion: s.info.APIVersion(), Subresource: subresource}
+	id := meta.ManagedFieldsEntry{Manager: manager, Operation: operationUpdate, APIVersion: s.info.APIVersion(), Subresource: subresource}
 	ms = updateFields(ms, liveDoc, newDoc, id, s.scope(subresource), s.clock())
 	m.ManagedFields = encodeManagers(ms)
 	return nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -119,7 +120,7 @@ func TestManagedFieldsMatchCapture(t *testing.T) {
 func managedFieldsOf(t *testing.T, w *httptest.ResponseRecorder) []string {
 	t.Helper()
 	var obj struct {
-		Metadata ObjectMeta `json:"metadata"`
+		Metadata meta.ObjectMeta `json:"metadata"`
 	}
 	if err := json.Unmarshal(w.Body.Bytes(), &obj); err != nil {
 		t.Fatalf("decode %s: %v", w.Body, err)
@@ -146,7 +147,7 @@ func managedFieldsOf(t *testing.T, w *httptest.ResponseRecorder) []string {
 func fieldsByManager(t *testing.T, w *httptest.ResponseRecorder) map[string]string {
 	t.Helper()
 	var obj struct {
-		Metadata ObjectMeta `json:"metadata"`
+		Metadata meta.ObjectMeta `json:"metadata"`
 	}
 	if err := json.Unmarshal(w.Body.Bytes(), &obj); err != nil {
 		t.Fatalf("decode %s: %v", w.Body, err)
@@ -233,7 +234,7 @@ func TestApplyConflicts(t *testing.T) {
 		steps      []step
 		wantCode   int
 		wantMsg    string
-		wantCauses []StatusCause
+		wantCauses []meta.StatusCause
 		wantFields map[string]string // on success
 	}{
 		{
@@ -244,7 +245,7 @@ func TestApplyConflicts(t *testing.T) {
 			},
 			wantCode:   409,
 			wantMsg:    `Apply failed with 1 conflict: conflict with "a": .spec.size`,
-			wantCauses: []StatusCause{{Reason: "FieldManagerConflict", Message: `conflict with "a"`, Field: ".spec.size"}},
+			wantCauses: []meta.StatusCause{{Reason: "FieldManagerConflict", Message: `conflict with "a"`, Field: ".spec.size"}},
 		},
 		{
 			name: "apply vs update",
@@ -254,7 +255,7 @@ func TestApplyConflicts(t *testing.T) {
 			},
 			wantCode:   409,
 			wantMsg:    `Apply failed with 1 conflict: conflict with "creator" using toys.example.com/v1: .spec.size`,
-			wantCauses: []StatusCause{{Reason: "FieldManagerConflict", Message: `conflict with "creator" using toys.example.com/v1`, Field: ".spec.size"}},
+			wantCauses: []meta.StatusCause{{Reason: "FieldManagerConflict", Message: `conflict with "creator" using toys.example.com/v1`, Field: ".spec.size"}},
 		},
 		{
 			name: "same value is shared",
@@ -302,7 +303,7 @@ func TestApplyConflicts(t *testing.T) {
 			},
 			wantCode: 409,
 			wantMsg:  "Apply failed with 2 conflicts: conflicts with \"a\":\n- .spec.size\nconflicts with \"editor\" using toys.example.com/v1:\n- .spec.color",
-			wantCauses: []StatusCause{
+			wantCauses: []meta.StatusCause{
 				{Reason: "FieldManagerConflict", Message: `conflict with "a"`, Field: ".spec.size"},
 				{Reason: "FieldManagerConflict", Message: `conflict with "editor" using toys.example.com/v1`, Field: ".spec.color"},
 			},
@@ -315,7 +316,7 @@ func TestApplyConflicts(t *testing.T) {
 			},
 			wantCode: 409,
 			wantMsg:  "Apply failed with 2 conflicts: conflicts with \"a\":\n- .spec.color\n- .spec.size",
-			wantCauses: []StatusCause{
+			wantCauses: []meta.StatusCause{
 				{Reason: "FieldManagerConflict", Message: `conflict with "a"`, Field: ".spec.color"},
 				{Reason: "FieldManagerConflict", Message: `conflict with "a"`, Field: ".spec.size"},
 			},
@@ -328,7 +329,7 @@ func TestApplyConflicts(t *testing.T) {
 			},
 			wantCode:   409,
 			wantMsg:    `Apply failed with 1 conflict: conflict with "a": .spec.ports[port=80].name`,
-			wantCauses: []StatusCause{{Reason: "FieldManagerConflict", Message: `conflict with "a"`, Field: ".spec.ports[port=80].name"}},
+			wantCauses: []meta.StatusCause{{Reason: "FieldManagerConflict", Message: `conflict with "a"`, Field: ".spec.ports[port=80].name"}},
 		},
 		{
 			name: "status subresource manager",
@@ -339,7 +340,7 @@ func TestApplyConflicts(t *testing.T) {
 			},
 			wantCode:   409,
 			wantMsg:    `Apply failed with 1 conflict: conflict with "ctl" with subresource "status" using toys.example.com/v1: .status.conditions[type="Ready"].status`,
-			wantCauses: []StatusCause{{Reason: "FieldManagerConflict", Message: `conflict with "ctl" with subresource "status" using toys.example.com/v1`, Field: `.status.conditions[type="Ready"].status`}},
+			wantCauses: []meta.StatusCause{{Reason: "FieldManagerConflict", Message: `conflict with "ctl" with subresource "status" using toys.example.com/v1`, Field: `.status.conditions[type="Ready"].status`}},
 		},
 		{
 			name: "status of the main resource does not conflict",
@@ -416,7 +417,7 @@ func TestUpdateOwnership(t *testing.T) {
 func resourceVersionOf(t *testing.T, w *httptest.ResponseRecorder) string {
 	t.Helper()
 	var obj struct {
-		Metadata ObjectMeta `json:"metadata"`
+		Metadata meta.ObjectMeta `json:"metadata"`
 	}
 	if err := json.Unmarshal(w.Body.Bytes(), &obj); err != nil {
 		t.Fatal(err)

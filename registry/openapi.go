@@ -4,6 +4,7 @@ import (
 	"crypto/sha512"
 	"encoding/json"
 	"fmt"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"slices"
 	"sort"
 	"strings"
@@ -292,7 +293,7 @@ const (
 // definitionName is the OpenAPI definition name of one of aggsim's kinds.
 func definitionName(info ResourceInfo, kind string) string {
 	switch info.Group {
-	case GroupAPIRegistration:
+	case apiregistration.GroupAPIRegistration:
 		return apiregV1 + kind
 	case GroupAdmissionRegistration:
 		return admissionV1 + kind
@@ -495,7 +496,7 @@ func gvkExt(group, version, kind string) map[string]any {
 func sharedMetaGVK(kind string) map[string]any {
 	return map[string]any{"x-kubernetes-group-version-kind": []any{
 		map[string]any{"group": "", "version": "v1", "kind": kind},
-		map[string]any{"group": GroupAPIRegistration, "version": "v1", "kind": kind},
+		map[string]any{"group": apiregistration.GroupAPIRegistration, "version": "v1", "kind": kind},
 	}}
 }
 
@@ -737,7 +738,7 @@ func metaDefinitions(d map[string]*OpenAPISchema) {
 }
 
 func apiregistrationDefinitions(d map[string]*OpenAPISchema) {
-	g, v := GroupAPIRegistration, VersionV1
+	g, v := apiregistration.GroupAPIRegistration, VersionV1
 	d[apiregV1+"APIService"] = kindSchema(g, v, "APIService", "APIService represents a server for a particular GroupVersion. Name must be \"version.group\".",
 		specStatus(apiregV1+"APIService", "Spec contains information for locating and communicating with a server", "Status contains derived information about an API server"))
 	d[apiregV1+"APIServiceList"] = listSchema(g, v, "APIServiceList", apiregV1+"APIService", "APIServiceList is a list of APIService objects.")

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	openapi_v2 "github.com/google/gnostic-models/openapiv2"
 	"google.golang.org/protobuf/proto"
 	"k8s.io/kube-openapi/pkg/spec3"
@@ -206,7 +207,7 @@ func TestOpenAPIKubectlExplain(t *testing.T) {
 		writeJSON(w, map[string]any{"kind": "APIResourceList", "groupVersion": "v1", "resources": resources("")})
 	})
 	mux.HandleFunc("/apis/apiregistration.k8s.io/v1", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, map[string]any{"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "apiregistration.k8s.io/v1", "resources": resources(GroupAPIRegistration)})
+		writeJSON(w, map[string]any{"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "apiregistration.k8s.io/v1", "resources": resources(apiregistration.GroupAPIRegistration)})
 	})
 	// kubectl 1.27 explains from /openapi/v2 in protobuf; the test
 	// converts the JSON document with gnostic as a real server would.

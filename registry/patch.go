@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	jsonpatch "github.com/evanphx/json-patch/v5"
 )
 
@@ -57,23 +58,23 @@ func applyPatch(patchType string, original, patch []byte, mergeKeys map[string]s
 	case PatchJSON:
 		p, err := jsonpatch.DecodePatch(patch)
 		if err != nil {
-			return nil, NewBadRequest(err.Error())
+			return nil, meta.NewBadRequest(err.Error())
 		}
 		out, err := p.Apply(original)
 		if err != nil {
-			return nil, NewStatusError(422, "Invalid", err.Error())
+			return nil, meta.NewStatusError(422, "Invalid", err.Error())
 		}
 		return out, nil
 	case PatchMerge:
 		out, err := jsonpatch.MergePatch(original, patch)
 		if err != nil {
-			return nil, NewBadRequest(err.Error())
+			return nil, meta.NewBadRequest(err.Error())
 		}
 		return out, nil
 	case PatchStrategic:
 		out, err := StrategicMergePatch(original, patch, mergeKeys)
 		if err != nil {
-			return nil, NewBadRequest(err.Error())
+			return nil, meta.NewBadRequest(err.Error())
 		}
 		return out, nil
 	}

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"google.golang.org/protobuf/encoding/protowire"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -381,7 +382,7 @@ func TestProtobufAPIService(t *testing.T) {
 	if string(got) != want || apiVersion != "apiregistration.k8s.io/v1" || kind != "APIService" {
 		t.Fatalf("got %s %s %s\nwant %s", apiVersion, kind, got, want)
 	}
-	var as APIService
+	var as apiregistration.APIService
 	if err := json.Unmarshal(got, &as); err != nil || as.Spec.Service == nil || *as.Spec.Service.Port != 443 || string(as.Spec.CABundle) != "PEM" {
 		t.Fatalf("unmarshal into APIService: %+v, %v", as, err)
 	}

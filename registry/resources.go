@@ -1,11 +1,12 @@
 package registry
 
-import "time"
+import (
+	"github.com/aggsim/aggsim/registry/apis/meta"
+	"time"
+)
 
 // API group names of aggsim's own resources.
 const (
-	// GroupAPIRegistration is the aggregator's own group.
-	GroupAPIRegistration = "apiregistration.k8s.io"
 	// GroupCore is the legacy core group, served under /api/v1.
 	GroupCore = ""
 	// VersionV1 is the only version aggsim serves for its own groups.
@@ -45,14 +46,14 @@ const (
 	ageColumnDescription  = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
 )
 
-func nameColumn() TableColumnDefinition {
-	return TableColumnDefinition{Name: "Name", Type: "string", Format: "name", Description: nameColumnDescription}
+func nameColumn() meta.TableColumnDefinition {
+	return meta.TableColumnDefinition{Name: "Name", Type: "string", Format: "name", Description: nameColumnDescription}
 }
 
-func ageColumn() TableColumnDefinition {
-	return TableColumnDefinition{Name: "Age", Type: "string", Description: ageColumnDescription}
+func ageColumn() meta.TableColumnDefinition {
+	return meta.TableColumnDefinition{Name: "Age", Type: "string", Description: ageColumnDescription}
 }
 
-func stringColumn(name, description string) TableColumnDefinition {
-	return TableColumnDefinition{Name: name, Type: "string", Description: description}
+func stringColumn(name, description string) meta.TableColumnDefinition {
+	return meta.TableColumnDefinition{Name: name, Type: "string", Description: description}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"sigs.k8s.io/yaml"
 )
 
@@ -34,7 +35,7 @@ func admitManifest(t testing.TB, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tm TypeMeta
+	var tm meta.TypeMeta
 	_ = json.Unmarshal(js, &tm)
 	s := strategyForKind(t, tm.Kind)
 	obj := s.New()
@@ -45,7 +46,7 @@ func admitManifest(t testing.TB, path string) string {
 	s.PrepareForCreate(obj)
 	if errs := s.Validate(obj); len(errs) > 0 {
 		info := s.Info()
-		return NewInvalid(info.Group, info.Kind, obj.GetObjectMeta().Name, errs).Error()
+		return meta.NewInvalid(info.Group, info.Kind, obj.GetObjectMeta().Name, errs).Error()
 	}
 	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"net/http"
 	"net/url"
 	"slices"
@@ -166,10 +167,10 @@ func (a *API) dispatchResource(w http.ResponseWriter, r *http.Request, rq resour
 // writeObject writes one object in the negotiated format (object, Table or
 // PartialObjectMetadata). It returns, unwritten, the error of building a
 // Table.
-func writeObject(w http.ResponseWriter, r *http.Request, f outputFormat, st *Store, code int, obj Object) error {
+func writeObject(w http.ResponseWriter, r *http.Request, f outputFormat, st *Store, code int, obj meta.Object) error {
 	switch f.as {
 	case "Table":
-		t, err := buildTable(st.strategy, []Object{obj}, ListMeta{ResourceVersion: obj.GetObjectMeta().ResourceVersion}, r.URL.Query().Get("includeObject"), f.metaVersion, true)
+		t, err := buildTable(st.strategy, []meta.Object{obj}, meta.ListMeta{ResourceVersion: obj.GetObjectMeta().ResourceVersion}, r.URL.Query().Get("includeObject"), f.metaVersion, true)
 		if err != nil {
 			return err
 		}
@@ -209,14 +210,14 @@ func listOptionsFromQuery(q url.Values, watch bool) (ListOptions, error) {
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return opts, NewBadRequest(fmt.Sprintf("invalid limit %q: %v", v, err))
+			return opts, meta.NewBadRequest(fmt.Sprintf("invalid limit %q: %v", v, err))
 		}
 		opts.Limit = n
 	}
 	if v := q.Get("timeoutSeconds"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return opts, NewBadRequest(fmt.Sprintf("invalid timeoutSeconds %q: %v", v, err))
+			return opts, meta.NewBadRequest(fmt.Sprintf("invalid timeoutSeconds %q: %v", v, err))
 		}
 		opts.TimeoutSeconds = &n
 	}
@@ -224,53 +225,53 @@ func listOptionsFromQuery(q url.Values, watch bool) (ListOptions, error) {
 		b := v[0] == "true" || v[0] == "1" || v[0] == "True"
 		opts.SendInitialEvents = &b
 	}
-	var errs FieldErrors
+	var errs meta.FieldErrors
 	match := opts.ResourceVersionMatch
 	if watch {
 		if opts.SendInitialEvents != nil && match != "NotOlderThan" {
-			errs = append(errs, Forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+			errs = append(errs, meta.Forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
 		}
 		if match != "" {
 			if opts.SendInitialEvents == nil {
-				errs = append(errs, Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+				errs = append(errs, meta.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
 			}
 			if match != "NotOlderThan" {
-				errs = append(errs, NotSupported("resourceVersionMatch", match, []string{"NotOlderThan"}))
+				errs = append(errs, meta.NotSupported("resourceVersionMatch", match, []string{"NotOlderThan"}))
 			}
 			if opts.Continue != "" {
-				errs = append(errs, Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+				errs = append(errs, meta.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
 			}
 		}
 	} else {
 		if match != "" {
 			if opts.ResourceVersion == "" {
-				errs = append(errs, Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+				errs = append(errs, meta.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
 			}
 			if opts.Continue != "" {
-				errs = append(errs, Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+				errs = append(errs, meta.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
 			}
 			if match != "NotOlderThan" && match != "Exact" {
-				errs = append(errs, NotSupported("resourceVersionMatch", match, []string{"Exact", "NotOlderThan"}))
+				errs = append(errs, meta.NotSupported("resourceVersionMatch", match, []string{"Exact", "NotOlderThan"}))
 			}
 			if match == "Exact" && opts.ResourceVersion == "0" {
-				errs = append(errs, Forbidden("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
+				errs = append(errs, meta.Forbidden("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
 			}
 		}
 		if opts.SendInitialEvents != nil {
-			errs = append(errs, Forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
+			errs = append(errs, meta.Forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
 		}
 	}
 	if len(errs) > 0 {
-		return opts, NewInvalid("meta.k8s.io", "ListOptions", "", errs)
+		return opts, meta.NewInvalid("meta.k8s.io", "ListOptions", "", errs)
 	}
 	return opts, nil
 }
 
 // listObject is the <Kind>List a list answers.
 type listObject struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata"`
-	Items    []Object `json:"items"`
+	meta.TypeMeta `json:",inline"`
+	meta.ListMeta `json:"metadata"`
+	Items         []meta.Object `json:"items"`
 }
 
 func (a *API) serveList(w http.ResponseWriter, r *http.Request, rq resourceRequest, watch bool) error {
@@ -298,7 +299,7 @@ func (a *API) serveList(w http.ResponseWriter, r *http.Request, rq resourceReque
 	if err != nil {
 		return err
 	}
-	lm := ListMeta{ResourceVersion: res.rv, Continue: res.cont, RemainingItemCount: res.remaining}
+	lm := meta.ListMeta{ResourceVersion: res.rv, Continue: res.cont, RemainingItemCount: res.remaining}
 	switch f.as {
 	case "Table":
 		t, err := buildTable(rq.store.strategy, res.items, lm, q.Get("includeObject"), f.metaVersion, true)
@@ -308,7 +309,7 @@ func (a *API) serveList(w http.ResponseWriter, r *http.Request, rq resourceReque
 		writeResponse(w, f, http.StatusOK, t)
 		return nil
 	case "PartialObjectMetadataList":
-		l := PartialObjectMetadataList{TypeMeta: TypeMeta{Kind: "PartialObjectMetadataList", APIVersion: "meta.k8s.io/" + f.metaVersion}, ListMeta: lm, Items: []PartialObjectMetadata{}}
+		l := meta.PartialObjectMetadataList{TypeMeta: meta.TypeMeta{Kind: "PartialObjectMetadataList", APIVersion: "meta.k8s.io/" + f.metaVersion}, ListMeta: lm, Items: []meta.PartialObjectMetadata{}}
 		for _, it := range res.items {
 			l.Items = append(l.Items, partialMetadata(it, f.metaVersion))
 		}
@@ -321,14 +322,14 @@ func (a *API) serveList(w http.ResponseWriter, r *http.Request, rq resourceReque
 
 // listOf wraps items in the resource's <Kind>List. Items lose kind and
 // apiVersion, as in upstream's typed list responses.
-func (s *Store) listOf(items []Object, lm ListMeta) listObject {
+func (s *Store) listOf(items []meta.Object, lm meta.ListMeta) listObject {
 	for _, it := range items {
-		*it.GetTypeMeta() = TypeMeta{}
+		*it.GetTypeMeta() = meta.TypeMeta{}
 	}
 	if items == nil {
-		items = []Object{}
+		items = []meta.Object{}
 	}
-	return listObject{TypeMeta: TypeMeta{Kind: s.info.ListKind, APIVersion: s.info.APIVersion()}, ListMeta: lm, Items: items}
+	return listObject{TypeMeta: meta.TypeMeta{Kind: s.info.ListKind, APIVersion: s.info.APIVersion()}, ListMeta: lm, Items: items}
 }
 
 // writeOptions are the query parameters shared by create, update, patch
@@ -344,17 +345,17 @@ type writeOptions struct {
 func writeOptionsFromQuery(r *http.Request, kind string) (writeOptions, error) {
 	q := r.URL.Query()
 	var o writeOptions
-	var errs FieldErrors
+	var errs meta.FieldErrors
 	for _, d := range q["dryRun"] {
 		if d != "All" {
-			errs = append(errs, NotSupported("dryRun", d, []string{"All"}))
+			errs = append(errs, meta.NotSupported("dryRun", d, []string{"All"}))
 			continue
 		}
 		o.dryRun = true
 	}
 	o.fieldManager = q.Get("fieldManager")
 	if len(o.fieldManager) > 128 {
-		errs = append(errs, &FieldError{Type: FieldValueTooLong, Field: "fieldManager", BadValue: o.fieldManager, Detail: "may not be more than 128 bytes"})
+		errs = append(errs, &meta.FieldError{Type: meta.FieldValueTooLong, Field: "fieldManager", BadValue: o.fieldManager, Detail: "may not be more than 128 bytes"})
 	}
 	switch fv := q.Get("fieldValidation"); fv {
 	case "", FieldValidationWarn:
@@ -362,10 +363,10 @@ func writeOptionsFromQuery(r *http.Request, kind string) (writeOptions, error) {
 	case FieldValidationStrict, FieldValidationIgnore:
 		o.fieldValidation = fv
 	default:
-		errs = append(errs, NotSupported("fieldValidation", fv, []string{FieldValidationIgnore, FieldValidationStrict, FieldValidationWarn}))
+		errs = append(errs, meta.NotSupported("fieldValidation", fv, []string{FieldValidationIgnore, FieldValidationStrict, FieldValidationWarn}))
 	}
 	if len(errs) > 0 {
-		return o, NewInvalid("meta.k8s.io", kind, "", errs)
+		return o, meta.NewInvalid("meta.k8s.io", kind, "", errs)
 	}
 	return o, nil
 }
@@ -403,7 +404,7 @@ func beginWrite(r *http.Request, kind string) (outputFormat, writeOptions, error
 
 // decodeNew decodes JSON j into a new object of the store's resource with
 // o's fieldValidation; it returns the decoder's warnings unwritten.
-func (s *Store) decodeNew(j []byte, o writeOptions) (Object, []string, error) {
+func (s *Store) decodeNew(j []byte, o writeOptions) (meta.Object, []string, error) {
 	obj := s.strategy.New()
 	warnings, err := decodeObject(j, s.info, obj, decodeOptions{fieldValidation: o.fieldValidation})
 	if err != nil {
@@ -413,7 +414,7 @@ func (s *Store) decodeNew(j []byte, o writeOptions) (Object, []string, error) {
 }
 
 // decodeRequestObject reads and decodes the body of a create or update.
-func decodeRequestObject(w http.ResponseWriter, r *http.Request, st *Store, o writeOptions) (Object, error) {
+func decodeRequestObject(w http.ResponseWriter, r *http.Request, st *Store, o writeOptions) (meta.Object, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return nil, err
@@ -446,7 +447,7 @@ func (a *API) serveCreate(w http.ResponseWriter, r *http.Request, rq resourceReq
 		if m.Namespace == "" {
 			m.Namespace = rq.namespace
 		} else if m.Namespace != rq.namespace {
-			return NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+			return meta.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 		}
 	}
 	if err := rq.store.trackUpdate(nil, obj, managerName(r, o), ""); err != nil {
@@ -460,16 +461,16 @@ func (a *API) serveCreate(w http.ResponseWriter, r *http.Request, rq resourceReq
 }
 
 // checkNameAndNamespace enforces that a body names the object of the URL.
-func checkNameAndNamespace(obj Object, rq resourceRequest) error {
+func checkNameAndNamespace(obj meta.Object, rq resourceRequest) error {
 	m := obj.GetObjectMeta()
 	if m.Name != rq.name {
-		return NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.Name, rq.name))
+		return meta.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.Name, rq.name))
 	}
 	if rq.store.info.Namespaced {
 		if m.Namespace == "" {
 			m.Namespace = rq.namespace
 		} else if m.Namespace != rq.namespace {
-			return NewBadRequest(fmt.Sprintf("the namespace of the object (%s) does not match the namespace on the request (%s)", m.Namespace, rq.namespace))
+			return meta.NewBadRequest(fmt.Sprintf("the namespace of the object (%s) does not match the namespace on the request (%s)", m.Namespace, rq.namespace))
 		}
 	}
 	return nil
@@ -488,7 +489,7 @@ func (a *API) serveUpdate(w http.ResponseWriter, r *http.Request, rq resourceReq
 		return err
 	}
 	status := rq.sub == "status"
-	var live Object
+	var live meta.Object
 	if cur, err := rq.store.Get(r.Context(), rq.namespace, rq.name); err == nil {
 		live = cur
 	}
@@ -567,7 +568,7 @@ func (a *API) servePatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 }
 
 func isConflict(err error) bool {
-	se := ToStatus(err)
+	se := meta.ToStatus(err)
 	return se.Status.Reason == "Conflict"
 }
 
@@ -579,7 +580,7 @@ func isConflict(err error) bool {
 // applyFields).
 func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequest, f outputFormat, o writeOptions, body []byte) error {
 	if o.fieldManager == "" {
-		return NewInvalid("meta.k8s.io", "PatchOptions", "", FieldErrors{Required("fieldManager", "is required for apply patch")})
+		return meta.NewInvalid("meta.k8s.io", "PatchOptions", "", meta.FieldErrors{meta.Required("fieldManager", "is required for apply patch")})
 	}
 	applied, err := bodyToJSON(MediaYAML, body)
 	if err != nil {
@@ -593,7 +594,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		return err
 	}
 	if tmp.GetObjectMeta().ManagedFields != nil {
-		return NewBadRequest("metadata.managedFields must be nil")
+		return meta.NewBadRequest("metadata.managedFields must be nil")
 	}
 	for _, wn := range warnings {
 		addWarning(w, wn)
@@ -601,7 +602,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	// The applied configuration without the fields the server owns.
 	var cfg map[string]any
 	if err := unmarshalNumber(applied, &cfg); err != nil {
-		return NewBadRequest(err.Error())
+		return meta.NewBadRequest(err.Error())
 	}
 	wantRV := ""
 	if md, ok := cfg["metadata"].(map[string]any); ok {
@@ -614,7 +615,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	ctx := o.ctx(r.Context())
 	sc := rq.store.scope(rq.sub)
 	set := ownable(appliedFieldSet(cfg, rq.store.mergeKeys), rq.sub, rq.store.info.HasStatus)
-	id := ManagedFieldsEntry{Manager: managerName(r, o), Operation: operationApply, APIVersion: rq.store.info.APIVersion(), Subresource: rq.sub}
+	id := meta.ManagedFieldsEntry{Manager: managerName(r, o), Operation: operationApply, APIVersion: rq.store.info.APIVersion(), Subresource: rq.sub}
 	force := queryBool(r.URL.Query(), "force")
 	for attempt := 0; ; attempt++ {
 		cur, err := rq.store.Get(r.Context(), rq.namespace, rq.name)
@@ -664,11 +665,11 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		}
 		merged, err := StrategicMergePatch(liveJSON, cfgJSON, rq.store.mergeKeys)
 		if err != nil {
-			return NewBadRequest(err.Error())
+			return meta.NewBadRequest(err.Error())
 		}
 		obj := rq.store.strategy.New()
 		if err := json.Unmarshal(merged, obj); err != nil {
-			return NewBadRequest(err.Error())
+			return meta.NewBadRequest(err.Error())
 		}
 		newDoc, err := docOf(obj)
 		if err != nil {
@@ -685,7 +686,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 			}
 			obj = rq.store.strategy.New()
 			if err := json.Unmarshal(b, obj); err != nil {
-				return NewBadRequest(err.Error())
+				return meta.NewBadRequest(err.Error())
 			}
 		}
 		m := obj.GetObjectMeta()
@@ -747,13 +748,13 @@ func readDeleteOptions(r *http.Request) (deleteOptions, writeOptions, error) {
 			return d, o, err
 		}
 		if err := json.Unmarshal(j, &d); err != nil {
-			return d, o, NewBadRequest(fmt.Sprintf("DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions: %v", err))
+			return d, o, meta.NewBadRequest(fmt.Sprintf("DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions: %v", err))
 		}
 	}
-	var errs FieldErrors
+	var errs meta.FieldErrors
 	for _, v := range d.DryRun {
 		if v != "All" {
-			errs = append(errs, NotSupported("dryRun", v, []string{"All"}))
+			errs = append(errs, meta.NotSupported("dryRun", v, []string{"All"}))
 		} else {
 			o.dryRun = true
 		}
@@ -762,23 +763,23 @@ func readDeleteOptions(r *http.Request) (deleteOptions, writeOptions, error) {
 		switch *d.PropagationPolicy {
 		case "Orphan", "Background", "Foreground":
 		default:
-			errs = append(errs, NotSupported("propagationPolicy", *d.PropagationPolicy, []string{"Foreground", "Background", "Orphan", "nil"}))
+			errs = append(errs, meta.NotSupported("propagationPolicy", *d.PropagationPolicy, []string{"Foreground", "Background", "Orphan", "nil"}))
 		}
 	}
 	if len(errs) > 0 {
-		return d, o, NewInvalid("meta.k8s.io", "DeleteOptions", "", errs)
+		return d, o, meta.NewInvalid("meta.k8s.io", "DeleteOptions", "", errs)
 	}
 	return d, o, nil
 }
 
 // successStatus is the Status a DELETE answers for resources that do not
 // return the deleted object.
-func successStatus(info ResourceInfo, obj Object) *Status {
+func successStatus(info ResourceInfo, obj meta.Object) *meta.Status {
 	m := obj.GetObjectMeta()
-	return &Status{
-		TypeMeta: TypeMeta{Kind: "Status", APIVersion: "v1"},
+	return &meta.Status{
+		TypeMeta: meta.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   "Success",
-		Details:  &StatusDetails{Name: m.Name, Group: info.Group, Kind: info.Resource, UID: m.UID},
+		Details:  &meta.StatusDetails{Name: m.Name, Group: info.Group, Kind: info.Resource, UID: m.UID},
 	}
 }
 
@@ -824,6 +825,6 @@ func (a *API) serveDeleteCollection(w http.ResponseWriter, r *http.Request, rq r
 	if err != nil {
 		return err
 	}
-	writeResponse(w, f, http.StatusOK, rq.store.listOf(items, ListMeta{ResourceVersion: strconv.FormatInt(rq.store.st.Revision(), 10)}))
+	writeResponse(w, f, http.StatusOK, rq.store.listOf(items, meta.ListMeta{ResourceVersion: strconv.FormatInt(rq.store.st.Revision(), 10)}))
 	return nil
 }

@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"net/http"
 	"regexp"
 	"strings"
@@ -192,7 +193,7 @@ func TestUpdateAndStatus(t *testing.T) {
 	a, _ := testAPI(t)
 	c := mustCreate(t, a, "default", "u", 1)
 	c.Spec.Size = 2
-	c.Status.Conditions = []Condition{{Type: "Ready", Status: "True"}}
+	c.Status.Conditions = []meta.Condition{{Type: "Ready", Status: "True"}}
 	b, _ := json.Marshal(c)
 	w := do(t, a, "PUT", widgets+"/u", "application/json", string(b))
 	if w.Code != 200 {
@@ -205,7 +206,7 @@ func TestUpdateAndStatus(t *testing.T) {
 	}
 	// Status update keeps the spec.
 	u.Spec.Size = 99
-	u.Status.Conditions = []Condition{{Type: "Ready", Status: "True"}}
+	u.Status.Conditions = []meta.Condition{{Type: "Ready", Status: "True"}}
 	b, _ = json.Marshal(u)
 	w = do(t, a, "PUT", widgets+"/u/status", "application/json", string(b))
 	if w.Code != 200 {
@@ -295,12 +296,12 @@ func TestDeleteCollection(t *testing.T) {
 	}
 }
 
-func listNames(t *testing.T, body []byte) ([]string, ListMeta) {
+func listNames(t *testing.T, body []byte) ([]string, meta.ListMeta) {
 	t.Helper()
 	var l struct {
-		Kind       string   `json:"kind"`
-		APIVersion string   `json:"apiVersion"`
-		Metadata   ListMeta `json:"metadata"`
+		Kind       string        `json:"kind"`
+		APIVersion string        `json:"apiVersion"`
+		Metadata   meta.ListMeta `json:"metadata"`
 		Items      []map[string]any
 	}
 	if err := json.Unmarshal(body, &l); err != nil {
@@ -478,7 +479,7 @@ func TestDiscoveryDocuments(t *testing.T) {
 	a, _ := testAPI(t)
 	w := do(t, a, "GET", "/apis/toys.example.com/v1", "", "")
 	want := `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"toys.example.com/v1","resources":[` +
-		`{"name":"widgets","singularName":"widget","namespaced":true,"kind":"Widget","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["wd"],"categories":["all"],"storageVersionHash":"` + StorageVersionHash("toys.example.com", "v1", "Widget") + `"},` +
+		`{"name":"widgets","singularName":"widget","namespaced":true,"kind":"Widget","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["wd"],"categories":["all"],"storageVersionHash":"` + meta.StorageVersionHash("toys.example.com", "v1", "Widget") + `"},` +
 		`{"name":"widgets/status","singularName":"","namespaced":true,"kind":"Widget","verbs":["get","patch","update"]}]}` + "\n"
 	if w.Code != 200 || w.Body.String() != want {
 		t.Errorf("got  %s\nwant %s", w.Body, want)
@@ -490,14 +491,14 @@ func TestDiscoveryDocuments(t *testing.T) {
 	if r.Body.String() != `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"127.0.0.1:6443"}]}`+"\n" {
 		t.Errorf("/api: %s", r.Body)
 	}
-	if got := StorageVersionHash("apiregistration.k8s.io", "v1", "APIService"); got != "InPBPD7+PqM=" {
+	if got := meta.StorageVersionHash("apiregistration.k8s.io", "v1", "APIService"); got != "InPBPD7+PqM=" {
 		t.Errorf("storageVersionHash %s", got)
 	}
 	gvs := a.GroupVersions()
 	if len(gvs) != 2 || gvs[0].GroupVersion() != "toys.example.com/v1" || gvs[1].GroupVersion() != "v1" {
 		t.Errorf("group versions %+v", gvs)
 	}
-	if a.Store(GroupResource{Group: "toys.example.com", Resource: "widgets"}) == nil || a.Store(GroupResource{Resource: "nothing"}) != nil {
+	if a.Store(meta.GroupResource{Group: "toys.example.com", Resource: "widgets"}) == nil || a.Store(meta.GroupResource{Resource: "nothing"}) != nil {
 		t.Errorf("Store lookup")
 	}
 }
@@ -506,7 +507,7 @@ func TestPartialObjectMetadata(t *testing.T) {
 	a, _ := testAPI(t)
 	mustCreate(t, a, "default", "m", 1)
 	w := do(t, a, "GET", widgets, "", "", "Accept", "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json")
-	var l PartialObjectMetadataList
+	var l meta.PartialObjectMetadataList
 	_ = json.Unmarshal(w.Body.Bytes(), &l)
 	if w.Code != 200 || l.Kind != "PartialObjectMetadataList" || len(l.Items) != 1 || l.Items[0].Kind != "PartialObjectMetadata" || l.Items[0].Name != "m" {
 		t.Errorf("%d %s", w.Code, w.Body)

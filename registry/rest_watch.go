@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"net/http"
 )
 
@@ -54,9 +55,9 @@ func (a *API) serveWatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		case ev.Type == EventBookmark:
 			line.Object = ev.Object
 		case f.as == "Table":
-			t, err := buildTable(rq.store.strategy, []Object{ev.Object}, ListMeta{ResourceVersion: ev.Object.GetObjectMeta().ResourceVersion}, include, f.metaVersion, headers)
+			t, err := buildTable(rq.store.strategy, []meta.Object{ev.Object}, meta.ListMeta{ResourceVersion: ev.Object.GetObjectMeta().ResourceVersion}, include, f.metaVersion, headers)
 			if err != nil {
-				st := NewInternalError(err).Status
+				st := meta.NewInternalError(err).Status
 				line = watchEventJSON{Type: EventError, Object: &st}
 			} else {
 				headers = false

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"testing"
 )
 
@@ -35,9 +36,9 @@ func TestLabelSelector(t *testing.T) {
 		{"n>x", false, "unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer"},
 		{"-bad=1", false, `unable to parse requirement: key: Invalid value: "-bad": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`},
 	} {
-		s, err := ParseLabelSelector(tc.sel)
+		s, err := meta.ParseLabelSelector(tc.sel)
 		if tc.wantErr != "" {
-			if err == nil || err.Error() != tc.wantErr || ToStatus(err).Status.Code != 400 {
+			if err == nil || err.Error() != tc.wantErr || meta.ToStatus(err).Status.Code != 400 {
 				t.Errorf("%q: err %v, want %q", tc.sel, err, tc.wantErr)
 			}
 			continue
@@ -62,7 +63,7 @@ func TestFieldSelector(t *testing.T) {
 		{"metadata.name==a\\,b,metadata.namespace=ns", true},
 		{"metadata.namespace!=ns", false},
 	} {
-		s, err := ParseFieldSelector(tc.sel)
+		s, err := meta.ParseFieldSelector(tc.sel)
 		if err != nil {
 			t.Fatalf("%q: %v", tc.sel, err)
 		}
@@ -70,7 +71,7 @@ func TestFieldSelector(t *testing.T) {
 			t.Errorf("%q = %v", tc.sel, got)
 		}
 	}
-	if _, err := ParseFieldSelector("nonsense"); err == nil || err.Error() != "invalid selector: 'nonsense'; can't understand 'nonsense'" {
+	if _, err := meta.ParseFieldSelector("nonsense"); err == nil || err.Error() != "invalid selector: 'nonsense'; can't understand 'nonsense'" {
 		t.Errorf("err %v", err)
 	}
 }
@@ -80,9 +81,9 @@ func FuzzLabelSelector(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		sel, err := ParseLabelSelector(s)
+		sel, err := meta.ParseLabelSelector(s)
 		if err != nil {
-			if ToStatus(err).Status.Code != 400 {
+			if meta.ToStatus(err).Status.Code != 400 {
 				t.Fatalf("non-400 error %v", err)
 			}
 			return
@@ -121,11 +122,11 @@ func FuzzDecodeObject(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, fv := range []string{FieldValidationStrict, FieldValidationWarn, FieldValidationIgnore} {
 			_, err := decodeObject(body, info, &Widget{}, decodeOptions{fieldValidation: fv})
-			if err != nil && ToStatus(err).Status.Code != 400 {
+			if err != nil && meta.ToStatus(err).Status.Code != 400 {
 				t.Fatalf("non-400 error %v", err)
 			}
 		}
-		if _, err := bodyToJSON("application/yaml", body); err != nil && ToStatus(err).Status.Code != 400 {
+		if _, err := bodyToJSON("application/yaml", body); err != nil && meta.ToStatus(err).Status.Code != 400 {
 			t.Fatalf("yaml: non-400 error %v", err)
 		}
 	})

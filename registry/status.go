@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"net/http"
 	"strconv"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // Wget or browser User-Agent, as upstream's isPrettyPrint decides). r may be
 // nil (never pretty). It is the one place aggsim writes a Status error.
 func WriteStatus(w http.ResponseWriter, r *http.Request, err error) {
-	st := ToStatus(err).Status
+	st := meta.ToStatus(err).Status
 	if st.Kind == "" {
 		st.Kind, st.APIVersion = "Status", "v1"
 	}

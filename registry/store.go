@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -160,7 +161,7 @@ func (s *Store) listPrefix(ns string) string {
 }
 
 // decode turns stored bytes into an object with resourceVersion rev.
-func (s *Store) decode(value []byte, rev int64) (Object, error) {
+func (s *Store) decode(value []byte, rev int64) (meta.Object, error) {
 	obj := s.strategy.New()
 	if err := json.Unmarshal(value, obj); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", s.info.Resource, err)
@@ -172,7 +173,7 @@ func (s *Store) decode(value []byte, rev int64) (Object, error) {
 }
 
 // encode serialises obj for storage (without resourceVersion).
-func (s *Store) encode(obj Object) ([]byte, error) {
+func (s *Store) encode(obj meta.Object) ([]byte, error) {
 	m := obj.GetObjectMeta()
 	rv, sl := m.ResourceVersion, m.SelfLink
 	m.ResourceVersion, m.SelfLink = "", ""
@@ -184,7 +185,7 @@ func (s *Store) encode(obj Object) ([]byte, error) {
 }
 
 // deepCopy copies obj by a JSON round trip.
-func (s *Store) deepCopy(obj Object) Object {
+func (s *Store) deepCopy(obj meta.Object) meta.Object {
 	b, err := json.Marshal(obj)
 	if err != nil {
 		panic(fmt.Sprintf("registry: deep copy of %T: %v", obj, err))
@@ -196,7 +197,7 @@ func (s *Store) deepCopy(obj Object) Object {
 	return out
 }
 
-func (s *Store) notFound(name string) error { return NewNotFound(s.info.GroupResource(), name) }
+func (s *Store) notFound(name string) error { return meta.NewNotFound(s.info.GroupResource(), name) }
 
 // storageErr maps a storage error for name onto the upstream Status error.
 func (s *Store) storageErr(err error, name string) error {
@@ -204,15 +205,15 @@ func (s *Store) storageErr(err error, name string) error {
 	case errors.Is(err, storage.ErrKeyNotFound):
 		return s.notFound(name)
 	case errors.Is(err, storage.ErrKeyExists):
-		return NewAlreadyExists(s.info.GroupResource(), name)
+		return meta.NewAlreadyExists(s.info.GroupResource(), name)
 	case errors.Is(err, storage.ErrRevisionMismatch):
-		return NewConflict(s.info.GroupResource(), name, conflictMessage)
+		return meta.NewConflict(s.info.GroupResource(), name, conflictMessage)
 	}
-	var se *StatusError
+	var se *meta.StatusError
 	if errors.As(err, &se) {
 		return err
 	}
-	return NewInternalError(err)
+	return meta.NewInternalError(err)
 }
 
 // conflictMessage is upstream's OptimisticLockErrorMsg.
@@ -220,12 +221,12 @@ const conflictMessage = "the object has been modified; please apply your changes
 
 // Get returns the object ns/name (ns ignored for cluster-scoped resources),
 // or 404 NotFound.
-func (s *Store) Get(ctx context.Context, namespace, name string) (Object, error) {
+func (s *Store) Get(ctx context.Context, namespace, name string) (meta.Object, error) {
 	obj, _, err := s.get(ctx, namespace, name)
 	return obj, err
 }
 
-func (s *Store) get(ctx context.Context, namespace, name string) (Object, int64, error) {
+func (s *Store) get(ctx context.Context, namespace, name string) (meta.Object, int64, error) {
 	if name == "" {
 		return nil, 0, s.notFound(name)
 	}
@@ -235,7 +236,7 @@ func (s *Store) get(ctx context.Context, namespace, name string) (Object, int64,
 	}
 	obj, err := s.decode(kv.Value, kv.ModRevision)
 	if err != nil {
-		return nil, 0, NewInternalError(err)
+		return nil, 0, meta.NewInternalError(err)
 	}
 	return obj, kv.ModRevision, nil
 }
@@ -263,7 +264,7 @@ type ListOptions struct {
 
 // listResult is one page of a list.
 type listResult struct {
-	items     []Object
+	items     []meta.Object
 	rv        string
 	cont      string
 	remaining *int64
@@ -287,32 +288,32 @@ func decodeContinue(s string) (continueToken, error) {
 	var t continueToken
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return t, NewBadRequest(fmt.Sprintf("continue key is not valid: %v", err))
+		return t, meta.NewBadRequest(fmt.Sprintf("continue key is not valid: %v", err))
 	}
 	if err := json.Unmarshal(b, &t); err != nil {
-		return t, NewBadRequest(fmt.Sprintf("continue key is not valid: %v", err))
+		return t, meta.NewBadRequest(fmt.Sprintf("continue key is not valid: %v", err))
 	}
 	if t.APIVersion != "meta.k8s.io/v1" {
-		return t, NewBadRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+		return t, meta.NewBadRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
 	}
 	if t.StartKey == "" || strings.Contains(t.StartKey, "..") || strings.HasPrefix(t.StartKey, "/") {
-		return t, NewBadRequest("continue key is not valid: invalid start key")
+		return t, meta.NewBadRequest("continue key is not valid: invalid start key")
 	}
 	return t, nil
 }
 
 // compileSelector parses the label and field selectors of opts.
 func (s *Store) compileSelector(opts ListOptions) (selector, error) {
-	ls, err := ParseLabelSelector(opts.LabelSelector)
+	ls, err := meta.ParseLabelSelector(opts.LabelSelector)
 	if err != nil {
 		return selector{}, err
 	}
-	fs, err := ParseFieldSelector(opts.FieldSelector)
+	fs, err := meta.ParseFieldSelector(opts.FieldSelector)
 	if err != nil {
 		return selector{}, err
 	}
 	var extra map[string]string
-	if fp, ok := s.strategy.(FieldsProvider); ok {
+	if fp, ok := s.strategy.(meta.FieldsProvider); ok {
 		extra = fp.SelectableFields(s.strategy.New())
 	}
 	for _, r := range fs {
@@ -320,14 +321,14 @@ func (s *Store) compileSelector(opts ListOptions) (selector, error) {
 			continue
 		}
 		if _, ok := extra[r.Field]; !ok {
-			return selector{}, NewBadRequest(fmt.Sprintf("field label not supported: %s", r.Field))
+			return selector{}, meta.NewBadRequest(fmt.Sprintf("field label not supported: %s", r.Field))
 		}
 	}
 	return selector{labels: ls, fields: fs}, nil
 }
 
 // matches applies sel to obj.
-func (s *Store) matches(sel selector, obj Object) bool {
+func (s *Store) matches(sel selector, obj meta.Object) bool {
 	if sel.empty() {
 		return true
 	}
@@ -342,7 +343,7 @@ func (s *Store) matches(sel selector, obj Object) bool {
 	if s.info.Namespaced {
 		f["metadata.namespace"] = m.Namespace
 	}
-	if fp, ok := s.strategy.(FieldsProvider); ok {
+	if fp, ok := s.strategy.(meta.FieldsProvider); ok {
 		for k, v := range fp.SelectableFields(obj) {
 			f[k] = v
 		}
@@ -356,7 +357,7 @@ func parseRV(rv string) (int64, error) {
 	}
 	n, err := strconv.ParseInt(rv, 10, 64)
 	if err != nil || n < 0 {
-		return 0, NewBadRequest(fmt.Sprintf("invalid resource version: %s", rv))
+		return 0, meta.NewBadRequest(fmt.Sprintf("invalid resource version: %s", rv))
 	}
 	return n, nil
 }
@@ -367,7 +368,7 @@ func parseRV(rv string) (int64, error) {
 // short, the continue token of the next page. Later pages are read from
 // the current state (storage has no snapshot reads) but report the first
 // page's resourceVersion.
-func (s *Store) List(ctx context.Context, namespace string, opts ListOptions) (items []Object, resourceVersion string, continueToken string, err error) {
+func (s *Store) List(ctx context.Context, namespace string, opts ListOptions) (items []meta.Object, resourceVersion string, continueToken string, err error) {
 	r, err := s.list(ctx, namespace, opts)
 	if err != nil {
 		return nil, "", "", err
@@ -389,7 +390,7 @@ func (s *Store) list(ctx context.Context, namespace string, opts ListOptions) (l
 	prefix := s.listPrefix(namespace)
 	kvs, rev, err := s.st.List(ctx, prefix)
 	if err != nil {
-		return listResult{}, NewInternalError(err)
+		return listResult{}, meta.NewInternalError(err)
 	}
 	var start string
 	if opts.Continue != "" {
@@ -400,7 +401,7 @@ func (s *Store) list(ctx context.Context, namespace string, opts ListOptions) (l
 		rev = tok.ResourceVersion
 		start = prefix + tok.StartKey
 	}
-	res := listResult{rv: strconv.FormatInt(rev, 10), items: []Object{}}
+	res := listResult{rv: strconv.FormatInt(rev, 10), items: []meta.Object{}}
 	var remaining int64
 	for i, kv := range kvs {
 		if start != "" && kv.Key < start {
@@ -415,7 +416,7 @@ func (s *Store) list(ctx context.Context, namespace string, opts ListOptions) (l
 		}
 		obj, err := s.decode(kv.Value, kv.ModRevision)
 		if err != nil {
-			return listResult{}, NewInternalError(err)
+			return listResult{}, meta.NewInternalError(err)
 		}
 		if !s.matches(sel, obj) {
 			continue
@@ -458,7 +459,7 @@ func generateName(prefix string) string {
 }
 
 // dedupeFieldErrors drops errors whose text appeared before.
-func dedupeFieldErrors(errs FieldErrors) FieldErrors {
+func dedupeFieldErrors(errs meta.FieldErrors) meta.FieldErrors {
 	seen := map[string]bool{}
 	out := errs[:0:0]
 	for _, e := range errs {
@@ -471,8 +472,8 @@ func dedupeFieldErrors(errs FieldErrors) FieldErrors {
 	return out
 }
 
-func (s *Store) invalid(name string, errs FieldErrors) error {
-	return NewInvalid(s.info.Group, s.info.Kind, name, dedupeFieldErrors(errs))
+func (s *Store) invalid(name string, errs meta.FieldErrors) error {
+	return meta.NewInvalid(s.info.Group, s.info.Kind, name, dedupeFieldErrors(errs))
 }
 
 // checkNamespace returns 404 `namespaces "<ns>" not found` when the
@@ -486,7 +487,7 @@ func (s *Store) checkNamespace(ctx context.Context, ns string) error {
 		return err
 	}
 	if !ok {
-		return NewNotFound(GroupResource{Resource: "namespaces"}, ns)
+		return meta.NewNotFound(meta.GroupResource{Resource: "namespaces"}, ns)
 	}
 	return nil
 }
@@ -496,18 +497,18 @@ func (s *Store) checkNamespace(ctx context.Context, ns string) error {
 // metadata.generateName when name is empty (retrying on collision), and
 // runs the strategy's PrepareForCreate, Validate and Canonicalize. Errors:
 // 404 for a missing namespace, 422 Invalid, 409 AlreadyExists.
-func (s *Store) Create(ctx context.Context, obj Object) (Object, error) {
+func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error) {
 	m := obj.GetObjectMeta()
 	if !s.info.Namespaced {
 		m.Namespace = ""
 	}
 	if s.info.Namespaced && m.Namespace == "" {
-		return nil, s.invalid(m.Name, FieldErrors{Required("metadata.namespace", "")})
+		return nil, s.invalid(m.Name, meta.FieldErrors{meta.Required("metadata.namespace", "")})
 	}
 	if err := s.checkNamespace(ctx, m.Namespace); err != nil {
 		return nil, err
 	}
-	now := NewTime(s.clock())
+	now := meta.NewTime(s.clock())
 	m.UID = newUID()
 	m.CreationTimestamp = now
 	m.Generation = 1
@@ -521,9 +522,9 @@ func (s *Store) Create(ctx context.Context, obj Object) (Object, error) {
 		m.Name = generateName(m.GenerateName)
 		generated = true
 	}
-	var errs FieldErrors
+	var errs meta.FieldErrors
 	if m.Name == "" {
-		errs = append(errs, Required("metadata.name", "name or generateName is required"))
+		errs = append(errs, meta.Required("metadata.name", "name or generateName is required"))
 	}
 	errs = append(errs, s.strategy.Validate(obj)...)
 	if len(errs) > 0 {
@@ -536,7 +537,7 @@ func (s *Store) Create(ctx context.Context, obj Object) (Object, error) {
 	for attempt := 0; ; attempt++ {
 		b, err := s.encode(obj)
 		if err != nil {
-			return nil, NewInternalError(err)
+			return nil, meta.NewInternalError(err)
 		}
 		rev, err := s.st.Create(ctx, s.key(m.Namespace, m.Name), b)
 		if errors.Is(err, storage.ErrKeyExists) && generated && attempt < 8 {
@@ -558,7 +559,7 @@ func (s *Store) Create(ctx context.Context, obj Object) (Object, error) {
 // latest version and try again`). The strategy's PrepareForUpdate,
 // ValidateUpdate and Canonicalize run; an update that changes nothing
 // returns the stored object without a write.
-func (s *Store) Update(ctx context.Context, obj Object) (Object, error) {
+func (s *Store) Update(ctx context.Context, obj meta.Object) (meta.Object, error) {
 	obj, _, err := s.update(ctx, obj, false)
 	return obj, err
 }
@@ -566,7 +567,7 @@ func (s *Store) Update(ctx context.Context, obj Object) (Object, error) {
 // UpdateStatus replaces the status of an existing object (the /status
 // subresource): the strategy's PrepareForStatusUpdate keeps everything but
 // status from the stored object.
-func (s *Store) UpdateStatus(ctx context.Context, obj Object) (Object, error) {
+func (s *Store) UpdateStatus(ctx context.Context, obj meta.Object) (meta.Object, error) {
 	if !s.info.HasStatus {
 		return nil, NewMethodNotSupported(s.info.GroupResource(), "update")
 	}
@@ -576,27 +577,27 @@ func (s *Store) UpdateStatus(ctx context.Context, obj Object) (Object, error) {
 
 // NewMethodNotSupported mirrors apierrors.NewMethodNotSupported: 405
 // MethodNotAllowed `<action> is not supported on resources of kind "<resource>.<group>"`.
-func NewMethodNotSupported(gr GroupResource, action string) *StatusError {
-	e := NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", fmt.Sprintf("%s is not supported on resources of kind %q", action, gr.String()))
-	e.Status.Details = &StatusDetails{Group: gr.Group, Kind: gr.Resource}
+func NewMethodNotSupported(gr meta.GroupResource, action string) *meta.StatusError {
+	e := meta.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", fmt.Sprintf("%s is not supported on resources of kind %q", action, gr.String()))
+	e.Status.Details = &meta.StatusDetails{Group: gr.Group, Kind: gr.Resource}
 	return e
 }
 
 // update is Update/UpdateStatus; created reports a create-on-update.
-func (s *Store) update(ctx context.Context, obj Object, status bool) (Object, bool, error) {
+func (s *Store) update(ctx context.Context, obj meta.Object, status bool) (meta.Object, bool, error) {
 	m := obj.GetObjectMeta()
 	if !s.info.Namespaced {
 		m.Namespace = ""
 	}
 	name := m.Name
 	if name == "" {
-		return nil, false, s.invalid(name, FieldErrors{Required("metadata.name", "name or generateName is required")})
+		return nil, false, s.invalid(name, meta.FieldErrors{meta.Required("metadata.name", "name or generateName is required")})
 	}
 	var want int64
 	if m.ResourceVersion != "" {
 		n, err := strconv.ParseInt(m.ResourceVersion, 10, 64)
 		if err != nil {
-			return nil, false, s.invalid(name, FieldErrors{Invalid("metadata.resourceVersion", m.ResourceVersion, "must be a valid resource version")})
+			return nil, false, s.invalid(name, meta.FieldErrors{meta.Invalid("metadata.resourceVersion", m.ResourceVersion, "must be a valid resource version")})
 		}
 		want = n
 	}
@@ -620,17 +621,17 @@ func (s *Store) update(ctx context.Context, obj Object, status bool) (Object, bo
 		}
 		if want == 0 {
 			if uu, ok := s.strategy.(UnconditionalUpdater); ok && !uu.AllowUnconditionalUpdate() {
-				return nil, false, s.invalid(name, FieldErrors{Invalid("metadata.resourceVersion", int64(0), "must be specified for an update")})
+				return nil, false, s.invalid(name, meta.FieldErrors{meta.Invalid("metadata.resourceVersion", int64(0), "must be specified for an update")})
 			}
 		} else if want != rev {
-			return nil, false, NewConflict(s.info.GroupResource(), name, conflictMessage)
+			return nil, false, meta.NewConflict(s.info.GroupResource(), name, conflictMessage)
 		}
 		out, err := s.applyUpdate(ctx, obj, old, rev, status)
 		if errors.Is(err, errRetry) && want == 0 && attempt < 16 {
 			continue
 		}
 		if errors.Is(err, errRetry) {
-			return nil, false, NewConflict(s.info.GroupResource(), name, conflictMessage)
+			return nil, false, meta.NewConflict(s.info.GroupResource(), name, conflictMessage)
 		}
 		return out, false, err
 	}
@@ -639,22 +640,22 @@ func (s *Store) update(ctx context.Context, obj Object, status bool) (Object, bo
 var errRetry = errors.New("registry: concurrent modification, retry")
 
 func isNotFound(err error) bool {
-	var se *StatusError
+	var se *meta.StatusError
 	return errors.As(err, &se) && se.Status.Reason == "NotFound"
 }
 
 func isAlreadyExists(err error) bool {
-	var se *StatusError
+	var se *meta.StatusError
 	return errors.As(err, &se) && se.Status.Reason == "AlreadyExists"
 }
 
 // applyUpdate writes obj over old (stored at rev). It returns errRetry if
 // the key changed meanwhile.
-func (s *Store) applyUpdate(ctx context.Context, obj, old Object, rev int64, status bool) (Object, error) {
+func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64, status bool) (meta.Object, error) {
 	m, om := obj.GetObjectMeta(), old.GetObjectMeta()
-	var errs FieldErrors
+	var errs meta.FieldErrors
 	if m.UID != "" && m.UID != om.UID {
-		errs = append(errs, Invalid("metadata.uid", m.UID, "field is immutable"))
+		errs = append(errs, meta.Invalid("metadata.uid", m.UID, "field is immutable"))
 	}
 	m.UID = om.UID
 	m.CreationTimestamp = om.CreationTimestamp
@@ -674,11 +675,11 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old Object, rev int64, sta
 	s.strategy.Canonicalize(obj)
 	newBytes, err := s.encode(obj)
 	if err != nil {
-		return nil, NewInternalError(err)
+		return nil, meta.NewInternalError(err)
 	}
 	oldBytes, err := s.encode(old)
 	if err != nil {
-		return nil, NewInternalError(err)
+		return nil, meta.NewInternalError(err)
 	}
 	if bytes.Equal(newBytes, oldBytes) || sameIgnoringManagedFields(s, obj, old) {
 		return old, nil
@@ -714,7 +715,7 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old Object, rev int64, sta
 
 // sameIgnoringManagedFields reports whether obj and old differ only in
 // managedFields timestamps (upstream skips such no-op writes).
-func sameIgnoringManagedFields(s *Store, obj, old Object) bool {
+func sameIgnoringManagedFields(s *Store, obj, old meta.Object) bool {
 	m, om := obj.GetObjectMeta(), old.GetObjectMeta()
 	if len(m.ManagedFields) != len(om.ManagedFields) {
 		return false
@@ -747,7 +748,7 @@ type Preconditions struct {
 // UID in object meta: y` (ResourceVersion likewise). An object with
 // metadata.finalizers is not removed: its deletionTimestamp is set and it
 // is removed by the update that clears the last finalizer.
-func (s *Store) Delete(ctx context.Context, namespace, name string, pre *Preconditions) (Object, error) {
+func (s *Store) Delete(ctx context.Context, namespace, name string, pre *Preconditions) (meta.Object, error) {
 	if !s.info.Namespaced {
 		namespace = ""
 	}
@@ -758,16 +759,16 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *Precond
 		}
 		m := obj.GetObjectMeta()
 		if pre != nil && pre.UID != nil && *pre.UID != m.UID {
-			return nil, NewConflict(s.info.GroupResource(), name, fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", *pre.UID, m.UID))
+			return nil, meta.NewConflict(s.info.GroupResource(), name, fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", *pre.UID, m.UID))
 		}
 		if pre != nil && pre.ResourceVersion != nil && *pre.ResourceVersion != m.ResourceVersion {
-			return nil, NewConflict(s.info.GroupResource(), name, fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s", *pre.ResourceVersion, m.ResourceVersion))
+			return nil, meta.NewConflict(s.info.GroupResource(), name, fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s", *pre.ResourceVersion, m.ResourceVersion))
 		}
 		if len(m.Finalizers) > 0 {
 			if m.DeletionTimestamp != nil {
 				return obj, nil
 			}
-			now := NewTime(s.clock())
+			now := meta.NewTime(s.clock())
 			var zero int64
 			m.DeletionTimestamp = &now
 			m.DeletionGracePeriodSeconds = &zero
@@ -776,7 +777,7 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *Precond
 			}
 			b, err := s.encode(obj)
 			if err != nil {
-				return nil, NewInternalError(err)
+				return nil, meta.NewInternalError(err)
 			}
 			newRev, err := s.st.Update(ctx, s.key(namespace, name), b, rev)
 			if errors.Is(err, storage.ErrRevisionMismatch) && attempt < 16 {
@@ -806,13 +807,13 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *Precond
 // DeleteCollection deletes every object in namespace matching the
 // selectors of opts and returns the deleted objects in key order.
 // Objects deleted concurrently by someone else are skipped.
-func (s *Store) DeleteCollection(ctx context.Context, namespace string, opts ListOptions) ([]Object, error) {
+func (s *Store) DeleteCollection(ctx context.Context, namespace string, opts ListOptions) ([]meta.Object, error) {
 	opts.Limit, opts.Continue = 0, ""
 	items, _, _, err := s.List(ctx, namespace, opts)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Object, 0, len(items))
+	out := make([]meta.Object, 0, len(items))
 	for _, it := range items {
 		m := it.GetObjectMeta()
 		obj, err := s.Delete(ctx, m.Namespace, m.Name, nil)

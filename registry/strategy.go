@@ -1,11 +1,6 @@
 package registry
 
-// Object is what the generic store persists: any wire type that embeds
-// TypeMeta and ObjectMeta (pointer receivers).
-type Object interface {
-	GetTypeMeta() *TypeMeta
-	GetObjectMeta() *ObjectMeta
-}
+import "github.com/aggsim/aggsim/registry/apis/meta"
 
 // ResourceInfo describes one REST resource for routing, discovery and error
 // messages, as an APIResource does.
@@ -25,8 +20,8 @@ type ResourceInfo struct {
 }
 
 // GroupResource returns the group/resource pair used in error messages.
-func (i ResourceInfo) GroupResource() GroupResource {
-	return GroupResource{Group: i.Group, Resource: i.Resource}
+func (i ResourceInfo) GroupResource() meta.GroupResource {
+	return meta.GroupResource{Group: i.Group, Resource: i.Resource}
 }
 
 // APIVersion returns "group/version", or "version" for the core group.
@@ -35,15 +30,6 @@ func (i ResourceInfo) APIVersion() string {
 		return i.Version
 	}
 	return i.Group + "/" + i.Version
-}
-
-// TableColumnDefinition mirrors metav1.TableColumnDefinition.
-type TableColumnDefinition struct {
-	Name        string `json:"name"`
-	Type        string `json:"type"`
-	Format      string `json:"format"`
-	Description string `json:"description"`
-	Priority    int32  `json:"priority"`
 }
 
 // Strategy is the per-resource behaviour the generic store calls, as in
@@ -57,32 +43,32 @@ type Strategy interface {
 	Info() ResourceInfo
 	// New returns an empty object of the resource's type; NewList an empty
 	// list whose Items the store fills (see List).
-	New() Object
+	New() meta.Object
 	// PrepareForCreate clears fields a client may not set on create (e.g.
 	// status) and applies defaults.
-	PrepareForCreate(obj Object)
+	PrepareForCreate(obj meta.Object)
 	// PrepareForUpdate copies what an update of the main resource must keep
 	// from old (e.g. status) and bumps generation on spec change.
-	PrepareForUpdate(obj, old Object)
+	PrepareForUpdate(obj, old meta.Object)
 	// PrepareForStatusUpdate keeps everything but status from old, for
 	// writes to /status. Only called when Info().HasStatus.
-	PrepareForStatusUpdate(obj, old Object)
+	PrepareForStatusUpdate(obj, old meta.Object)
 	// Validate checks a new object; ValidateUpdate an update (also of
 	// /status). Empty means valid.
-	Validate(obj Object) FieldErrors
-	ValidateUpdate(obj, old Object) FieldErrors
+	Validate(obj meta.Object) meta.FieldErrors
+	ValidateUpdate(obj, old meta.Object) meta.FieldErrors
 	// Canonicalize normalises an object before it is stored.
-	Canonicalize(obj Object)
+	Canonicalize(obj meta.Object)
 	// TableColumns and TableRow produce the server-side table for
 	// `kubectl get` (Accept: ...;as=Table;g=meta.k8s.io;v=v1). TableRow's
 	// cells line up with TableColumns.
-	TableColumns() []TableColumnDefinition
-	TableRow(obj Object) []any
+	TableColumns() []meta.TableColumnDefinition
+	TableRow(obj meta.Object) []any
 }
 
 // BumpGeneration sets newMeta.Generation to old+1 when specChanged, and keeps
 // the old generation otherwise, as upstream strategies do.
-func BumpGeneration(newMeta, oldMeta *ObjectMeta, specChanged bool) {
+func BumpGeneration(newMeta, oldMeta *meta.ObjectMeta, specChanged bool) {
 	newMeta.Generation = oldMeta.Generation
 	if specChanged {
 		newMeta.Generation++

@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"time"
 )
 
@@ -41,7 +42,7 @@ func admissionInfo(kind, resource string, status bool) ResourceInfo {
 // GenericObjects: stored, listed and watched as sent, with minimal
 // validation and no defaulting. now is the clock for AGE cells.
 func AdmissionStrategies(now func() time.Time) []Strategy {
-	webhooks := []TableColumnDefinition{{Name: "Webhooks", Type: "integer", Description: "Webhooks is a list of webhooks and the affected resources and operations."}}
+	webhooks := []meta.TableColumnDefinition{{Name: "Webhooks", Type: "integer", Description: "Webhooks is a list of webhooks and the affected resources and operations."}}
 	webhookRow := func(o *GenericObject) []any {
 		var l []json.RawMessage
 		_ = json.Unmarshal(o.Webhooks, &l)
@@ -56,7 +57,7 @@ func AdmissionStrategies(now func() time.Time) []Strategy {
 		GenericStrategy{
 			Resource: admissionInfo("ValidatingAdmissionPolicy", "validatingadmissionpolicies", true),
 			Shape:    ShapeSpecStatus,
-			Columns: []TableColumnDefinition{
+			Columns: []meta.TableColumnDefinition{
 				{Name: "Validations", Type: "integer", Description: "Validations contain CEL expressions which is used to apply the validation."},
 				{Name: "ParamKind", Type: "string", Description: "ParamKind specifies the kind of resources used to parameterize this policy"},
 			},
@@ -66,7 +67,7 @@ func AdmissionStrategies(now func() time.Time) []Strategy {
 		GenericStrategy{
 			Resource: admissionInfo("ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings", false),
 			Shape:    ShapeSpec,
-			Columns: []TableColumnDefinition{
+			Columns: []meta.TableColumnDefinition{
 				{Name: "PolicyName", Type: "string", Description: "PolicyName references a ValidatingAdmissionPolicy name which the ValidatingAdmissionPolicyBinding binds to."},
 				{Name: "ParamRef", Type: "string", Description: "paramRef specifies the parameter resource used to configure the admission control policy."},
 			},
@@ -83,18 +84,18 @@ func AdmissionStrategies(now func() time.Time) []Strategy {
 
 // validateWebhooks requires a name on every webhook, the first check of
 // upstream's validateMutatingWebhook/validateValidatingWebhook.
-func validateWebhooks(o *GenericObject) FieldErrors {
+func validateWebhooks(o *GenericObject) meta.FieldErrors {
 	var l []map[string]any
 	if len(o.Webhooks) == 0 {
 		return nil
 	}
 	if err := json.Unmarshal(o.Webhooks, &l); err != nil {
-		return FieldErrors{Invalid("webhooks", string(o.Webhooks), "must be a list of objects")}
+		return meta.FieldErrors{meta.Invalid("webhooks", string(o.Webhooks), "must be a list of objects")}
 	}
-	var errs FieldErrors
+	var errs meta.FieldErrors
 	for i, w := range l {
 		if n, _ := w["name"].(string); n == "" {
-			errs = append(errs, Required(fmt.Sprintf("webhooks[%d].name", i), ""))
+			errs = append(errs, meta.Required(fmt.Sprintf("webhooks[%d].name", i), ""))
 		}
 	}
 	return errs
@@ -102,24 +103,24 @@ func validateWebhooks(o *GenericObject) FieldErrors {
 
 // validateValidatingAdmissionPolicy mirrors the Required checks of
 // upstream's validateValidatingAdmissionPolicySpec.
-func validateValidatingAdmissionPolicy(o *GenericObject) FieldErrors {
+func validateValidatingAdmissionPolicy(o *GenericObject) meta.FieldErrors {
 	v, _ := rawField(o.Spec, "validations").([]any)
 	a, _ := rawField(o.Spec, "auditAnnotations").([]any)
 	if len(v) == 0 && len(a) == 0 {
-		return FieldErrors{Required("spec.validations", "validations or auditAnnotations must contain at least one item")}
+		return meta.FieldErrors{meta.Required("spec.validations", "validations or auditAnnotations must contain at least one item")}
 	}
 	return nil
 }
 
 // validateValidatingAdmissionPolicyBinding mirrors the Required checks of
 // upstream's validateValidatingAdmissionPolicyBindingSpec.
-func validateValidatingAdmissionPolicyBinding(o *GenericObject) FieldErrors {
-	var errs FieldErrors
+func validateValidatingAdmissionPolicyBinding(o *GenericObject) meta.FieldErrors {
+	var errs meta.FieldErrors
 	if n, _ := rawField(o.Spec, "policyName").(string); n == "" {
-		errs = append(errs, Required("spec.policyName", ""))
+		errs = append(errs, meta.Required("spec.policyName", ""))
 	}
 	if a, _ := rawField(o.Spec, "validationActions").([]any); len(a) == 0 {
-		errs = append(errs, Required("spec.validationActions", "at least one validation action is required"))
+		errs = append(errs, meta.Required("spec.validationActions", "at least one validation action is required"))
 	}
 	return errs
 }

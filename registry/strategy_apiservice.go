@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"reflect"
 	"time"
 )
@@ -16,10 +18,6 @@ type APIServiceStrategy struct {
 	Now func() time.Time
 }
 
-// DefaultServicePort is the spec.service.port an APIService gets when it
-// names a Service without a port (apiregistration/v1 defaults.go).
-const DefaultServicePort int32 = 443
-
 // Interface guards: the optional store extensions this strategy implements.
 var (
 	_ Strategy             = APIServiceStrategy{}
@@ -32,7 +30,7 @@ var (
 // category api-extensions, no short names, with a status subresource.
 func (APIServiceStrategy) Info() ResourceInfo {
 	return ResourceInfo{
-		Group: GroupAPIRegistration, Version: VersionV1,
+		Group: apiregistration.GroupAPIRegistration, Version: VersionV1,
 		Kind: "APIService", ListKind: "APIServiceList",
 		Resource: "apiservices", Singular: "apiservice",
 		Categories:  []string{"api-extensions"},
@@ -44,47 +42,38 @@ func (APIServiceStrategy) Info() ResourceInfo {
 }
 
 // New returns an empty *APIService.
-func (APIServiceStrategy) New() Object { return &APIService{} }
-
-// DefaultAPIService applies upstream's defaulting: a Service without a
-// port gets port 443.
-func DefaultAPIService(a *APIService) {
-	if a.Spec.Service != nil && a.Spec.Service.Port == nil {
-		p := DefaultServicePort
-		a.Spec.Service.Port = &p
-	}
-}
+func (APIServiceStrategy) New() meta.Object { return &apiregistration.APIService{} }
 
 // PrepareForCreate wipes status, defaults the port and, for a local
 // APIService, sets Available=True/Local at once.
-func (s APIServiceStrategy) PrepareForCreate(obj Object) {
-	a := obj.(*APIService)
-	a.Status = APIServiceStatus{}
-	DefaultAPIService(a)
+func (s APIServiceStrategy) PrepareForCreate(obj meta.Object) {
+	a := obj.(*apiregistration.APIService)
+	a.Status = apiregistration.APIServiceStatus{}
+	apiregistration.DefaultAPIService(a)
 	if a.IsLocal() {
-		a.SetCondition(NewLocalAvailableCondition(nowOr(s.Now)))
+		a.SetCondition(apiregistration.NewLocalAvailableCondition(nowOr(s.Now)))
 	}
 }
 
 // PrepareForUpdate keeps the old status, defaults the port and bumps
 // generation when the spec changed.
-func (APIServiceStrategy) PrepareForUpdate(obj, old Object) {
-	a, o := obj.(*APIService), old.(*APIService)
+func (APIServiceStrategy) PrepareForUpdate(obj, old meta.Object) {
+	a, o := obj.(*apiregistration.APIService), old.(*apiregistration.APIService)
 	a.Status = o.Status
-	DefaultAPIService(a)
+	apiregistration.DefaultAPIService(a)
 	BumpGeneration(&a.ObjectMeta, &o.ObjectMeta, !reflect.DeepEqual(a.Spec, o.Spec))
 }
 
 // PrepareForStatusUpdate keeps the old spec, labels, annotations,
 // finalizers and owner references: only status changes.
-func (APIServiceStrategy) PrepareForStatusUpdate(obj, old Object) {
-	a, o := obj.(*APIService), old.(*APIService)
+func (APIServiceStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
+	a, o := obj.(*apiregistration.APIService), old.(*apiregistration.APIService)
 	a.Spec = o.Spec
 	keepMetadataForStatus(&a.ObjectMeta, &o.ObjectMeta)
 }
 
 // keepMetadataForStatus copies what a /status write may not change.
-func keepMetadataForStatus(m, old *ObjectMeta) {
+func keepMetadataForStatus(m, old *meta.ObjectMeta) {
 	m.Labels = old.Labels
 	m.Annotations = old.Annotations
 	m.Finalizers = old.Finalizers
@@ -93,22 +82,22 @@ func keepMetadataForStatus(m, old *ObjectMeta) {
 }
 
 // Validate runs ValidateAPIService.
-func (APIServiceStrategy) Validate(obj Object) FieldErrors {
-	return ValidateAPIService(obj.(*APIService))
+func (APIServiceStrategy) Validate(obj meta.Object) meta.FieldErrors {
+	return apiregistration.ValidateAPIService(obj.(*apiregistration.APIService))
 }
 
 // ValidateUpdate runs ValidateAPIServiceUpdate.
-func (APIServiceStrategy) ValidateUpdate(obj, old Object) FieldErrors {
-	return ValidateAPIServiceUpdate(obj.(*APIService), old.(*APIService))
+func (APIServiceStrategy) ValidateUpdate(obj, old meta.Object) meta.FieldErrors {
+	return apiregistration.ValidateAPIServiceUpdate(obj.(*apiregistration.APIService), old.(*apiregistration.APIService))
 }
 
 // Canonicalize does nothing for APIServices.
-func (APIServiceStrategy) Canonicalize(Object) {}
+func (APIServiceStrategy) Canonicalize(meta.Object) {}
 
 // TableColumns are NAME, SERVICE, AVAILABLE, AGE, all priority 0, with
 // upstream's descriptions.
-func (APIServiceStrategy) TableColumns() []TableColumnDefinition {
-	return []TableColumnDefinition{
+func (APIServiceStrategy) TableColumns() []meta.TableColumnDefinition {
+	return []meta.TableColumnDefinition{
 		nameColumn(),
 		stringColumn("Service", "The reference to the service that hosts this API endpoint."),
 		stringColumn("Available", "Whether this service is available."),
@@ -117,24 +106,24 @@ func (APIServiceStrategy) TableColumns() []TableColumnDefinition {
 }
 
 // TableRow returns name, "ns/name" or "Local", the Available cell and age.
-func (s APIServiceStrategy) TableRow(obj Object) []any {
-	a := obj.(*APIService)
+func (s APIServiceStrategy) TableRow(obj meta.Object) []any {
+	a := obj.(*apiregistration.APIService)
 	service := "Local"
 	if a.Spec.Service != nil {
 		service = a.Spec.Service.Namespace + "/" + a.Spec.Service.Name
 	}
-	return []any{a.Name, service, availableCell(a), TableAge(a.CreationTimestamp, nowOr(s.Now))}
+	return []any{a.Name, service, availableCell(a), meta.TableAge(a.CreationTimestamp, nowOr(s.Now))}
 }
 
 // availableCell is "Unknown" without an Available condition, "True", or
 // "<Status> (<Reason>)" / "<Status>" otherwise.
-func availableCell(a *APIService) string {
-	c := a.GetCondition(Available)
+func availableCell(a *apiregistration.APIService) string {
+	c := a.GetCondition(apiregistration.Available)
 	switch {
 	case c == nil:
-		return string(ConditionUnknown)
-	case c.Status == ConditionTrue:
-		return string(ConditionTrue)
+		return string(apiregistration.ConditionUnknown)
+	case c.Status == apiregistration.ConditionTrue:
+		return string(apiregistration.ConditionTrue)
 	case c.Reason != "":
 		return string(c.Status) + " (" + c.Reason + ")"
 	}

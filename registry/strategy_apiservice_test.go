@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"sigs.k8s.io/yaml"
 )
 
@@ -21,16 +23,16 @@ func TestAPIServiceStrategyLifecycle(t *testing.T) {
 	// condition, its port defaults to 443.
 	remote := validAPIService("v1.a.io", "a.io")
 	remote.Spec.Service.Port = nil
-	remote.Status.Conditions = []APIServiceCondition{{Type: Available, Status: ConditionTrue, Reason: "Forged"}}
+	remote.Status.Conditions = []apiregistration.APIServiceCondition{{Type: apiregistration.Available, Status: apiregistration.ConditionTrue, Reason: "Forged"}}
 	s.PrepareForCreate(remote)
 	if remote.Status.Conditions != nil || *remote.Spec.Service.Port != 443 {
 		t.Fatalf("create remote: %+v port %v", remote.Status, *remote.Spec.Service.Port)
 	}
 
 	// Create local: Available=True/Local at once, as local-custom.yaml shows.
-	local := &APIService{ObjectMeta: ObjectMeta{Name: "v1.localx.example.com"}, Spec: APIServiceSpec{Group: "localx.example.com", Version: "v1", GroupPriorityMinimum: 1000, VersionPriority: 10}}
+	local := &apiregistration.APIService{ObjectMeta: meta.ObjectMeta{Name: "v1.localx.example.com"}, Spec: apiregistration.APIServiceSpec{Group: "localx.example.com", Version: "v1", GroupPriorityMinimum: 1000, VersionPriority: 10}}
 	s.PrepareForCreate(local)
-	var captured APIService
+	var captured apiregistration.APIService
 	readYAML(t, "../testdata/registry-types/local-custom.yaml", &captured)
 	gotJSON, _ := json.Marshal(local.Status)
 	wantJSON, _ := json.Marshal(captured.Status)
@@ -40,12 +42,12 @@ func TestAPIServiceStrategyLifecycle(t *testing.T) {
 
 	// Update: status kept from old, generation bumped only on spec change.
 	old := validAPIService("v1.a.io", "a.io")
-	old.Status.Conditions = []APIServiceCondition{{Type: Available, Status: ConditionFalse, Reason: "ServiceNotFound"}}
+	old.Status.Conditions = []apiregistration.APIServiceCondition{{Type: apiregistration.Available, Status: apiregistration.ConditionFalse, Reason: "ServiceNotFound"}}
 	upd := old.DeepCopy()
-	upd.Status.Conditions[0].Status = ConditionTrue
+	upd.Status.Conditions[0].Status = apiregistration.ConditionTrue
 	upd.Labels = map[string]string{"x": "y"}
 	s.PrepareForUpdate(upd, old)
-	if upd.Status.Conditions[0].Status != ConditionFalse || upd.Generation != 1 {
+	if upd.Status.Conditions[0].Status != apiregistration.ConditionFalse || upd.Generation != 1 {
 		t.Fatalf("metadata-only update: status %v generation %d", upd.Status.Conditions[0].Status, upd.Generation)
 	}
 	upd2 := old.DeepCopy()
@@ -59,35 +61,35 @@ func TestAPIServiceStrategyLifecycle(t *testing.T) {
 	st := old.DeepCopy()
 	st.Spec.GroupPriorityMinimum = 5
 	st.Labels = map[string]string{"evil": "1"}
-	st.Status.Conditions = []APIServiceCondition{{Type: Available, Status: ConditionTrue, Reason: "Passed", Message: "all checks passed"}}
+	st.Status.Conditions = []apiregistration.APIServiceCondition{{Type: apiregistration.Available, Status: apiregistration.ConditionTrue, Reason: "Passed", Message: "all checks passed"}}
 	s.PrepareForStatusUpdate(st, old)
 	if st.Spec.GroupPriorityMinimum != 1000 || st.Labels != nil || st.Status.Conditions[0].Reason != "Passed" {
 		t.Fatalf("status update: %+v %v %+v", st.Spec, st.Labels, st.Status)
 	}
-	if old.Status.Conditions[0].Status != ConditionFalse {
+	if old.Status.Conditions[0].Status != apiregistration.ConditionFalse {
 		t.Fatal("DeepCopy shares conditions")
 	}
 }
 
 func TestSetCondition(t *testing.T) {
-	t0 := NewTime(time.Unix(100, 0))
-	t1 := NewTime(time.Unix(200, 0))
-	a := &APIService{}
-	if !a.SetCondition(APIServiceCondition{Type: Available, Status: ConditionFalse, Reason: "A", LastTransitionTime: t0}) {
+	t0 := meta.NewTime(time.Unix(100, 0))
+	t1 := meta.NewTime(time.Unix(200, 0))
+	a := &apiregistration.APIService{}
+	if !a.SetCondition(apiregistration.APIServiceCondition{Type: apiregistration.Available, Status: apiregistration.ConditionFalse, Reason: "A", LastTransitionTime: t0}) {
 		t.Fatal("add reported no change")
 	}
 	// Same status, new reason: reason changes, transition time stays.
-	if !a.SetCondition(APIServiceCondition{Type: Available, Status: ConditionFalse, Reason: "B", LastTransitionTime: t1}) {
+	if !a.SetCondition(apiregistration.APIServiceCondition{Type: apiregistration.Available, Status: apiregistration.ConditionFalse, Reason: "B", LastTransitionTime: t1}) {
 		t.Fatal("reason change reported no change")
 	}
-	if c := a.GetCondition(Available); c.Reason != "B" || !c.LastTransitionTime.Equal(t0.Time) {
+	if c := a.GetCondition(apiregistration.Available); c.Reason != "B" || !c.LastTransitionTime.Equal(t0.Time) {
 		t.Fatalf("got %+v", c)
 	}
-	if a.SetCondition(APIServiceCondition{Type: Available, Status: ConditionFalse, Reason: "B", LastTransitionTime: t1}) {
+	if a.SetCondition(apiregistration.APIServiceCondition{Type: apiregistration.Available, Status: apiregistration.ConditionFalse, Reason: "B", LastTransitionTime: t1}) {
 		t.Fatal("identical condition reported a change")
 	}
-	a.SetCondition(APIServiceCondition{Type: Available, Status: ConditionTrue, Reason: "Passed", LastTransitionTime: t1})
-	if c := a.GetCondition(Available); !c.LastTransitionTime.Equal(t1.Time) || !a.IsAvailable() || len(a.Status.Conditions) != 1 {
+	a.SetCondition(apiregistration.APIServiceCondition{Type: apiregistration.Available, Status: apiregistration.ConditionTrue, Reason: "Passed", LastTransitionTime: t1})
+	if c := a.GetCondition(apiregistration.Available); !c.LastTransitionTime.Equal(t1.Time) || !a.IsAvailable() || len(a.Status.Conditions) != 1 {
 		t.Fatalf("flip: %+v", a.Status)
 	}
 }
@@ -111,7 +113,7 @@ func TestAPIServiceYAMLRoundTrip(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/registry-types/b-status/*.yaml")
 	files = append(files, "../testdata/registry-types/local-custom.yaml", "../testdata/registry-types/healthy.yaml")
 	for _, f := range files {
-		var a APIService
+		var a apiregistration.APIService
 		want := readYAML(t, f, &a)
 		got, err := yaml.Marshal(&a)
 		if err != nil {
@@ -127,11 +129,11 @@ func TestAPIServiceYAMLRoundTrip(t *testing.T) {
 // and the cells against `kubectl get apiservices` of the same objects.
 func TestAPIServiceTable(t *testing.T) {
 	var table struct {
-		ColumnDefinitions []TableColumnDefinition `json:"columnDefinitions"`
+		ColumnDefinitions []meta.TableColumnDefinition `json:"columnDefinitions"`
 		Rows              []struct {
 			Cells  []any `json:"cells"`
 			Object struct {
-				Metadata ObjectMeta `json:"metadata"`
+				Metadata meta.ObjectMeta `json:"metadata"`
 			} `json:"object"`
 		} `json:"rows"`
 	}
@@ -150,7 +152,7 @@ func TestAPIServiceTable(t *testing.T) {
 	for _, r := range table.Rows {
 		rows[r.Object.Metadata.Name] = r.Cells
 		// AGE from creationTimestamp alone.
-		a := &APIService{ObjectMeta: r.Object.Metadata}
+		a := &apiregistration.APIService{ObjectMeta: r.Object.Metadata}
 		if got := s.TableRow(a)[3]; got != r.Cells[3] {
 			t.Errorf("%s: age %q, want %q", a.Name, got, r.Cells[3])
 		}
@@ -158,7 +160,7 @@ func TestAPIServiceTable(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/registry-types/b-status/*.yaml")
 	checked := 0
 	for _, f := range files {
-		var a APIService
+		var a apiregistration.APIService
 		readYAML(t, f, &a)
 		if a.Name == "v1.flaky.example.com" {
 			continue // captured at several moments; the table saw one of them
@@ -178,14 +180,14 @@ func TestAPIServiceTable(t *testing.T) {
 	}
 	// Cases the capture lacks: no condition, False without reason, Local.
 	for _, tt := range []struct {
-		conds []APIServiceCondition
+		conds []apiregistration.APIServiceCondition
 		want  string
 	}{
 		{nil, "Unknown"},
-		{[]APIServiceCondition{{Type: Available, Status: ConditionFalse}}, "False"},
-		{[]APIServiceCondition{{Type: Available, Status: ConditionUnknown, Reason: "X"}}, "Unknown (X)"},
+		{[]apiregistration.APIServiceCondition{{Type: apiregistration.Available, Status: apiregistration.ConditionFalse}}, "False"},
+		{[]apiregistration.APIServiceCondition{{Type: apiregistration.Available, Status: apiregistration.ConditionUnknown, Reason: "X"}}, "Unknown (X)"},
 	} {
-		a := &APIService{Status: APIServiceStatus{Conditions: tt.conds}}
+		a := &apiregistration.APIService{Status: apiregistration.APIServiceStatus{Conditions: tt.conds}}
 		if got := s.TableRow(a); got[1] != "Local" || got[2] != tt.want || got[3] != "<unknown>" {
 			t.Errorf("%v: %q", tt.conds, got)
 		}
@@ -223,7 +225,7 @@ func TestHumanDuration(t *testing.T) {
 		{47 * time.Hour, "47h"}, {48 * time.Hour, "2d"}, {5*24*time.Hour + 14*time.Hour, "5d14h"}, {8 * 24 * time.Hour, "8d"},
 		{800 * 24 * time.Hour, "2y70d"}, {9 * 365 * 24 * time.Hour, "9y"},
 	} {
-		if got := HumanDuration(tt.d); got != tt.want {
+		if got := meta.HumanDuration(tt.d); got != tt.want {
 			t.Errorf("%v: %q, want %q", tt.d, got, tt.want)
 		}
 	}

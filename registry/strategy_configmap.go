@@ -1,6 +1,10 @@
 package registry
 
-import "time"
+import (
+	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
+	"time"
+)
 
 // ConfigMapStrategy is the Strategy of core/v1 configmaps
 // (kubernetes/pkg/registry/core/configmap/strategy.go). ConfigMaps have no
@@ -26,34 +30,36 @@ func (ConfigMapStrategy) Info() ResourceInfo {
 }
 
 // New returns an empty *ConfigMap.
-func (ConfigMapStrategy) New() Object { return &ConfigMap{} }
+func (ConfigMapStrategy) New() meta.Object { return &core.ConfigMap{} }
 
 // PrepareForCreate does nothing: a ConfigMap is stored as sent.
-func (ConfigMapStrategy) PrepareForCreate(Object) {}
+func (ConfigMapStrategy) PrepareForCreate(meta.Object) {}
 
 // PrepareForUpdate keeps generation (ConfigMaps have no spec).
-func (ConfigMapStrategy) PrepareForUpdate(obj, old Object) {
-	c, o := obj.(*ConfigMap), old.(*ConfigMap)
+func (ConfigMapStrategy) PrepareForUpdate(obj, old meta.Object) {
+	c, o := obj.(*core.ConfigMap), old.(*core.ConfigMap)
 	BumpGeneration(&c.ObjectMeta, &o.ObjectMeta, false)
 }
 
 // PrepareForStatusUpdate is never called: ConfigMaps have no /status.
-func (ConfigMapStrategy) PrepareForStatusUpdate(obj, old Object) {}
+func (ConfigMapStrategy) PrepareForStatusUpdate(obj, old meta.Object) {}
 
 // Validate runs ValidateConfigMap.
-func (ConfigMapStrategy) Validate(obj Object) FieldErrors { return ValidateConfigMap(obj.(*ConfigMap)) }
+func (ConfigMapStrategy) Validate(obj meta.Object) meta.FieldErrors {
+	return core.ValidateConfigMap(obj.(*core.ConfigMap))
+}
 
 // ValidateUpdate runs ValidateConfigMapUpdate.
-func (ConfigMapStrategy) ValidateUpdate(obj, old Object) FieldErrors {
-	return ValidateConfigMapUpdate(obj.(*ConfigMap), old.(*ConfigMap))
+func (ConfigMapStrategy) ValidateUpdate(obj, old meta.Object) meta.FieldErrors {
+	return core.ValidateConfigMapUpdate(obj.(*core.ConfigMap), old.(*core.ConfigMap))
 }
 
 // Canonicalize does nothing for ConfigMaps.
-func (ConfigMapStrategy) Canonicalize(Object) {}
+func (ConfigMapStrategy) Canonicalize(meta.Object) {}
 
 // TableColumns are NAME, DATA (an integer), AGE.
-func (ConfigMapStrategy) TableColumns() []TableColumnDefinition {
-	return []TableColumnDefinition{
+func (ConfigMapStrategy) TableColumns() []meta.TableColumnDefinition {
+	return []meta.TableColumnDefinition{
 		nameColumn(),
 		{Name: "Data", Type: "integer", Description: "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process."},
 		ageColumn(),
@@ -61,9 +67,9 @@ func (ConfigMapStrategy) TableColumns() []TableColumnDefinition {
 }
 
 // TableRow returns name, the number of data plus binaryData keys, and age.
-func (s ConfigMapStrategy) TableRow(obj Object) []any {
-	c := obj.(*ConfigMap)
-	return []any{c.Name, int64(len(c.Data) + len(c.BinaryData)), TableAge(c.CreationTimestamp, nowOr(s.Now))}
+func (s ConfigMapStrategy) TableRow(obj meta.Object) []any {
+	c := obj.(*core.ConfigMap)
+	return []any{c.Name, int64(len(c.Data) + len(c.BinaryData)), meta.TableAge(c.CreationTimestamp, nowOr(s.Now))}
 }
 
 // AllowCreateOnUpdate is false for ConfigMaps.

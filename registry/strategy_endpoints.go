@@ -2,6 +2,8 @@ package registry
 
 import (
 	"fmt"
+	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"net"
 	"strconv"
 	"strings"
@@ -35,47 +37,40 @@ func (EndpointsStrategy) Info() ResourceInfo {
 }
 
 // New returns an empty *Endpoints.
-func (EndpointsStrategy) New() Object { return &Endpoints{} }
-
-// DefaultEndpoints gives ports without a protocol TCP (core/v1 defaults).
-func DefaultEndpoints(e *Endpoints) {
-	for i := range e.Subsets {
-		for j := range e.Subsets[i].Ports {
-			if e.Subsets[i].Ports[j].Protocol == "" {
-				e.Subsets[i].Ports[j].Protocol = ProtocolTCP
-			}
-		}
-	}
-}
+func (EndpointsStrategy) New() meta.Object { return &core.Endpoints{} }
 
 // PrepareForCreate applies defaults.
-func (EndpointsStrategy) PrepareForCreate(obj Object) { DefaultEndpoints(obj.(*Endpoints)) }
+func (EndpointsStrategy) PrepareForCreate(obj meta.Object) {
+	core.DefaultEndpoints(obj.(*core.Endpoints))
+}
 
 // PrepareForUpdate applies defaults; Endpoints have no spec, so
 // generation is kept.
-func (EndpointsStrategy) PrepareForUpdate(obj, old Object) {
-	e, o := obj.(*Endpoints), old.(*Endpoints)
-	DefaultEndpoints(e)
+func (EndpointsStrategy) PrepareForUpdate(obj, old meta.Object) {
+	e, o := obj.(*core.Endpoints), old.(*core.Endpoints)
+	core.DefaultEndpoints(e)
 	BumpGeneration(&e.ObjectMeta, &o.ObjectMeta, false)
 }
 
 // PrepareForStatusUpdate is never called: Endpoints have no /status.
-func (EndpointsStrategy) PrepareForStatusUpdate(obj, old Object) {}
+func (EndpointsStrategy) PrepareForStatusUpdate(obj, old meta.Object) {}
 
 // Validate runs ValidateEndpoints.
-func (EndpointsStrategy) Validate(obj Object) FieldErrors { return ValidateEndpoints(obj.(*Endpoints)) }
+func (EndpointsStrategy) Validate(obj meta.Object) meta.FieldErrors {
+	return core.ValidateEndpoints(obj.(*core.Endpoints))
+}
 
 // ValidateUpdate runs ValidateEndpointsUpdate.
-func (EndpointsStrategy) ValidateUpdate(obj, old Object) FieldErrors {
-	return ValidateEndpointsUpdate(obj.(*Endpoints), old.(*Endpoints))
+func (EndpointsStrategy) ValidateUpdate(obj, old meta.Object) meta.FieldErrors {
+	return core.ValidateEndpointsUpdate(obj.(*core.Endpoints), old.(*core.Endpoints))
 }
 
 // Canonicalize does nothing for Endpoints.
-func (EndpointsStrategy) Canonicalize(Object) {}
+func (EndpointsStrategy) Canonicalize(meta.Object) {}
 
 // TableColumns are NAME, ENDPOINTS, AGE.
-func (EndpointsStrategy) TableColumns() []TableColumnDefinition {
-	return []TableColumnDefinition{
+func (EndpointsStrategy) TableColumns() []meta.TableColumnDefinition {
+	return []meta.TableColumnDefinition{
 		nameColumn(),
 		stringColumn("Endpoints", "Endpoints is the list of endpoints in the service."),
 		ageColumn(),
@@ -84,12 +79,12 @@ func (EndpointsStrategy) TableColumns() []TableColumnDefinition {
 
 // TableRow returns name, up to three ready "ip:port" entries (then
 // " + N more..."), or "<none>", and age.
-func (s EndpointsStrategy) TableRow(obj Object) []any {
-	e := obj.(*Endpoints)
-	return []any{e.Name, formatEndpoints(e), TableAge(e.CreationTimestamp, nowOr(s.Now))}
+func (s EndpointsStrategy) TableRow(obj meta.Object) []any {
+	e := obj.(*core.Endpoints)
+	return []any{e.Name, formatEndpoints(e), meta.TableAge(e.CreationTimestamp, nowOr(s.Now))}
 }
 
-func formatEndpoints(e *Endpoints) string {
+func formatEndpoints(e *core.Endpoints) string {
 	const max = 3
 	var list []string
 	more := false

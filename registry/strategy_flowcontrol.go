@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"time"
 )
 
@@ -31,7 +32,7 @@ func FlowControlStrategies(now func() time.Time) []Strategy {
 		GenericStrategy{
 			Resource: flowControlInfo("FlowSchema", "flowschemas"),
 			Shape:    ShapeSpecStatus,
-			Columns: []TableColumnDefinition{
+			Columns: []meta.TableColumnDefinition{
 				{Name: "PriorityLevel", Type: "string", Description: "`name` is the name of the priority level configuration being referenced Required."},
 				{Name: "MatchingPrecedence", Type: "string", Description: "`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default."},
 				{Name: "DistinguisherMethod", Type: "string", Description: "`distinguisherMethod` defines how to compute the flow distinguisher for requests that match this schema. `nil` specifies that the distinguisher is disabled and thus will always be the empty string."},
@@ -46,7 +47,7 @@ func FlowControlStrategies(now func() time.Time) []Strategy {
 		GenericStrategy{
 			Resource: flowControlInfo("PriorityLevelConfiguration", "prioritylevelconfigurations"),
 			Shape:    ShapeSpecStatus,
-			Columns: []TableColumnDefinition{
+			Columns: []meta.TableColumnDefinition{
 				{Name: "Type", Type: "string", Description: "`type` indicates whether this priority level is subject to limitation on request execution.  A value of `\"Exempt\"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `\"Limited\"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server's limited capacity is made available exclusively to this priority level. Required."},
 				{Name: "NominalConcurrencyShares", Type: "string", Description: "`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level."},
 				{Name: "Queues", Type: "string", Description: "`queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of 64."},
@@ -63,28 +64,28 @@ func FlowControlStrategies(now func() time.Time) []Strategy {
 
 // validateFlowSchema mirrors the Required check of upstream's
 // ValidateFlowSchemaSpec on the priority level reference.
-func validateFlowSchema(o *GenericObject) FieldErrors {
+func validateFlowSchema(o *GenericObject) meta.FieldErrors {
 	if n, _ := rawField(o.Spec, "priorityLevelConfiguration", "name").(string); n == "" {
-		return FieldErrors{Required("spec.priorityLevelConfiguration.name", "must reference a priority level")}
+		return meta.FieldErrors{meta.Required("spec.priorityLevelConfiguration.name", "must reference a priority level")}
 	}
 	return nil
 }
 
 // validatePriorityLevelConfiguration mirrors the type checks of upstream's
 // ValidatePriorityLevelConfigurationSpec.
-func validatePriorityLevelConfiguration(o *GenericObject) FieldErrors {
+func validatePriorityLevelConfiguration(o *GenericObject) meta.FieldErrors {
 	t, _ := rawField(o.Spec, "type").(string)
 	switch t {
 	case "Exempt":
 		if rawField(o.Spec, "limited") != nil {
-			return FieldErrors{Forbidden("spec.limited", "must be nil if the type is not Limited")}
+			return meta.FieldErrors{meta.Forbidden("spec.limited", "must be nil if the type is not Limited")}
 		}
 	case "Limited":
 		if rawField(o.Spec, "limited") == nil {
-			return FieldErrors{Required("spec.limited", "must not be empty when type is Limited")}
+			return meta.FieldErrors{meta.Required("spec.limited", "must not be empty when type is Limited")}
 		}
 	default:
-		return FieldErrors{NotSupported("spec.type", t, []string{"Exempt", "Limited"})}
+		return meta.FieldErrors{meta.NotSupported("spec.type", t, []string{"Exempt", "Limited"})}
 	}
 	return nil
 }

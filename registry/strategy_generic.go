@@ -3,6 +3,9 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
+	"github.com/aggsim/aggsim/registry/apis/authorization"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"time"
 )
 
@@ -14,8 +17,8 @@ import (
 // Shape; the others are dropped on write. Unknown fields inside the raw
 // bodies are kept and never reported by field validation.
 type GenericObject struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata,omitempty"`
 	// Webhooks is the top-level list of Mutating/ValidatingWebhookConfiguration.
 	Webhooks json.RawMessage `json:"webhooks,omitempty"`
 	// Spec and Status are the object's spec and status, as sent.
@@ -49,13 +52,13 @@ type GenericStrategy struct {
 	Shape GenericShape
 	// Columns are the table columns besides NAME (first) and AGE (at
 	// AgeIndex); Row returns the matching cells (nil Row: empty cells).
-	Columns []TableColumnDefinition
+	Columns []meta.TableColumnDefinition
 	Row     func(o *GenericObject) []any
 	// AgeIndex is where AGE sits among Columns (0 means after them all).
 	AgeIndex int
 	// ValidateFn adds kind-specific checks of a new or updated object;
 	// nil means none.
-	ValidateFn func(o *GenericObject) FieldErrors
+	ValidateFn func(o *GenericObject) meta.FieldErrors
 	// MergeKeysMap are the strategic-merge-patch keys (PatchMetaProvider).
 	MergeKeysMap map[string]string
 	// Now is the clock for AGE cells; nil means time.Now.
@@ -71,7 +74,7 @@ var (
 func (s GenericStrategy) Info() ResourceInfo { return s.Resource }
 
 // New returns an empty *GenericObject.
-func (GenericStrategy) New() Object { return &GenericObject{} }
+func (GenericStrategy) New() meta.Object { return &GenericObject{} }
 
 // shapeFields drops the body fields the kind does not have.
 func (s GenericStrategy) shapeFields(o *GenericObject) {
@@ -87,7 +90,7 @@ func (s GenericStrategy) shapeFields(o *GenericObject) {
 
 // PrepareForCreate drops foreign fields and clears status, as upstream's
 // PrepareForCreate of every status-bearing kind does.
-func (s GenericStrategy) PrepareForCreate(obj Object) {
+func (s GenericStrategy) PrepareForCreate(obj meta.Object) {
 	o := obj.(*GenericObject)
 	s.shapeFields(o)
 	o.Status = nil
@@ -95,7 +98,7 @@ func (s GenericStrategy) PrepareForCreate(obj Object) {
 
 // PrepareForUpdate keeps the old status and bumps generation when spec
 // (or webhooks) changed.
-func (s GenericStrategy) PrepareForUpdate(obj, old Object) {
+func (s GenericStrategy) PrepareForUpdate(obj, old meta.Object) {
 	o, p := obj.(*GenericObject), old.(*GenericObject)
 	s.shapeFields(o)
 	o.Status = p.Status
@@ -105,38 +108,38 @@ func (s GenericStrategy) PrepareForUpdate(obj, old Object) {
 
 // PrepareForStatusUpdate keeps everything but status (and the metadata a
 // /status write may change) from old.
-func (s GenericStrategy) PrepareForStatusUpdate(obj, old Object) {
+func (s GenericStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
 	o, p := obj.(*GenericObject), old.(*GenericObject)
 	o.Webhooks, o.Spec = p.Webhooks, p.Spec
 	keepMetadataForStatus(&o.ObjectMeta, &p.ObjectMeta)
 }
 
 // Validate checks name, scope, the raw bodies' JSON type and ValidateFn.
-func (s GenericStrategy) Validate(obj Object) FieldErrors {
+func (s GenericStrategy) Validate(obj meta.Object) meta.FieldErrors {
 	o := obj.(*GenericObject)
-	errs := validateObjectName(&o.ObjectMeta, dnsSubdomainName)
-	errs = append(errs, validateNamespaceField(&o.ObjectMeta, s.Resource.Namespaced)...)
+	errs := meta.ValidateObjectName(&o.ObjectMeta, meta.DnsSubdomainName)
+	errs = append(errs, meta.ValidateNamespaceField(&o.ObjectMeta, s.Resource.Namespaced)...)
 	errs = append(errs, s.validateBody(o)...)
 	return errs
 }
 
 // ValidateUpdate checks the updated object as Validate does.
-func (s GenericStrategy) ValidateUpdate(obj, old Object) FieldErrors {
+func (s GenericStrategy) ValidateUpdate(obj, old meta.Object) meta.FieldErrors {
 	o := obj.(*GenericObject)
-	errs := validateNamespaceField(&o.ObjectMeta, s.Resource.Namespaced)
+	errs := meta.ValidateNamespaceField(&o.ObjectMeta, s.Resource.Namespaced)
 	return append(errs, s.validateBody(o)...)
 }
 
-func (s GenericStrategy) validateBody(o *GenericObject) FieldErrors {
-	var errs FieldErrors
+func (s GenericStrategy) validateBody(o *GenericObject) meta.FieldErrors {
+	var errs meta.FieldErrors
 	if len(o.Webhooks) > 0 && !isJSONKind(o.Webhooks, '[') {
-		errs = append(errs, Invalid("webhooks", string(o.Webhooks), "must be a list"))
+		errs = append(errs, meta.Invalid("webhooks", string(o.Webhooks), "must be a list"))
 	}
 	if len(o.Spec) > 0 && !isJSONKind(o.Spec, '{') {
-		errs = append(errs, Invalid("spec", string(o.Spec), "must be an object"))
+		errs = append(errs, meta.Invalid("spec", string(o.Spec), "must be an object"))
 	}
 	if len(o.Status) > 0 && !isJSONKind(o.Status, '{') {
-		errs = append(errs, Invalid("status", string(o.Status), "must be an object"))
+		errs = append(errs, meta.Invalid("status", string(o.Status), "must be an object"))
 	}
 	if len(errs) == 0 && s.ValidateFn != nil {
 		errs = append(errs, s.ValidateFn(o)...)
@@ -145,7 +148,7 @@ func (s GenericStrategy) validateBody(o *GenericObject) FieldErrors {
 }
 
 // Canonicalize turns JSON null bodies into absent ones.
-func (GenericStrategy) Canonicalize(obj Object) {
+func (GenericStrategy) Canonicalize(obj meta.Object) {
 	o := obj.(*GenericObject)
 	for _, f := range []*json.RawMessage{&o.Webhooks, &o.Spec, &o.Status} {
 		if bytes.Equal(bytes.TrimSpace(*f), []byte("null")) {
@@ -155,8 +158,8 @@ func (GenericStrategy) Canonicalize(obj Object) {
 }
 
 // TableColumns are NAME, Columns with AGE at AgeIndex.
-func (s GenericStrategy) TableColumns() []TableColumnDefinition {
-	cols := []TableColumnDefinition{nameColumn()}
+func (s GenericStrategy) TableColumns() []meta.TableColumnDefinition {
+	cols := []meta.TableColumnDefinition{nameColumn()}
 	at := s.ageIndex()
 	cols = append(cols, s.Columns[:at]...)
 	cols = append(cols, ageColumn())
@@ -171,7 +174,7 @@ func (s GenericStrategy) ageIndex() int {
 }
 
 // TableRow returns the cells of TableColumns.
-func (s GenericStrategy) TableRow(obj Object) []any {
+func (s GenericStrategy) TableRow(obj meta.Object) []any {
 	o := obj.(*GenericObject)
 	var extra []any
 	if s.Row != nil {
@@ -183,7 +186,7 @@ func (s GenericStrategy) TableRow(obj Object) []any {
 	at := s.ageIndex()
 	row := []any{o.Name}
 	row = append(row, extra[:at]...)
-	row = append(row, TableAge(o.CreationTimestamp, nowOr(s.Now)))
+	row = append(row, meta.TableAge(o.CreationTimestamp, nowOr(s.Now)))
 	return append(row, extra[at:]...)
 }
 
@@ -250,35 +253,35 @@ var _ Strategy = ReviewStrategy{}
 func (s ReviewStrategy) Info() ResourceInfo { return s.Resource }
 
 // New returns an empty *GenericObject (reviews are decoded elsewhere).
-func (ReviewStrategy) New() Object { return &GenericObject{} }
+func (ReviewStrategy) New() meta.Object { return &GenericObject{} }
 
 // PrepareForCreate does nothing.
-func (ReviewStrategy) PrepareForCreate(Object) {}
+func (ReviewStrategy) PrepareForCreate(meta.Object) {}
 
 // PrepareForUpdate does nothing.
-func (ReviewStrategy) PrepareForUpdate(obj, old Object) {}
+func (ReviewStrategy) PrepareForUpdate(obj, old meta.Object) {}
 
 // PrepareForStatusUpdate does nothing.
-func (ReviewStrategy) PrepareForStatusUpdate(obj, old Object) {}
+func (ReviewStrategy) PrepareForStatusUpdate(obj, old meta.Object) {}
 
 // Validate always refuses: reviews are answered, never stored.
-func (s ReviewStrategy) Validate(Object) FieldErrors {
-	return FieldErrors{Forbidden("metadata", s.Resource.Kind+" objects are answered, not stored")}
+func (s ReviewStrategy) Validate(meta.Object) meta.FieldErrors {
+	return meta.FieldErrors{meta.Forbidden("metadata", s.Resource.Kind+" objects are answered, not stored")}
 }
 
 // ValidateUpdate always refuses, as Validate.
-func (s ReviewStrategy) ValidateUpdate(obj, old Object) FieldErrors { return s.Validate(obj) }
+func (s ReviewStrategy) ValidateUpdate(obj, old meta.Object) meta.FieldErrors { return s.Validate(obj) }
 
 // Canonicalize does nothing.
-func (ReviewStrategy) Canonicalize(Object) {}
+func (ReviewStrategy) Canonicalize(meta.Object) {}
 
 // TableColumns are NAME and AGE.
-func (ReviewStrategy) TableColumns() []TableColumnDefinition {
-	return []TableColumnDefinition{nameColumn(), ageColumn()}
+func (ReviewStrategy) TableColumns() []meta.TableColumnDefinition {
+	return []meta.TableColumnDefinition{nameColumn(), ageColumn()}
 }
 
 // TableRow returns the name and an empty age.
-func (ReviewStrategy) TableRow(obj Object) []any {
+func (ReviewStrategy) TableRow(obj meta.Object) []any {
 	return []any{obj.GetObjectMeta().Name, "<unknown>"}
 }
 
@@ -307,11 +310,11 @@ func lowerKind(kind string) string {
 // aggregator adds them to its API.
 func ReviewStrategies() []Strategy {
 	return []Strategy{
-		ReviewStrategy{reviewInfo(GroupAuthentication, "SelfSubjectReview", "selfsubjectreviews", false)},
-		ReviewStrategy{reviewInfo(GroupAuthentication, "TokenReview", "tokenreviews", false)},
-		ReviewStrategy{reviewInfo(GroupAuthorization, "LocalSubjectAccessReview", "localsubjectaccessreviews", true)},
-		ReviewStrategy{reviewInfo(GroupAuthorization, "SelfSubjectAccessReview", "selfsubjectaccessreviews", false)},
-		ReviewStrategy{reviewInfo(GroupAuthorization, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false)},
-		ReviewStrategy{reviewInfo(GroupAuthorization, "SubjectAccessReview", "subjectaccessreviews", false)},
+		ReviewStrategy{reviewInfo(authentication.GroupAuthentication, "SelfSubjectReview", "selfsubjectreviews", false)},
+		ReviewStrategy{reviewInfo(authentication.GroupAuthentication, "TokenReview", "tokenreviews", false)},
+		ReviewStrategy{reviewInfo(authorization.GroupAuthorization, "LocalSubjectAccessReview", "localsubjectaccessreviews", true)},
+		ReviewStrategy{reviewInfo(authorization.GroupAuthorization, "SelfSubjectAccessReview", "selfsubjectaccessreviews", false)},
+		ReviewStrategy{reviewInfo(authorization.GroupAuthorization, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false)},
+		ReviewStrategy{reviewInfo(authorization.GroupAuthorization, "SubjectAccessReview", "subjectaccessreviews", false)},
 	}
 }

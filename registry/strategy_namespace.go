@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"reflect"
 	"time"
 )
@@ -38,39 +40,39 @@ func (NamespaceStrategy) Info() ResourceInfo {
 }
 
 // New returns an empty *Namespace.
-func (NamespaceStrategy) New() Object { return &Namespace{} }
+func (NamespaceStrategy) New() meta.Object { return &core.Namespace{} }
 
 // PrepareForCreate sets status.phase Active and adds the "kubernetes"
 // finalizer and the metadata.name label.
-func (NamespaceStrategy) PrepareForCreate(obj Object) {
-	ns := obj.(*Namespace)
-	ns.Status = NamespaceStatus{Phase: NamespaceActive}
+func (NamespaceStrategy) PrepareForCreate(obj meta.Object) {
+	ns := obj.(*core.Namespace)
+	ns.Status = core.NamespaceStatus{Phase: core.NamespaceActive}
 	has := false
 	for _, f := range ns.Spec.Finalizers {
-		if f == FinalizerKubernetes {
+		if f == core.FinalizerKubernetes {
 			has = true
 		}
 	}
 	if !has {
-		ns.Spec.Finalizers = append(ns.Spec.Finalizers, FinalizerKubernetes)
+		ns.Spec.Finalizers = append(ns.Spec.Finalizers, core.FinalizerKubernetes)
 	}
 	setNamespaceNameLabel(ns)
 }
 
-func setNamespaceNameLabel(ns *Namespace) {
+func setNamespaceNameLabel(ns *core.Namespace) {
 	if ns.Name == "" {
 		return
 	}
 	if ns.Labels == nil {
 		ns.Labels = map[string]string{}
 	}
-	ns.Labels[LabelMetadataName] = ns.Name
+	ns.Labels[core.LabelMetadataName] = ns.Name
 }
 
 // PrepareForUpdate keeps the old status and finalizers (spec.finalizers
 // only change through /finalize upstream) and the name label.
-func (NamespaceStrategy) PrepareForUpdate(obj, old Object) {
-	ns, o := obj.(*Namespace), old.(*Namespace)
+func (NamespaceStrategy) PrepareForUpdate(obj, old meta.Object) {
+	ns, o := obj.(*core.Namespace), old.(*core.Namespace)
 	ns.Status = o.Status
 	ns.Spec.Finalizers = o.Spec.Finalizers
 	setNamespaceNameLabel(ns)
@@ -78,26 +80,28 @@ func (NamespaceStrategy) PrepareForUpdate(obj, old Object) {
 }
 
 // PrepareForStatusUpdate keeps the old spec and metadata.
-func (NamespaceStrategy) PrepareForStatusUpdate(obj, old Object) {
-	ns, o := obj.(*Namespace), old.(*Namespace)
+func (NamespaceStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
+	ns, o := obj.(*core.Namespace), old.(*core.Namespace)
 	ns.Spec = o.Spec
 	keepMetadataForStatus(&ns.ObjectMeta, &o.ObjectMeta)
 }
 
 // Validate runs ValidateNamespace.
-func (NamespaceStrategy) Validate(obj Object) FieldErrors { return ValidateNamespace(obj.(*Namespace)) }
+func (NamespaceStrategy) Validate(obj meta.Object) meta.FieldErrors {
+	return core.ValidateNamespace(obj.(*core.Namespace))
+}
 
 // ValidateUpdate runs ValidateNamespaceUpdate.
-func (NamespaceStrategy) ValidateUpdate(obj, old Object) FieldErrors {
-	return ValidateNamespaceUpdate(obj.(*Namespace), old.(*Namespace))
+func (NamespaceStrategy) ValidateUpdate(obj, old meta.Object) meta.FieldErrors {
+	return core.ValidateNamespaceUpdate(obj.(*core.Namespace), old.(*core.Namespace))
 }
 
 // Canonicalize keeps the kubernetes.io/metadata.name label in place.
-func (NamespaceStrategy) Canonicalize(obj Object) { setNamespaceNameLabel(obj.(*Namespace)) }
+func (NamespaceStrategy) Canonicalize(obj meta.Object) { setNamespaceNameLabel(obj.(*core.Namespace)) }
 
 // TableColumns are NAME, STATUS, AGE.
-func (NamespaceStrategy) TableColumns() []TableColumnDefinition {
-	return []TableColumnDefinition{
+func (NamespaceStrategy) TableColumns() []meta.TableColumnDefinition {
+	return []meta.TableColumnDefinition{
 		nameColumn(),
 		stringColumn("Status", "The status of the namespace"),
 		ageColumn(),
@@ -105,9 +109,9 @@ func (NamespaceStrategy) TableColumns() []TableColumnDefinition {
 }
 
 // TableRow returns name, phase and age.
-func (s NamespaceStrategy) TableRow(obj Object) []any {
-	ns := obj.(*Namespace)
-	return []any{ns.Name, ns.Status.Phase, TableAge(ns.CreationTimestamp, nowOr(s.Now))}
+func (s NamespaceStrategy) TableRow(obj meta.Object) []any {
+	ns := obj.(*core.Namespace)
+	return []any{ns.Name, ns.Status.Phase, meta.TableAge(ns.CreationTimestamp, nowOr(s.Now))}
 }
 
 // AllowCreateOnUpdate is false for namespaces.

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"hash/fnv"
 	"net/netip"
 	"reflect"
@@ -28,8 +30,6 @@ const (
 	ServiceClusterIPRange = "10.96.0.0/12"
 	ServiceNodePortMin    = 30000
 	ServiceNodePortMax    = 32767
-	// DefaultClientIPTimeoutSeconds is sessionAffinityConfig.clientIP.timeoutSeconds' default (3 h).
-	DefaultClientIPTimeoutSeconds int32 = 10800
 )
 
 var (
@@ -55,61 +55,14 @@ func (ServiceStrategy) Info() ResourceInfo {
 }
 
 // New returns an empty *Service.
-func (ServiceStrategy) New() Object { return &Service{} }
-
-// DefaultService applies core/v1 defaulting: type ClusterIP,
-// sessionAffinity None, port protocol TCP, targetPort = port,
-// internalTrafficPolicy Cluster (not for ExternalName),
-// externalTrafficPolicy Cluster for NodePort/LoadBalancer, the ClientIP
-// timeout, and allocateLoadBalancerNodePorts true for LoadBalancer.
-func DefaultService(s *Service) {
-	sp := &s.Spec
-	if sp.Type == "" {
-		sp.Type = ServiceTypeClusterIP
-	}
-	if sp.SessionAffinity == "" {
-		sp.SessionAffinity = ServiceAffinityNone
-	}
-	if sp.SessionAffinity == ServiceAffinityClientIP {
-		if sp.SessionAffinityConfig == nil {
-			sp.SessionAffinityConfig = &SessionAffinityConfig{}
-		}
-		if sp.SessionAffinityConfig.ClientIP == nil {
-			sp.SessionAffinityConfig.ClientIP = &ClientIPConfig{}
-		}
-		if sp.SessionAffinityConfig.ClientIP.TimeoutSeconds == nil {
-			t := DefaultClientIPTimeoutSeconds
-			sp.SessionAffinityConfig.ClientIP.TimeoutSeconds = &t
-		}
-	}
-	for i := range sp.Ports {
-		p := &sp.Ports[i]
-		if p.Protocol == "" {
-			p.Protocol = ProtocolTCP
-		}
-		if p.TargetPort.IsZero() {
-			p.TargetPort = FromInt(p.Port)
-		}
-	}
-	if sp.Type != ServiceTypeExternalName && sp.InternalTrafficPolicy == nil {
-		v := TrafficPolicyCluster
-		sp.InternalTrafficPolicy = &v
-	}
-	if (sp.Type == ServiceTypeNodePort || sp.Type == ServiceTypeLoadBalancer) && sp.ExternalTrafficPolicy == "" {
-		sp.ExternalTrafficPolicy = TrafficPolicyCluster
-	}
-	if sp.Type == ServiceTypeLoadBalancer && sp.AllocateLoadBalancerNodePorts == nil {
-		t := true
-		sp.AllocateLoadBalancerNodePorts = &t
-	}
-}
+func (ServiceStrategy) New() meta.Object { return &core.Service{} }
 
 // PrepareForCreate clears status, defaults, and allocates the clusterIP,
 // ipFamilies and nodePorts.
-func (ServiceStrategy) PrepareForCreate(obj Object) {
-	s := obj.(*Service)
-	s.Status = ServiceStatus{}
-	DefaultService(s)
+func (ServiceStrategy) PrepareForCreate(obj meta.Object) {
+	s := obj.(*core.Service)
+	s.Status = core.ServiceStatus{}
+	core.DefaultService(s)
 	allocateService(s)
 }
 
@@ -117,16 +70,16 @@ func (ServiceStrategy) PrepareForCreate(obj Object) {
 // clusterIP and nodePorts when the client left them out (as upstream's
 // patchAllocatedValues), releases them when the Service becomes
 // ExternalName, and bumps generation on spec change.
-func (ServiceStrategy) PrepareForUpdate(obj, old Object) {
-	s, o := obj.(*Service), old.(*Service)
+func (ServiceStrategy) PrepareForUpdate(obj, old meta.Object) {
+	s, o := obj.(*core.Service), old.(*core.Service)
 	s.Status = o.Status
-	DefaultService(s)
-	if s.Spec.Type == ServiceTypeExternalName {
-		if o.Spec.Type != ServiceTypeExternalName && s.Spec.ClusterIP == o.Spec.ClusterIP {
+	core.DefaultService(s)
+	if s.Spec.Type == core.ServiceTypeExternalName {
+		if o.Spec.Type != core.ServiceTypeExternalName && s.Spec.ClusterIP == o.Spec.ClusterIP {
 			s.Spec.ClusterIP, s.Spec.ClusterIPs = "", nil
 			s.Spec.IPFamilies, s.Spec.IPFamilyPolicy = nil, nil
 		}
-	} else if o.Spec.Type != ServiceTypeExternalName && s.Spec.ClusterIP == "" && len(s.Spec.ClusterIPs) == 0 {
+	} else if o.Spec.Type != core.ServiceTypeExternalName && s.Spec.ClusterIP == "" && len(s.Spec.ClusterIPs) == 0 {
 		s.Spec.ClusterIP = o.Spec.ClusterIP
 		s.Spec.ClusterIPs = append([]string(nil), o.Spec.ClusterIPs...)
 		if len(s.Spec.IPFamilies) == 0 {
@@ -136,7 +89,7 @@ func (ServiceStrategy) PrepareForUpdate(obj, old Object) {
 			s.Spec.IPFamilyPolicy = o.Spec.IPFamilyPolicy
 		}
 	}
-	if s.Spec.Type == ServiceTypeNodePort || s.Spec.Type == ServiceTypeLoadBalancer {
+	if s.Spec.Type == core.ServiceTypeNodePort || s.Spec.Type == core.ServiceTypeLoadBalancer {
 		for i := range s.Spec.Ports {
 			p := &s.Spec.Ports[i]
 			for _, op := range o.Spec.Ports {
@@ -152,9 +105,9 @@ func (ServiceStrategy) PrepareForUpdate(obj, old Object) {
 
 // allocateService fills clusterIP(s), ipFamilies, ipFamilyPolicy and
 // nodePorts that are still empty. ExternalName Services get none.
-func allocateService(s *Service) {
+func allocateService(s *core.Service) {
 	sp := &s.Spec
-	if sp.Type == ServiceTypeExternalName {
+	if sp.Type == core.ServiceTypeExternalName {
 		return
 	}
 	switch {
@@ -167,17 +120,17 @@ func allocateService(s *Service) {
 		sp.ClusterIPs = []string{sp.ClusterIP}
 	}
 	if len(sp.IPFamilies) == 0 {
-		family := IPv4Protocol
+		family := core.IPv4Protocol
 		if a, err := netip.ParseAddr(sp.ClusterIP); err == nil && a.Is6() && !a.Is4In6() {
-			family = IPv6Protocol
+			family = core.IPv6Protocol
 		}
 		sp.IPFamilies = []string{family}
 	}
 	if sp.IPFamilyPolicy == nil {
-		p := IPFamilyPolicySingleStack
+		p := core.IPFamilyPolicySingleStack
 		sp.IPFamilyPolicy = &p
 	}
-	if sp.Type == ServiceTypeNodePort || (sp.Type == ServiceTypeLoadBalancer && (sp.AllocateLoadBalancerNodePorts == nil || *sp.AllocateLoadBalancerNodePorts)) {
+	if sp.Type == core.ServiceTypeNodePort || (sp.Type == core.ServiceTypeLoadBalancer && (sp.AllocateLoadBalancerNodePorts == nil || *sp.AllocateLoadBalancerNodePorts)) {
 		for i := range sp.Ports {
 			if sp.Ports[i].NodePort == 0 {
 				key := s.Namespace + "/" + s.Name + "/" + strconv.Itoa(int(sp.Ports[i].Port)) + "/" + sp.Ports[i].Protocol
@@ -204,27 +157,29 @@ func hashClusterIP(key string) string {
 }
 
 // PrepareForStatusUpdate keeps the old spec and metadata.
-func (ServiceStrategy) PrepareForStatusUpdate(obj, old Object) {
-	s, o := obj.(*Service), old.(*Service)
+func (ServiceStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
+	s, o := obj.(*core.Service), old.(*core.Service)
 	s.Spec = o.Spec
 	keepMetadataForStatus(&s.ObjectMeta, &o.ObjectMeta)
 }
 
 // Validate runs ValidateService.
-func (ServiceStrategy) Validate(obj Object) FieldErrors { return ValidateService(obj.(*Service)) }
+func (ServiceStrategy) Validate(obj meta.Object) meta.FieldErrors {
+	return core.ValidateService(obj.(*core.Service))
+}
 
 // ValidateUpdate runs ValidateServiceUpdate.
-func (ServiceStrategy) ValidateUpdate(obj, old Object) FieldErrors {
-	return ValidateServiceUpdate(obj.(*Service), old.(*Service))
+func (ServiceStrategy) ValidateUpdate(obj, old meta.Object) meta.FieldErrors {
+	return core.ValidateServiceUpdate(obj.(*core.Service), old.(*core.Service))
 }
 
 // Canonicalize does nothing for Services.
-func (ServiceStrategy) Canonicalize(Object) {}
+func (ServiceStrategy) Canonicalize(meta.Object) {}
 
 // TableColumns are NAME, TYPE, CLUSTER-IP, EXTERNAL-IP, PORT(S), AGE and,
 // at priority 1 (-o wide), SELECTOR, as kubectl's service printer.
-func (ServiceStrategy) TableColumns() []TableColumnDefinition {
-	return []TableColumnDefinition{
+func (ServiceStrategy) TableColumns() []meta.TableColumnDefinition {
+	return []meta.TableColumnDefinition{
 		nameColumn(),
 		stringColumn("Type", "type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer."),
 		stringColumn("Cluster-IP", "clusterIP is the IP address of the service and is usually assigned randomly."),
@@ -236,24 +191,24 @@ func (ServiceStrategy) TableColumns() []TableColumnDefinition {
 }
 
 // TableRow returns the cells kubectl prints for a Service.
-func (st ServiceStrategy) TableRow(obj Object) []any {
-	s := obj.(*Service)
+func (st ServiceStrategy) TableRow(obj meta.Object) []any {
+	s := obj.(*core.Service)
 	clusterIP := s.Spec.ClusterIP
 	if clusterIP == "" {
 		clusterIP = "<none>"
 	}
 	return []any{s.Name, s.Spec.Type, clusterIP, serviceExternalIP(s), servicePorts(s.Spec.Ports),
-		TableAge(s.CreationTimestamp, nowOr(st.Now)), formatSelector(s.Spec.Selector)}
+		meta.TableAge(s.CreationTimestamp, nowOr(st.Now)), formatSelector(s.Spec.Selector)}
 }
 
-func serviceExternalIP(s *Service) string {
+func serviceExternalIP(s *core.Service) string {
 	switch s.Spec.Type {
-	case ServiceTypeClusterIP, ServiceTypeNodePort:
+	case core.ServiceTypeClusterIP, core.ServiceTypeNodePort:
 		if len(s.Spec.ExternalIPs) > 0 {
 			return strings.Join(s.Spec.ExternalIPs, ",")
 		}
 		return "<none>"
-	case ServiceTypeLoadBalancer:
+	case core.ServiceTypeLoadBalancer:
 		var lb []string
 		for _, in := range s.Status.LoadBalancer.Ingress {
 			if in.IP != "" {
@@ -277,13 +232,13 @@ func serviceExternalIP(s *Service) string {
 			return lbs
 		}
 		return "<pending>"
-	case ServiceTypeExternalName:
+	case core.ServiceTypeExternalName:
 		return s.Spec.ExternalName
 	}
 	return "<unknown>"
 }
 
-func servicePorts(ports []ServicePort) string {
+func servicePorts(ports []core.ServicePort) string {
 	if len(ports) == 0 {
 		return "<none>"
 	}

@@ -3,6 +3,7 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -14,20 +15,20 @@ import (
 // from a real kube-apiserver 1.33 (testdata/registry/table-*.json).
 type captureStrategy struct {
 	widgetStrategy
-	cols  []TableColumnDefinition
+	cols  []meta.TableColumnDefinition
 	cells []any
 }
 
-func (c captureStrategy) TableColumns() []TableColumnDefinition { return c.cols }
-func (c captureStrategy) TableRow(Object) []any                 { return c.cells }
+func (c captureStrategy) TableColumns() []meta.TableColumnDefinition { return c.cols }
+func (c captureStrategy) TableRow(meta.Object) []any                 { return c.cells }
 
 type capturedTable struct {
-	Metadata ListMeta                `json:"metadata"`
-	Columns  []TableColumnDefinition `json:"columnDefinitions"`
+	Metadata meta.ListMeta                `json:"metadata"`
+	Columns  []meta.TableColumnDefinition `json:"columnDefinitions"`
 	Rows     []struct {
 		Cells  []any `json:"cells"`
 		Object *struct {
-			Metadata ObjectMeta `json:"metadata"`
+			Metadata meta.ObjectMeta `json:"metadata"`
 		} `json:"object"`
 	} `json:"rows"`
 }
@@ -36,7 +37,7 @@ type capturedTable struct {
 // and compares the JSON byte for byte (after compaction).
 func TestTableMatchesCapture(t *testing.T) {
 	for _, tc := range []struct{ file, include string }{
-		{"table-single-includeObject-None.json", IncludeNone},
+		{"table-single-includeObject-None.json", meta.IncludeNone},
 		{"table-single-unavailable.json", ""},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -53,7 +54,7 @@ func TestTableMatchesCapture(t *testing.T) {
 				obj.ObjectMeta = c.Rows[0].Object.Metadata
 			}
 			s := captureStrategy{cols: c.Columns, cells: c.Rows[0].Cells}
-			tbl, err := buildTable(s, []Object{obj}, c.Metadata, tc.include, "v1", true)
+			tbl, err := buildTable(s, []meta.Object{obj}, c.Metadata, tc.include, "v1", true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,8 +74,8 @@ func TestTableOverHTTP(t *testing.T) {
 	accept := "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
 	w := do(t, a, "GET", widgets+"/t1?includeObject=Object", "", "", "Accept", accept)
 	var tbl struct {
-		Kind     string   `json:"kind"`
-		Metadata ListMeta `json:"metadata"`
+		Kind     string        `json:"kind"`
+		Metadata meta.ListMeta `json:"metadata"`
 		Rows     []struct {
 			Cells  []any  `json:"cells"`
 			Object Widget `json:"object"`
@@ -124,11 +125,11 @@ func TestHumanDurationRules(t *testing.T) {
 		{(3*365 + 10) * 24 * time.Hour, "3y10d"},
 		{9 * 365 * 24 * time.Hour, "9y"},
 	} {
-		if got := HumanDuration(tc.d); got != tc.want {
+		if got := meta.HumanDuration(tc.d); got != tc.want {
 			t.Errorf("HumanDuration(%v) = %q, want %q", tc.d, got, tc.want)
 		}
 	}
-	if got := TableAge(Time{}, time.Now()); got != "<unknown>" {
+	if got := meta.TableAge(meta.Time{}, time.Now()); got != "<unknown>" {
 		t.Errorf("zero age %q", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -19,10 +20,10 @@ import (
 // toys.example.com, with /status) and Gizmo (cluster-scoped, core group).
 
 type Widget struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       WidgetSpec   `json:"spec,omitempty"`
-	Status     WidgetStatus `json:"status,omitempty"`
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata,omitempty"`
+	Spec            WidgetSpec   `json:"spec,omitempty"`
+	Status          WidgetStatus `json:"status,omitempty"`
 }
 
 type WidgetSpec struct {
@@ -39,7 +40,7 @@ type WidgetPort struct {
 }
 
 type WidgetStatus struct {
-	Conditions []Condition `json:"conditions,omitempty"`
+	Conditions []meta.Condition `json:"conditions,omitempty"`
 }
 
 type widgetStrategy struct{}
@@ -53,52 +54,52 @@ func (widgetStrategy) Info() ResourceInfo {
 		StatusVerbs: []string{"get", "patch", "update"},
 	}
 }
-func (widgetStrategy) New() Object                 { return &Widget{} }
-func (widgetStrategy) PrepareForCreate(obj Object) { obj.(*Widget).Status = WidgetStatus{} }
-func (widgetStrategy) PrepareForUpdate(obj, old Object) {
+func (widgetStrategy) New() meta.Object                 { return &Widget{} }
+func (widgetStrategy) PrepareForCreate(obj meta.Object) { obj.(*Widget).Status = WidgetStatus{} }
+func (widgetStrategy) PrepareForUpdate(obj, old meta.Object) {
 	n, o := obj.(*Widget), old.(*Widget)
 	n.Status = o.Status
 	BumpGeneration(&n.ObjectMeta, &o.ObjectMeta, !reflect.DeepEqual(n.Spec, o.Spec))
 }
-func (widgetStrategy) PrepareForStatusUpdate(obj, old Object) {
+func (widgetStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
 	n, o := obj.(*Widget), old.(*Widget)
 	n.Spec = o.Spec
 	n.Labels, n.Annotations = o.Labels, o.Annotations
 }
-func (widgetStrategy) Validate(obj Object) FieldErrors {
+func (widgetStrategy) Validate(obj meta.Object) meta.FieldErrors {
 	w := obj.(*Widget)
-	var errs FieldErrors
+	var errs meta.FieldErrors
 	if w.Spec.Size < 0 {
-		errs = append(errs, Invalid("spec.size", w.Spec.Size, "must be non-negative"))
+		errs = append(errs, meta.Invalid("spec.size", w.Spec.Size, "must be non-negative"))
 	}
 	if w.Spec.Color == "invisible" {
-		errs = append(errs, NotSupported("spec.color", w.Spec.Color, []string{"blue", "red"}))
+		errs = append(errs, meta.NotSupported("spec.color", w.Spec.Color, []string{"blue", "red"}))
 	}
 	return errs
 }
-func (s widgetStrategy) ValidateUpdate(obj, old Object) FieldErrors { return s.Validate(obj) }
-func (widgetStrategy) Canonicalize(obj Object)                      {}
-func (widgetStrategy) TableColumns() []TableColumnDefinition {
-	return []TableColumnDefinition{
+func (s widgetStrategy) ValidateUpdate(obj, old meta.Object) meta.FieldErrors { return s.Validate(obj) }
+func (widgetStrategy) Canonicalize(obj meta.Object)                           {}
+func (widgetStrategy) TableColumns() []meta.TableColumnDefinition {
+	return []meta.TableColumnDefinition{
 		{Name: "Name", Type: "string", Format: "name", Description: "name"},
 		{Name: "Size", Type: "integer", Description: "size"},
 	}
 }
-func (widgetStrategy) TableRow(obj Object) []any {
+func (widgetStrategy) TableRow(obj meta.Object) []any {
 	w := obj.(*Widget)
 	return []any{w.Name, w.Spec.Size}
 }
 func (widgetStrategy) MergeKeys() map[string]string {
 	return map[string]string{"spec.ports": "port", "status.conditions": "type"}
 }
-func (widgetStrategy) SelectableFields(obj Object) map[string]string {
+func (widgetStrategy) SelectableFields(obj meta.Object) map[string]string {
 	return map[string]string{"spec.color": obj.(*Widget).Spec.Color}
 }
 
 type Gizmo struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Value      string `json:"value,omitempty"`
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata,omitempty"`
+	Value           string `json:"value,omitempty"`
 }
 
 type gizmoStrategy struct{}
@@ -109,19 +110,19 @@ func (gizmoStrategy) Info() ResourceInfo {
 		Verbs: []string{"create", "delete", "get", "list", "update", "watch"},
 	}
 }
-func (gizmoStrategy) New() Object                                   { return &Gizmo{} }
-func (gizmoStrategy) PrepareForCreate(obj Object)                   {}
-func (gizmoStrategy) PrepareForUpdate(obj, old Object)              {}
-func (gizmoStrategy) PrepareForStatusUpdate(obj, old Object)        {}
-func (gizmoStrategy) Validate(obj Object) FieldErrors               { return nil }
-func (gizmoStrategy) ValidateUpdate(obj, old Object) FieldErrors    { return nil }
-func (gizmoStrategy) Canonicalize(obj Object)                       {}
-func (gizmoStrategy) TableColumns() []TableColumnDefinition         { return nil }
-func (gizmoStrategy) TableRow(obj Object) []any                     { return []any{obj.GetObjectMeta().Name} }
-func (gizmoStrategy) AllowUnconditionalUpdate() bool                { return false }
-func (gizmoStrategy) ReturnDeletedObject() bool                     { return true }
-func (gizmoStrategy) AllowCreateOnUpdate() bool                     { return false }
-func (gizmoStrategy) SelectableFields(obj Object) map[string]string { return nil }
+func (gizmoStrategy) New() meta.Object                                     { return &Gizmo{} }
+func (gizmoStrategy) PrepareForCreate(obj meta.Object)                     {}
+func (gizmoStrategy) PrepareForUpdate(obj, old meta.Object)                {}
+func (gizmoStrategy) PrepareForStatusUpdate(obj, old meta.Object)          {}
+func (gizmoStrategy) Validate(obj meta.Object) meta.FieldErrors            { return nil }
+func (gizmoStrategy) ValidateUpdate(obj, old meta.Object) meta.FieldErrors { return nil }
+func (gizmoStrategy) Canonicalize(obj meta.Object)                         {}
+func (gizmoStrategy) TableColumns() []meta.TableColumnDefinition           { return nil }
+func (gizmoStrategy) TableRow(obj meta.Object) []any                       { return []any{obj.GetObjectMeta().Name} }
+func (gizmoStrategy) AllowUnconditionalUpdate() bool                       { return false }
+func (gizmoStrategy) ReturnDeletedObject() bool                            { return true }
+func (gizmoStrategy) AllowCreateOnUpdate() bool                            { return false }
+func (gizmoStrategy) SelectableFields(obj meta.Object) map[string]string   { return nil }
 
 var testNow = time.Date(2026, 11, 21, 23, 54, 47, 0, time.UTC)
 
@@ -165,9 +166,9 @@ func do(t testing.TB, h http.Handler, method, path, contentType, body string, hd
 }
 
 // statusOf decodes a Status response.
-func statusOf(t testing.TB, w *httptest.ResponseRecorder) Status {
+func statusOf(t testing.TB, w *httptest.ResponseRecorder) meta.Status {
 	t.Helper()
-	var st Status
+	var st meta.Status
 	if err := json.Unmarshal(w.Body.Bytes(), &st); err != nil {
 		t.Fatalf("decode status %q: %v", w.Body.String(), err)
 	}

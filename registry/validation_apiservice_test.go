@@ -3,6 +3,8 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,7 +20,7 @@ type validationCapture struct {
 	Request    json.RawMessage `json:"request"`
 	HTTPStatus int             `json:"httpStatus"`
 	RawResp    json.RawMessage `json:"response"`
-	Response   *Status         `json:"-"` // decoded from RawResp unless 201
+	Response   *meta.Status    `json:"-"` // decoded from RawResp unless 201
 	StoredSpec json.RawMessage `json:"storedSpec"`
 }
 
@@ -44,7 +46,7 @@ func loadValidationCapture(t testing.TB, name string) validationCapture {
 		t.Fatalf("%s: %v", name, err)
 	}
 	if c.HTTPStatus != 201 {
-		c.Response = &Status{}
+		c.Response = &meta.Status{}
 		if err := json.Unmarshal(c.RawResp, c.Response); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -82,7 +84,7 @@ func TestValidateAPIServiceCaptures(t *testing.T) {
 		}
 		tested++
 		t.Run(c.Case, func(t *testing.T) {
-			var a APIService
+			var a apiregistration.APIService
 			err := json.Unmarshal(c.Request, &a)
 			if c.HTTPStatus == 400 {
 				if err == nil {
@@ -102,7 +104,7 @@ func TestValidateAPIServiceCaptures(t *testing.T) {
 			switch c.HTTPStatus {
 			case 201:
 				if len(errs) != 0 {
-					t.Fatalf("want valid, got %v", NewInvalid(GroupAPIRegistration, "APIService", a.Name, errs).Error())
+					t.Fatalf("want valid, got %v", meta.NewInvalid(apiregistration.GroupAPIRegistration, "APIService", a.Name, errs).Error())
 				}
 				if c.StoredSpec != nil {
 					got, _ := json.Marshal(a.Spec)
@@ -111,7 +113,7 @@ func TestValidateAPIServiceCaptures(t *testing.T) {
 					}
 				}
 			case 422:
-				se := NewInvalid(GroupAPIRegistration, "APIService", a.Name, errs)
+				se := meta.NewInvalid(apiregistration.GroupAPIRegistration, "APIService", a.Name, errs)
 				if se.Status.Message != c.Response.Message {
 					t.Fatalf("message\n got %s\nwant %s", se.Status.Message, c.Response.Message)
 				}
@@ -130,13 +132,13 @@ func TestValidateAPIServiceCaptures(t *testing.T) {
 	}
 }
 
-func validAPIService(name, group string) *APIService {
+func validAPIService(name, group string) *apiregistration.APIService {
 	port := int32(8443)
-	return &APIService{
-		TypeMeta:   TypeMeta{Kind: "APIService", APIVersion: "apiregistration.k8s.io/v1"},
-		ObjectMeta: ObjectMeta{Name: name, UID: "u1", ResourceVersion: "5", Generation: 1},
-		Spec: APIServiceSpec{
-			Service: &ServiceReference{Namespace: "wardle", Name: "api", Port: &port},
+	return &apiregistration.APIService{
+		TypeMeta:   meta.TypeMeta{Kind: "APIService", APIVersion: "apiregistration.k8s.io/v1"},
+		ObjectMeta: meta.ObjectMeta{Name: name, UID: "u1", ResourceVersion: "5", Generation: 1},
+		Spec: apiregistration.APIServiceSpec{
+			Service: &apiregistration.ServiceReference{Namespace: "wardle", Name: "api", Port: &port},
 			Group:   group, Version: "v1", GroupPriorityMinimum: 1000, VersionPriority: 15,
 		},
 	}
@@ -149,14 +151,14 @@ func TestValidateAPIServiceUpdateCaptures(t *testing.T) {
 	ca := []byte(backendCABase64(t))
 	tests := []struct {
 		file   string
-		mutate func(*APIService)
+		mutate func(*apiregistration.APIService)
 	}{
-		{"update-invalid.json", func(a *APIService) {
+		{"update-invalid.json", func(a *apiregistration.APIService) {
 			a.Spec.GroupPriorityMinimum = 0
 			a.Spec.InsecureSkipTLSVerify = true
 			a.Spec.CABundle = ca
 		}},
-		{"update-group.json", func(a *APIService) { a.Spec.Group = "other.example.com" }},
+		{"update-group.json", func(a *apiregistration.APIService) { a.Spec.Group = "other.example.com" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -165,7 +167,7 @@ func TestValidateAPIServiceUpdateCaptures(t *testing.T) {
 			obj := old.DeepCopy()
 			tt.mutate(obj)
 			s.PrepareForUpdate(obj, old)
-			se := NewInvalid(GroupAPIRegistration, "APIService", obj.Name, s.ValidateUpdate(obj, old))
+			se := meta.NewInvalid(apiregistration.GroupAPIRegistration, "APIService", obj.Name, s.ValidateUpdate(obj, old))
 			got, _ := json.Marshal(se.Status)
 			want, _ := json.Marshal(c.Response)
 			if g, w := canonicalJSON(t, got), canonicalJSON(t, want); g != w {
@@ -174,7 +176,7 @@ func TestValidateAPIServiceUpdateCaptures(t *testing.T) {
 		})
 	}
 	c := loadValidationCapture(t, "duplicate-create.json")
-	if got := NewAlreadyExists(APIServiceStrategy{}.Info().GroupResource(), "v1.dup.example.com").Error(); got != c.Response.Message {
+	if got := meta.NewAlreadyExists(APIServiceStrategy{}.Info().GroupResource(), "v1.dup.example.com").Error(); got != c.Response.Message {
 		t.Fatalf("already exists: %q, want %q", got, c.Response.Message)
 	}
 }
@@ -183,12 +185,12 @@ func TestValidateAPIServiceUpdateCaptures(t *testing.T) {
 // path-segment names, local insecureSkipTLSVerify, the legacy "v1.",
 // condition statuses and immutable names.
 func TestValidateAPIServiceRules(t *testing.T) {
-	local := func(name, group, version string) *APIService {
-		return &APIService{ObjectMeta: ObjectMeta{Name: name}, Spec: APIServiceSpec{Group: group, Version: version, GroupPriorityMinimum: 18000, VersionPriority: 1}}
+	local := func(name, group, version string) *apiregistration.APIService {
+		return &apiregistration.APIService{ObjectMeta: meta.ObjectMeta{Name: name}, Spec: apiregistration.APIServiceSpec{Group: group, Version: version, GroupPriorityMinimum: 18000, VersionPriority: 1}}
 	}
 	tests := []struct {
 		name string
-		obj  *APIService
+		obj  *apiregistration.APIService
 		want []string
 	}{
 		{"legacy v1.", local("v1.", "", "v1"), nil},
@@ -199,9 +201,13 @@ func TestValidateAPIServiceRules(t *testing.T) {
 			`spec.group: Invalid value: "a/b%c": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
 		}},
 		{"no name", local("", "a.io", "v1"), []string{"metadata.name: Required value: name or generateName is required"}},
-		{"local insecure", func() *APIService { a := local("v1.a.io", "a.io", "v1"); a.Spec.InsecureSkipTLSVerify = true; return a }(),
+		{"local insecure", func() *apiregistration.APIService {
+			a := local("v1.a.io", "a.io", "v1")
+			a.Spec.InsecureSkipTLSVerify = true
+			return a
+		}(),
 			[]string{"spec.insecureSkipTLSVerify: Invalid value: true: local APIServices may not have insecureSkipTLSVerify"}},
-		{"namespace set", func() *APIService { a := local("v1.a.io", "a.io", "v1"); a.Namespace = "x"; return a }(),
+		{"namespace set", func() *apiregistration.APIService { a := local("v1.a.io", "a.io", "v1"); a.Namespace = "x"; return a }(),
 			[]string{"metadata.namespace: Forbidden: not allowed on this type"}},
 		{"version too long", local("v"+strings.Repeat("a", 63)+".a.io", "a.io", "v"+strings.Repeat("a", 63)), []string{
 			`spec.version: Invalid value: "v` + strings.Repeat("a", 63) + `": must be no more than 63 characters`}},
@@ -209,7 +215,7 @@ func TestValidateAPIServiceRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, e := range ValidateAPIService(tt.obj) {
+			for _, e := range apiregistration.ValidateAPIService(tt.obj) {
 				got = append(got, e.Error())
 			}
 			if !reflect.DeepEqual(got, tt.want) {
@@ -220,13 +226,13 @@ func TestValidateAPIServiceRules(t *testing.T) {
 
 	old := validAPIService("v1.a.io", "a.io")
 	bad := old.DeepCopy()
-	bad.Status.Conditions = []APIServiceCondition{{Type: Available, Status: "Maybe"}}
-	if got := ValidateAPIServiceUpdate(bad, old); len(got) != 1 || got[0].Error() != `status.conditions[0].status: Unsupported value: "Maybe": supported values: "True", "False", "Unknown"` {
+	bad.Status.Conditions = []apiregistration.APIServiceCondition{{Type: apiregistration.Available, Status: "Maybe"}}
+	if got := apiregistration.ValidateAPIServiceUpdate(bad, old); len(got) != 1 || got[0].Error() != `status.conditions[0].status: Unsupported value: "Maybe": supported values: "True", "False", "Unknown"` {
 		t.Fatalf("condition status: %v", got)
 	}
 	renamed := old.DeepCopy()
 	renamed.Name = "v1.b.io"
-	if got := ValidateAPIServiceUpdate(renamed, old); len(got) == 0 || got[0].Error() != `metadata.name: Invalid value: "v1.b.io": field is immutable` {
+	if got := apiregistration.ValidateAPIServiceUpdate(renamed, old); len(got) == 0 || got[0].Error() != `metadata.name: Invalid value: "v1.b.io": field is immutable` {
 		t.Fatalf("rename: %v", got)
 	}
 }
@@ -238,13 +244,13 @@ func TestCABundleDecodeError(t *testing.T) {
 		{`{"spec":{"caBundle":"%%%not-base64%%%"}}`, "illegal base64 data at input byte 0"},
 		{`{"spec":{"caBundle":"bm90IGEgcGVt!"}}`, "illegal base64 data at input byte 12"},
 	} {
-		var a APIService
+		var a apiregistration.APIService
 		err := json.Unmarshal([]byte(tt.in), &a)
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("%s: got %v, want %q", tt.in, err, tt.want)
 		}
 	}
-	var a APIService
+	var a apiregistration.APIService
 	if err := json.Unmarshal([]byte(`{"spec":{"caBundle":"bm90IGEgcGVt"}}`), &a); err != nil || string(a.Spec.CABundle) != "not a pem" {
 		t.Fatalf("valid base64: %v %q", err, a.Spec.CABundle)
 	}
@@ -261,7 +267,7 @@ func FuzzValidateAPIService(f *testing.F) {
 	f.Add([]byte(`{"metadata":{"name":"v1."},"spec":{"version":"v1","groupPriorityMinimum":1,"versionPriority":1}}`))
 	f.Add([]byte(`{"metadata":{"name":"%/"},"spec":{"service":{},"caBundle":"AAAA","insecureSkipTLSVerify":true}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var a APIService
+		var a apiregistration.APIService
 		if json.Unmarshal(data, &a) != nil {
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -30,14 +31,14 @@ const InitialEventsEndAnnotation = "k8s.io/initial-events-end"
 // (and annotations for the initial-events-end bookmark).
 type WatchEvent struct {
 	Type   string
-	Object Object
-	Status *Status
+	Object meta.Object
+	Status *meta.Status
 }
 
 // NewResourceExpired mirrors apierrors.NewResourceExpired: 410 Gone, reason
 // Expired, with the given message.
-func NewResourceExpired(msg string) *StatusError {
-	return NewStatusError(http.StatusGone, "Expired", msg)
+func NewResourceExpired(msg string) *meta.StatusError {
+	return meta.NewStatusError(http.StatusGone, "Expired", msg)
 }
 
 // Watch streams the changes of the resource in namespace ("" = all) that
@@ -71,7 +72,7 @@ func (s *Store) Watch(ctx context.Context, namespace string, opts ListOptions) (
 		cancel()
 		wctx, cancel = context.WithTimeout(ctx, time.Duration(*opts.TimeoutSeconds)*time.Second)
 	}
-	var initial []Object
+	var initial []meta.Object
 	sendInitial := opts.SendInitialEvents != nil && *opts.SendInitialEvents
 	legacyInitial := opts.SendInitialEvents == nil && (opts.ResourceVersion == "" || opts.ResourceVersion == "0")
 	if sendInitial || legacyInitial {
@@ -96,7 +97,7 @@ func (s *Store) Watch(ctx context.Context, namespace string, opts ListOptions) (
 	}
 	if err != nil {
 		cancel()
-		return nil, NewInternalError(err)
+		return nil, meta.NewInternalError(err)
 	}
 	w := &storeWatch{s: s, sel: sel, out: out, ctx: wctx, last: from}
 	go func() {
@@ -138,7 +139,7 @@ func (w *storeWatch) bookmark(annotate bool) WatchEvent {
 	return WatchEvent{Type: EventBookmark, Object: obj}
 }
 
-func (w *storeWatch) run(events <-chan storage.Event, initial []Object, endBookmark, bookmarks bool) {
+func (w *storeWatch) run(events <-chan storage.Event, initial []meta.Object, endBookmark, bookmarks bool) {
 	for _, obj := range initial {
 		if !w.send(WatchEvent{Type: EventAdded, Object: obj}) {
 			return
@@ -179,7 +180,7 @@ func (w *storeWatch) run(events <-chan storage.Event, initial []Object, endBookm
 func (w *storeWatch) convert(ev storage.Event) (WatchEvent, bool) {
 	obj, err := w.s.decode(ev.Value, ev.Revision)
 	if err != nil {
-		st := NewInternalError(err).Status
+		st := meta.NewInternalError(err).Status
 		return WatchEvent{Type: EventError, Status: &st}, true
 	}
 	if ev.Type == storage.EventDelete {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -55,11 +56,11 @@ func describe(ev WatchEvent) string {
 }
 
 func widgetStore(a *API) *Store {
-	return a.Store(GroupResource{Group: "toys.example.com", Resource: "widgets"})
+	return a.Store(meta.GroupResource{Group: "toys.example.com", Resource: "widgets"})
 }
 
 func newWidget(name string, size int32) *Widget {
-	return &Widget{ObjectMeta: ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{"app": name}}, Spec: WidgetSpec{Size: size}}
+	return &Widget{ObjectMeta: meta.ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{"app": name}}, Spec: WidgetSpec{Size: size}}
 }
 
 func TestWatchOrderAndResume(t *testing.T) {
@@ -262,8 +263,8 @@ func TestWatchHTTP(t *testing.T) {
 		t.Errorf("line\n got %s\nwant %s", line, want)
 	}
 	var ev1, ev2 struct {
-		Type   string `json:"type"`
-		Object Table  `json:"object"`
+		Type   string     `json:"type"`
+		Object meta.Table `json:"object"`
 	}
 	l1, _ := tableR.ReadString('\n')
 	l2, _ := tableR.ReadString('\n')

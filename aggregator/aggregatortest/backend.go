@@ -19,7 +19,9 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/certs"
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // Defaults of BackendOptions.
@@ -163,7 +165,7 @@ func (s *Server) AddBackend(ctx context.Context, opts BackendOptions) (*Backend,
 		ServerName: opts.Service + "." + opts.Namespace + ".svc",
 	}
 	for _, v := range opts.Versions {
-		b.APIServices = append(b.APIServices, registry.APIServiceName(opts.Group, v))
+		b.APIServices = append(b.APIServices, apiregistration.APIServiceName(opts.Group, v))
 	}
 	if err := s.addBackend(b); err != nil {
 		return nil, err
@@ -326,35 +328,35 @@ func (b *Backend) useAddress(address string, caPEM []byte) error {
 // register creates the Namespace, Service, Endpoints and APIServices.
 func (b *Backend) register(ctx context.Context, opts BackendOptions) error {
 	api := b.srv.agg.API()
-	tm := func(kind string) registry.TypeMeta { return registry.TypeMeta{Kind: kind, APIVersion: "v1"} }
-	ns := &registry.Namespace{TypeMeta: tm("Namespace"), ObjectMeta: registry.ObjectMeta{Name: b.Namespace}}
-	if _, err := api.Store(registry.GroupResource{Resource: "namespaces"}).Create(ctx, ns); err != nil && !isAlreadyExists(err) {
+	tm := func(kind string) meta.TypeMeta { return meta.TypeMeta{Kind: kind, APIVersion: "v1"} }
+	ns := &core.Namespace{TypeMeta: tm("Namespace"), ObjectMeta: meta.ObjectMeta{Name: b.Namespace}}
+	if _, err := api.Store(meta.GroupResource{Resource: "namespaces"}).Create(ctx, ns); err != nil && !isAlreadyExists(err) {
 		return fmt.Errorf("aggregatortest: create namespace %q: %w", b.Namespace, err)
 	}
-	meta := registry.ObjectMeta{Name: b.Service, Namespace: b.Namespace}
-	svc := &registry.Service{TypeMeta: tm("Service"), ObjectMeta: meta, Spec: registry.ServiceSpec{
-		Type: registry.ServiceTypeClusterIP,
-		Ports: []registry.ServicePort{{
-			Name: ServicePortName, Protocol: registry.ProtocolTCP, Port: 443, TargetPort: registry.FromInt(b.port),
+	om := meta.ObjectMeta{Name: b.Service, Namespace: b.Namespace}
+	svc := &core.Service{TypeMeta: tm("Service"), ObjectMeta: om, Spec: core.ServiceSpec{
+		Type: core.ServiceTypeClusterIP,
+		Ports: []core.ServicePort{{
+			Name: ServicePortName, Protocol: core.ProtocolTCP, Port: 443, TargetPort: core.FromInt(b.port),
 		}},
 	}}
-	if _, err := api.Store(registry.GroupResource{Resource: "services"}).Create(ctx, svc); err != nil {
+	if _, err := api.Store(meta.GroupResource{Resource: "services"}).Create(ctx, svc); err != nil {
 		return fmt.Errorf("aggregatortest: create service %s/%s: %w", b.Namespace, b.Service, err)
 	}
-	ep := &registry.Endpoints{TypeMeta: tm("Endpoints"), ObjectMeta: meta, Subsets: []registry.EndpointSubset{{
-		Addresses: []registry.EndpointAddress{{IP: b.ip}},
-		Ports:     []registry.EndpointPort{{Name: ServicePortName, Port: b.port, Protocol: registry.ProtocolTCP}},
+	ep := &core.Endpoints{TypeMeta: tm("Endpoints"), ObjectMeta: om, Subsets: []core.EndpointSubset{{
+		Addresses: []core.EndpointAddress{{IP: b.ip}},
+		Ports:     []core.EndpointPort{{Name: ServicePortName, Port: b.port, Protocol: core.ProtocolTCP}},
 	}}}
-	if _, err := api.Store(registry.GroupResource{Resource: "endpoints"}).Create(ctx, ep); err != nil {
+	if _, err := api.Store(meta.GroupResource{Resource: "endpoints"}).Create(ctx, ep); err != nil {
 		return fmt.Errorf("aggregatortest: create endpoints %s/%s: %w", b.Namespace, b.Service, err)
 	}
 	port := int32(443)
 	for i, v := range b.Versions {
-		a := &registry.APIService{
-			TypeMeta:   registry.TypeMeta{Kind: "APIService", APIVersion: "apiregistration.k8s.io/v1"},
-			ObjectMeta: registry.ObjectMeta{Name: b.APIServices[i]},
-			Spec: registry.APIServiceSpec{
-				Service:              &registry.ServiceReference{Namespace: b.Namespace, Name: b.Service, Port: &port},
+		a := &apiregistration.APIService{
+			TypeMeta:   meta.TypeMeta{Kind: "APIService", APIVersion: "apiregistration.k8s.io/v1"},
+			ObjectMeta: meta.ObjectMeta{Name: b.APIServices[i]},
+			Spec: apiregistration.APIServiceSpec{
+				Service:              &apiregistration.ServiceReference{Namespace: b.Namespace, Name: b.Service, Port: &port},
 				Group:                b.Group,
 				Version:              v,
 				CABundle:             b.CAPEM,
@@ -369,10 +371,10 @@ func (b *Backend) register(ctx context.Context, opts BackendOptions) error {
 	return nil
 }
 
-var apiServicesResource = registry.GroupResource{Group: registry.GroupAPIRegistration, Resource: "apiservices"}
+var apiServicesResource = meta.GroupResource{Group: apiregistration.GroupAPIRegistration, Resource: "apiservices"}
 
 func isAlreadyExists(err error) bool {
-	var se *registry.StatusError
+	var se *meta.StatusError
 	return errors.As(err, &se) && se.Status.Reason == "AlreadyExists"
 }
 
@@ -395,7 +397,7 @@ func (b *Backend) check(ctx context.Context) (readiness, error) {
 		if err != nil {
 			return readiness{}, err
 		}
-		if !obj.(*registry.APIService).IsAvailable() {
+		if !obj.(*apiregistration.APIService).IsAvailable() {
 			return readiness{unavailable: name}, nil
 		}
 	}

@@ -17,10 +17,12 @@ import (
 
 	"github.com/aggsim/aggsim/aggregator/aggregatortest"
 	"github.com/aggsim/aggsim/certs"
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
-var apiServices = registry.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}
+var apiServices = meta.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}
 
 // TestRegisterBackendCreatesObjects checks every object RegisterBackend
 // creates, field by field, with the defaults applied.
@@ -41,24 +43,24 @@ func TestRegisterBackendCreatesObjects(t *testing.T) {
 	}
 	ctx := context.Background()
 	api := srv.Aggregator().API()
-	obj, err := api.Store(registry.GroupResource{Resource: "services"}).Get(ctx, "default", "widgets-example-com")
+	obj, err := api.Store(meta.GroupResource{Resource: "services"}).Get(ctx, "default", "widgets-example-com")
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := obj.(*registry.Service)
-	wantPorts := []registry.ServicePort{{Name: "https", Protocol: "TCP", Port: 443, TargetPort: registry.FromInt(int32(port))}}
+	svc := obj.(*core.Service)
+	wantPorts := []core.ServicePort{{Name: "https", Protocol: "TCP", Port: 443, TargetPort: core.FromInt(int32(port))}}
 	if svc.Spec.Type != "ClusterIP" || !reflect.DeepEqual(svc.Spec.Ports, wantPorts) {
 		t.Errorf("service spec %+v; want ClusterIP with ports %+v", svc.Spec, wantPorts)
 	}
-	obj, err = api.Store(registry.GroupResource{Resource: "endpoints"}).Get(ctx, "default", "widgets-example-com")
+	obj, err = api.Store(meta.GroupResource{Resource: "endpoints"}).Get(ctx, "default", "widgets-example-com")
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantSubsets := []registry.EndpointSubset{{
-		Addresses: []registry.EndpointAddress{{IP: "127.0.0.1"}},
-		Ports:     []registry.EndpointPort{{Name: "https", Port: int32(port), Protocol: "TCP"}},
+	wantSubsets := []core.EndpointSubset{{
+		Addresses: []core.EndpointAddress{{IP: "127.0.0.1"}},
+		Ports:     []core.EndpointPort{{Name: "https", Port: int32(port), Protocol: "TCP"}},
 	}}
-	if got := obj.(*registry.Endpoints).Subsets; !reflect.DeepEqual(got, wantSubsets) {
+	if got := obj.(*core.Endpoints).Subsets; !reflect.DeepEqual(got, wantSubsets) {
 		t.Errorf("endpoints subsets %+v; want %+v", got, wantSubsets)
 	}
 	for i, name := range b.APIServices {
@@ -66,17 +68,17 @@ func TestRegisterBackendCreatesObjects(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := obj.(*registry.APIService)
+		a := obj.(*apiregistration.APIService)
 		p := int32(443)
-		want := registry.APIServiceSpec{
-			Service: &registry.ServiceReference{Namespace: "default", Name: "widgets-example-com", Port: &p},
+		want := apiregistration.APIServiceSpec{
+			Service: &apiregistration.ServiceReference{Namespace: "default", Name: "widgets-example-com", Port: &p},
 			Group:   "widgets.example.com", Version: b.Versions[i], CABundle: b.CAPEM,
 			GroupPriorityMinimum: 1000, VersionPriority: 15,
 		}
 		if !reflect.DeepEqual(a.Spec, want) {
 			t.Errorf("%s spec %+v; want %+v", name, a.Spec, want)
 		}
-		if c := a.GetCondition(registry.Available); c == nil || c.Status != "True" || c.Reason != "Passed" || c.Message != "all checks passed" {
+		if c := a.GetCondition(apiregistration.Available); c == nil || c.Status != "True" || c.Reason != "Passed" || c.Message != "all checks passed" {
 			t.Errorf("%s condition %+v; want True Passed", name, c)
 		}
 	}

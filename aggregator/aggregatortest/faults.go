@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // faultState is the fault a Backend injects, replaced whole on change.
@@ -175,7 +175,7 @@ var statusReasons = map[int]string{
 
 // writeInjectedFailure answers with code and a Status body.
 func writeInjectedFailure(w http.ResponseWriter, code int) {
-	st := registry.NewStatusError(code, statusReasons[code], fmt.Sprintf("injected failure: %d %s", code, http.StatusText(code))).Status
+	st := meta.NewStatusError(code, statusReasons[code], fmt.Sprintf("injected failure: %d %s", code, http.StatusText(code))).Status
 	body, _ := json.Marshal(st)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/aggregator/aggregatortest"
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // TestFaultsThroughTheProxy checks what a client of the aggregator sees
@@ -97,14 +98,14 @@ func TestFaultsTurnAPIServiceUnavailable(t *testing.T) {
 
 	b.FailWith(http.StatusInternalServerError)
 	b.WaitUnavailable(t)
-	obj, err := srv.Aggregator().API().Store(registry.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}).Get(context.Background(), "", "v1.flaky.example.com")
+	obj, err := srv.Aggregator().API().Store(meta.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}).Get(context.Background(), "", "v1.flaky.example.com")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cond := obj.(*registry.APIService).GetCondition(registry.Available)
+	cond := obj.(*apiregistration.APIService).GetCondition(apiregistration.Available)
 	probed := b.URL + "/apis/flaky.example.com/v1"
 	wantMsg := "failing or missing response from " + probed + ": bad status from " + probed + ": 500"
-	if cond == nil || cond.Status != registry.ConditionFalse || cond.Reason != "FailedDiscoveryCheck" || cond.Message != wantMsg {
+	if cond == nil || cond.Status != apiregistration.ConditionFalse || cond.Reason != "FailedDiscoveryCheck" || cond.Message != wantMsg {
 		t.Errorf("condition %+v; want False FailedDiscoveryCheck %q", cond, wantMsg)
 	}
 	wantResponse(t, "unavailable", get(t, srv.Client(), url), response{http.StatusServiceUnavailable, "text/plain; charset=utf-8", "service unavailable\n"})

@@ -6,15 +6,16 @@ import (
 	"net/http"
 
 	"github.com/aggsim/aggsim/aggregator"
+	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/certs"
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
 
 // User is the identity a backend learns from the aggregator's front-proxy
 // headers: X-Remote-User (Username), X-Remote-Uid (UID), every
 // X-Remote-Group (Groups, in order) and X-Remote-Extra-<key> (Extra, keys
 // lower-cased and %-unescaped).
-type User = registry.UserInfo
+type User = authentication.UserInfo
 
 // RequireFrontProxy wraps h the way a real aggregated API server's
 // requestheader authenticator guards it
@@ -45,4 +46,4 @@ func RequireFrontProxy(h http.Handler, frontProxyCAPEM []byte) http.Handler {
 
 // UserFrom returns the identity RequireFrontProxy found for r, or false
 // when r did not pass through RequireFrontProxy.
-func UserFrom(r *http.Request) (*User, bool) { return registry.UserFrom(r.Context()) }
+func UserFrom(r *http.Request) (*User, bool) { return request.UserFrom(r.Context()) }

@@ -16,7 +16,8 @@ import (
 
 	"github.com/aggsim/aggsim/aggregator"
 	"github.com/aggsim/aggsim/certs"
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -39,8 +40,8 @@ func startExplainServer(t *testing.T, clientCA *certs.CA) *httptest.Server {
 	t.Cleanup(srv.Close)
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		o, err := s.API().Store(registry.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}).Get(ctx, "", "v1.")
-		if err == nil && o.(*registry.APIService).IsAvailable() {
+		o, err := s.API().Store(meta.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}).Get(ctx, "", "v1.")
+		if err == nil && o.(*apiregistration.APIService).IsAvailable() {
 			return srv
 		}
 		if time.Now().After(deadline) {

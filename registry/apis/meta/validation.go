@@ -1,4 +1,4 @@
-package registry
+package meta
 
 import (
 	"fmt"
@@ -191,7 +191,7 @@ func IsValidIP(value string) []string {
 // validateObjectName applies a name-format function to metadata.name (or
 // the generateName prefix) and returns one FieldError per problem, as
 // upstream's ValidateObjectMeta does. Required when both are empty.
-func validateObjectName(meta *ObjectMeta, check func(string, bool) []string) FieldErrors {
+func ValidateObjectName(meta *ObjectMeta, check func(string, bool) []string) FieldErrors {
 	var errs FieldErrors
 	if meta.GenerateName != "" {
 		for _, msg := range check(meta.GenerateName, true) {
@@ -213,7 +213,7 @@ func validateObjectName(meta *ObjectMeta, check func(string, bool) []string) Fie
 // validateNamespaceField checks metadata.namespace for namespaced (must be
 // a DNS-1123 label, Required when empty) or cluster-scoped (must be empty)
 // resources, as ValidateObjectMeta does.
-func validateNamespaceField(meta *ObjectMeta, namespaced bool) FieldErrors {
+func ValidateNamespaceField(meta *ObjectMeta, namespaced bool) FieldErrors {
 	var errs FieldErrors
 	if namespaced {
 		if meta.Namespace == "" {
@@ -232,7 +232,7 @@ func validateNamespaceField(meta *ObjectMeta, namespaced bool) FieldErrors {
 
 // dnsSubdomainName adapts IsDNS1123Subdomain to the name-check signature
 // (a generateName prefix may end in '-', so it is checked with a suffix).
-func dnsSubdomainName(name string, prefix bool) []string {
+func DnsSubdomainName(name string, prefix bool) []string {
 	if prefix {
 		name = maskTrailingDash(name)
 	}
@@ -240,7 +240,7 @@ func dnsSubdomainName(name string, prefix bool) []string {
 }
 
 // dnsLabelName adapts IsDNS1123Label to the name-check signature.
-func dnsLabelName(name string, prefix bool) []string {
+func DnsLabelName(name string, prefix bool) []string {
 	if prefix {
 		name = maskTrailingDash(name)
 	}
@@ -248,7 +248,7 @@ func dnsLabelName(name string, prefix bool) []string {
 }
 
 // dns1035Name adapts IsDNS1035Label to the name-check signature.
-func dns1035Name(name string, prefix bool) []string {
+func Dns1035Name(name string, prefix bool) []string {
 	if prefix {
 		name = maskTrailingDash(name)
 	}
@@ -260,4 +260,24 @@ func maskTrailingDash(name string) string {
 		return name[:len(name)-1] + "a"
 	}
 	return name
+}
+
+// validateObjectMetaUpdate reports changes to metadata that may never
+// change, as ValidateObjectMetaUpdate: name, namespace, uid and
+// creationTimestamp ("field is immutable").
+func ValidateObjectMetaUpdate(m, old *ObjectMeta) FieldErrors {
+	var errs FieldErrors
+	if m.Name != old.Name {
+		errs = append(errs, Invalid("metadata.name", m.Name, "field is immutable"))
+	}
+	if m.Namespace != old.Namespace {
+		errs = append(errs, Invalid("metadata.namespace", m.Namespace, "field is immutable"))
+	}
+	if m.UID != "" && old.UID != "" && m.UID != old.UID {
+		errs = append(errs, Invalid("metadata.uid", m.UID, "field is immutable"))
+	}
+	if !m.CreationTimestamp.IsZero() && !old.CreationTimestamp.IsZero() && !m.CreationTimestamp.Equal(old.CreationTimestamp.Time) {
+		errs = append(errs, Invalid("metadata.creationTimestamp", m.CreationTimestamp, "field is immutable"))
+	}
+	return errs
 }

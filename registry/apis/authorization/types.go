@@ -1,67 +1,23 @@
-package registry
+package authorization
 
-import "encoding/json"
+import (
+	"encoding/json"
 
-// API groups of the delegated-authentication surface a k8s.io/apiserver
-// based backend calls back into (kube-apiserver serves them from
-// pkg/registry/authentication and pkg/registry/authorization).
-const (
-	// GroupAuthentication serves tokenreviews and selfsubjectreviews.
-	GroupAuthentication = "authentication.k8s.io"
-	// GroupAuthorization serves subjectaccessreviews and its siblings.
-	GroupAuthorization = "authorization.k8s.io"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
-// TokenReview mirrors authentication.k8s.io/v1 TokenReview
-// (k8s.io/api/authentication/v1/types.go): a question "who is this bearer
-// token?" answered in status. It is never stored.
-type TokenReview struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       TokenReviewSpec   `json:"spec"`
-	Status     TokenReviewStatus `json:"status,omitempty"`
-}
-
-// TokenReviewSpec mirrors authenticationv1.TokenReviewSpec.
-type TokenReviewSpec struct {
-	// Token is the opaque bearer token.
-	Token string `json:"token,omitempty"`
-	// Audiences the token is checked against; empty means the server's
-	// API audiences.
-	Audiences []string `json:"audiences,omitempty"`
-}
-
-// TokenReviewStatus mirrors authenticationv1.TokenReviewStatus. User is a
-// struct (not a pointer), so an unauthenticated answer still carries
-// "user":{} as upstream's does.
-type TokenReviewStatus struct {
-	Authenticated bool     `json:"authenticated,omitempty"`
-	User          UserInfo `json:"user,omitempty"`
-	Audiences     []string `json:"audiences,omitempty"`
-	Error         string   `json:"error,omitempty"`
-}
-
-// SelfSubjectReview mirrors authentication.k8s.io/v1 SelfSubjectReview:
-// the server answers with the requesting user's attributes.
-type SelfSubjectReview struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Status     SelfSubjectReviewStatus `json:"status,omitempty"`
-}
-
-// SelfSubjectReviewStatus mirrors authenticationv1.SelfSubjectReviewStatus.
-type SelfSubjectReviewStatus struct {
-	UserInfo UserInfo `json:"userInfo,omitempty"`
-}
+// GroupAuthorization is the API group of subjectaccessreviews and its
+// siblings (kube-apiserver pkg/registry/authorization).
+const GroupAuthorization = "authorization.k8s.io"
 
 // SubjectAccessReview mirrors authorization.k8s.io/v1 SubjectAccessReview
 // (k8s.io/api/authorization/v1/types.go); LocalSubjectAccessReview has the
 // same shape (its namespace is the path's). Never stored.
 type SubjectAccessReview struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       SubjectAccessReviewSpec   `json:"spec"`
-	Status     SubjectAccessReviewStatus `json:"status,omitempty"`
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata,omitempty"`
+	Spec            SubjectAccessReviewSpec   `json:"spec"`
+	Status          SubjectAccessReviewStatus `json:"status,omitempty"`
 }
 
 // SubjectAccessReviewSpec mirrors authorizationv1.SubjectAccessReviewSpec.
@@ -110,10 +66,10 @@ type SubjectAccessReviewStatus struct {
 // SelfSubjectAccessReview mirrors authorizationv1.SelfSubjectAccessReview:
 // a SubjectAccessReview for the requesting user.
 type SelfSubjectAccessReview struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       SelfSubjectAccessReviewSpec `json:"spec"`
-	Status     SubjectAccessReviewStatus   `json:"status,omitempty"`
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata,omitempty"`
+	Spec            SelfSubjectAccessReviewSpec `json:"spec"`
+	Status          SubjectAccessReviewStatus   `json:"status,omitempty"`
 }
 
 // SelfSubjectAccessReviewSpec mirrors authorizationv1.SelfSubjectAccessReviewSpec.
@@ -124,10 +80,10 @@ type SelfSubjectAccessReviewSpec struct {
 
 // SelfSubjectRulesReview mirrors authorizationv1.SelfSubjectRulesReview.
 type SelfSubjectRulesReview struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       SelfSubjectRulesReviewSpec `json:"spec"`
-	Status     SubjectRulesReviewStatus   `json:"status,omitempty"`
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata,omitempty"`
+	Spec            SelfSubjectRulesReviewSpec `json:"spec"`
+	Status          SubjectRulesReviewStatus   `json:"status,omitempty"`
 }
 
 // SelfSubjectRulesReviewSpec mirrors authorizationv1.SelfSubjectRulesReviewSpec.

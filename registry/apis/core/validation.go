@@ -1,10 +1,12 @@
-package registry
+package core
 
 import (
 	"fmt"
 	"net/netip"
 	"sort"
 	"strings"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // Validation of the core subset, with the messages of
@@ -16,20 +18,20 @@ var supportedProtocols = []string{ProtocolSCTP, ProtocolTCP, ProtocolUDP}
 
 // ValidateNamespace checks a Namespace: the name is a DNS-1123 label, the
 // object is cluster-scoped.
-func ValidateNamespace(ns *Namespace) FieldErrors {
-	errs := validateObjectName(&ns.ObjectMeta, dnsLabelName)
-	errs = append(errs, validateNamespaceField(&ns.ObjectMeta, false)...)
+func ValidateNamespace(ns *Namespace) meta.FieldErrors {
+	errs := meta.ValidateObjectName(&ns.ObjectMeta, meta.DnsLabelName)
+	errs = append(errs, meta.ValidateNamespaceField(&ns.ObjectMeta, false)...)
 	for i, f := range ns.Spec.Finalizers {
 		if f == "" {
-			errs = append(errs, Required(fmt.Sprintf("spec.finalizers[%d]", i), ""))
+			errs = append(errs, meta.Required(fmt.Sprintf("spec.finalizers[%d]", i), ""))
 		}
 	}
 	return errs
 }
 
 // ValidateNamespaceUpdate checks an update (also of /status).
-func ValidateNamespaceUpdate(ns, old *Namespace) FieldErrors {
-	errs := validateObjectMetaUpdate(&ns.ObjectMeta, &old.ObjectMeta)
+func ValidateNamespaceUpdate(ns, old *Namespace) meta.FieldErrors {
+	errs := meta.ValidateObjectMetaUpdate(&ns.ObjectMeta, &old.ObjectMeta)
 	return append(errs, ValidateNamespace(ns)...)
 }
 
@@ -38,24 +40,24 @@ func ValidateNamespaceUpdate(ns, old *Namespace) FieldErrors {
 // has a valid number, protocol and targetPort; names are required when
 // there is more than one port and must be unique DNS-1123 labels;
 // ExternalName Services need spec.externalName.
-func ValidateService(s *Service) FieldErrors {
-	errs := validateObjectName(&s.ObjectMeta, dns1035Name)
-	errs = append(errs, validateNamespaceField(&s.ObjectMeta, true)...)
+func ValidateService(s *Service) meta.FieldErrors {
+	errs := meta.ValidateObjectName(&s.ObjectMeta, meta.Dns1035Name)
+	errs = append(errs, meta.ValidateNamespaceField(&s.ObjectMeta, true)...)
 	headless := s.Spec.ClusterIP == ClusterIPNone
 
 	if len(s.Spec.Ports) == 0 && !headless && s.Spec.Type != ServiceTypeExternalName {
-		errs = append(errs, Required("spec.ports", ""))
+		errs = append(errs, meta.Required("spec.ports", ""))
 	}
 	if s.Spec.Type == ServiceTypeExternalName {
 		if s.Spec.ClusterIP != "" {
-			errs = append(errs, Forbidden("spec.clusterIP", "may not be set for ExternalName services"))
+			errs = append(errs, meta.Forbidden("spec.clusterIP", "may not be set for ExternalName services"))
 		}
 		name := strings.TrimSuffix(s.Spec.ExternalName, ".")
 		if name == "" {
-			errs = append(errs, Required("spec.externalName", ""))
+			errs = append(errs, meta.Required("spec.externalName", ""))
 		} else {
-			for _, msg := range IsDNS1123Subdomain(name) {
-				errs = append(errs, Invalid("spec.externalName", s.Spec.ExternalName, msg))
+			for _, msg := range meta.IsDNS1123Subdomain(name) {
+				errs = append(errs, meta.Invalid("spec.externalName", s.Spec.ExternalName, msg))
 			}
 		}
 	}
@@ -67,31 +69,31 @@ func ValidateService(s *Service) FieldErrors {
 
 	switch s.Spec.Type {
 	case "":
-		errs = append(errs, Required("spec.type", ""))
+		errs = append(errs, meta.Required("spec.type", ""))
 	case ServiceTypeClusterIP, ServiceTypeNodePort, ServiceTypeLoadBalancer, ServiceTypeExternalName:
 	default:
-		errs = append(errs, NotSupported("spec.type", s.Spec.Type, []string{ServiceTypeClusterIP, ServiceTypeExternalName, ServiceTypeLoadBalancer, ServiceTypeNodePort}))
+		errs = append(errs, meta.NotSupported("spec.type", s.Spec.Type, []string{ServiceTypeClusterIP, ServiceTypeExternalName, ServiceTypeLoadBalancer, ServiceTypeNodePort}))
 	}
 	switch s.Spec.SessionAffinity {
 	case "":
 		if s.Spec.Type != ServiceTypeExternalName {
-			errs = append(errs, Required("spec.sessionAffinity", ""))
+			errs = append(errs, meta.Required("spec.sessionAffinity", ""))
 		}
 	case ServiceAffinityNone, ServiceAffinityClientIP:
 	default:
-		errs = append(errs, NotSupported("spec.sessionAffinity", s.Spec.SessionAffinity, []string{ServiceAffinityClientIP, ServiceAffinityNone}))
+		errs = append(errs, meta.NotSupported("spec.sessionAffinity", s.Spec.SessionAffinity, []string{ServiceAffinityClientIP, ServiceAffinityNone}))
 	}
 	for i, ip := range s.Spec.ClusterIPs {
 		if ip == ClusterIPNone && i == 0 {
 			continue
 		}
 		if _, err := netip.ParseAddr(ip); err != nil {
-			errs = append(errs, Invalid(fmt.Sprintf("spec.clusterIPs[%d]", i), ip, "must be empty, 'None', or a valid IP address"))
+			errs = append(errs, meta.Invalid(fmt.Sprintf("spec.clusterIPs[%d]", i), ip, "must be empty, 'None', or a valid IP address"))
 		}
 	}
 	for i, ip := range s.Spec.ExternalIPs {
-		for _, msg := range IsValidIP(ip) {
-			errs = append(errs, Invalid(fmt.Sprintf("spec.externalIPs[%d]", i), ip, msg))
+		for _, msg := range meta.IsValidIP(ip) {
+			errs = append(errs, meta.Invalid(fmt.Sprintf("spec.externalIPs[%d]", i), ip, msg))
 		}
 	}
 	return errs
@@ -100,66 +102,66 @@ func ValidateService(s *Service) FieldErrors {
 // validatePort checks what Service and Endpoints ports share, at path:
 // the name (required when requireName; else, if set, a DNS-1123 label not
 // yet in names, which records it), the port number and the protocol.
-func validatePort(name string, port int32, protocol string, requireName bool, names map[string]bool, path string) FieldErrors {
-	var errs FieldErrors
+func validatePort(name string, port int32, protocol string, requireName bool, names map[string]bool, path string) meta.FieldErrors {
+	var errs meta.FieldErrors
 	if requireName && name == "" {
-		errs = append(errs, Required(path+".name", ""))
+		errs = append(errs, meta.Required(path+".name", ""))
 	} else if name != "" {
-		for _, msg := range IsDNS1123Label(name) {
-			errs = append(errs, Invalid(path+".name", name, msg))
+		for _, msg := range meta.IsDNS1123Label(name) {
+			errs = append(errs, meta.Invalid(path+".name", name, msg))
 		}
 		if names[name] {
-			errs = append(errs, &FieldError{Type: FieldValueDuplicate, Field: path + ".name", BadValue: name})
+			errs = append(errs, &meta.FieldError{Type: meta.FieldValueDuplicate, Field: path + ".name", BadValue: name})
 		}
 		names[name] = true
 	}
-	for _, msg := range IsValidPortNum(int(port)) {
-		errs = append(errs, Invalid(path+".port", port, msg))
+	for _, msg := range meta.IsValidPortNum(int(port)) {
+		errs = append(errs, meta.Invalid(path+".port", port, msg))
 	}
 	return append(errs, validateProtocol(protocol, path+".protocol")...)
 }
 
-func validateServicePort(p *ServicePort, requireName bool, names map[string]bool, svcType, path string) FieldErrors {
+func validateServicePort(p *ServicePort, requireName bool, names map[string]bool, svcType, path string) meta.FieldErrors {
 	errs := validatePort(p.Name, p.Port, p.Protocol, requireName, names, path)
 	if p.TargetPort.Type == IntOrStringString {
-		for _, msg := range IsValidPortName(p.TargetPort.StrVal) {
-			errs = append(errs, Invalid(path+".targetPort", p.TargetPort.StrVal, msg))
+		for _, msg := range meta.IsValidPortName(p.TargetPort.StrVal) {
+			errs = append(errs, meta.Invalid(path+".targetPort", p.TargetPort.StrVal, msg))
 		}
 	} else {
-		for _, msg := range IsValidPortNum(int(p.TargetPort.IntVal)) {
-			errs = append(errs, Invalid(path+".targetPort", p.TargetPort.IntVal, msg))
+		for _, msg := range meta.IsValidPortNum(int(p.TargetPort.IntVal)) {
+			errs = append(errs, meta.Invalid(path+".targetPort", p.TargetPort.IntVal, msg))
 		}
 	}
 	if p.NodePort != 0 {
 		if svcType != ServiceTypeNodePort && svcType != ServiceTypeLoadBalancer {
-			errs = append(errs, Forbidden(path+".nodePort", "may not be used when `type` is '"+svcType+"'"))
+			errs = append(errs, meta.Forbidden(path+".nodePort", "may not be used when `type` is '"+svcType+"'"))
 		} else {
-			for _, msg := range IsValidPortNum(int(p.NodePort)) {
-				errs = append(errs, Invalid(path+".nodePort", p.NodePort, msg))
+			for _, msg := range meta.IsValidPortNum(int(p.NodePort)) {
+				errs = append(errs, meta.Invalid(path+".nodePort", p.NodePort, msg))
 			}
 		}
 	}
 	return errs
 }
 
-func validateProtocol(proto, path string) FieldErrors {
+func validateProtocol(proto, path string) meta.FieldErrors {
 	switch proto {
 	case "":
-		return FieldErrors{Required(path, "")}
+		return meta.FieldErrors{meta.Required(path, "")}
 	case ProtocolTCP, ProtocolUDP, ProtocolSCTP:
 		return nil
 	}
-	return FieldErrors{NotSupported(path, proto, supportedProtocols)}
+	return meta.FieldErrors{meta.NotSupported(path, proto, supportedProtocols)}
 }
 
 // ValidateServiceUpdate checks an update: immutable metadata, everything
 // ValidateService checks, and that an allocated clusterIP does not change
 // (unless the Service becomes or was ExternalName).
-func ValidateServiceUpdate(s, old *Service) FieldErrors {
-	errs := validateObjectMetaUpdate(&s.ObjectMeta, &old.ObjectMeta)
+func ValidateServiceUpdate(s, old *Service) meta.FieldErrors {
+	errs := meta.ValidateObjectMetaUpdate(&s.ObjectMeta, &old.ObjectMeta)
 	if s.Spec.Type != ServiceTypeExternalName && old.Spec.Type != ServiceTypeExternalName &&
 		old.Spec.ClusterIP != "" && s.Spec.ClusterIP != old.Spec.ClusterIP {
-		errs = append(errs, Invalid("spec.clusterIPs[0]", s.Spec.ClusterIP, "may not change once set"))
+		errs = append(errs, meta.Invalid("spec.clusterIPs[0]", s.Spec.ClusterIP, "may not change once set"))
 	}
 	return append(errs, ValidateService(s)...)
 }
@@ -172,13 +174,13 @@ func ValidateServiceUpdate(s, old *Service) FieldErrors {
 // aggsim is a single-machine sandbox whose backends listen on loopback,
 // while kube-apiserver answers `may not be in the loopback range
 // (127.0.0.0/8, ::1/128)`.
-func ValidateEndpoints(e *Endpoints) FieldErrors {
-	errs := validateObjectName(&e.ObjectMeta, dnsSubdomainName)
-	errs = append(errs, validateNamespaceField(&e.ObjectMeta, true)...)
+func ValidateEndpoints(e *Endpoints) meta.FieldErrors {
+	errs := meta.ValidateObjectName(&e.ObjectMeta, meta.DnsSubdomainName)
+	errs = append(errs, meta.ValidateNamespaceField(&e.ObjectMeta, true)...)
 	for i, ss := range e.Subsets {
 		path := fmt.Sprintf("subsets[%d]", i)
 		if len(ss.Addresses) == 0 && len(ss.NotReadyAddresses) == 0 {
-			errs = append(errs, Required(path, "must specify `addresses` or `notReadyAddresses`"))
+			errs = append(errs, meta.Required(path, "must specify `addresses` or `notReadyAddresses`"))
 		}
 		for j := range ss.Addresses {
 			errs = append(errs, validateEndpointAddress(&ss.Addresses[j], fmt.Sprintf("%s.addresses[%d]", path, j))...)
@@ -194,27 +196,27 @@ func ValidateEndpoints(e *Endpoints) FieldErrors {
 	return errs
 }
 
-func validateEndpointAddress(a *EndpointAddress, path string) FieldErrors {
-	var errs FieldErrors
-	for _, msg := range IsValidIP(a.IP) {
-		errs = append(errs, Invalid(path+".ip", a.IP, msg))
+func validateEndpointAddress(a *EndpointAddress, path string) meta.FieldErrors {
+	var errs meta.FieldErrors
+	for _, msg := range meta.IsValidIP(a.IP) {
+		errs = append(errs, meta.Invalid(path+".ip", a.IP, msg))
 	}
 	if a.Hostname != "" {
-		for _, msg := range IsDNS1123Label(a.Hostname) {
-			errs = append(errs, Invalid(path+".hostname", a.Hostname, msg))
+		for _, msg := range meta.IsDNS1123Label(a.Hostname) {
+			errs = append(errs, meta.Invalid(path+".hostname", a.Hostname, msg))
 		}
 	}
 	if a.NodeName != nil && *a.NodeName != "" {
-		for _, msg := range IsDNS1123Subdomain(*a.NodeName) {
-			errs = append(errs, Invalid(path+".nodeName", *a.NodeName, msg))
+		for _, msg := range meta.IsDNS1123Subdomain(*a.NodeName) {
+			errs = append(errs, meta.Invalid(path+".nodeName", *a.NodeName, msg))
 		}
 	}
 	return errs
 }
 
 // ValidateEndpointsUpdate checks an update.
-func ValidateEndpointsUpdate(e, old *Endpoints) FieldErrors {
-	errs := validateObjectMetaUpdate(&e.ObjectMeta, &old.ObjectMeta)
+func ValidateEndpointsUpdate(e, old *Endpoints) meta.FieldErrors {
+	errs := meta.ValidateObjectMetaUpdate(&e.ObjectMeta, &old.ObjectMeta)
 	return append(errs, ValidateEndpoints(e)...)
 }
 
@@ -225,13 +227,13 @@ const MaxConfigMapSize = 1 << 20
 // ValidateConfigMap checks a ConfigMap: the name is a DNS-1123 subdomain;
 // every key is a valid config key, unique across data and binaryData; the
 // total size is at most 1 MiB.
-func ValidateConfigMap(c *ConfigMap) FieldErrors {
-	errs := validateObjectName(&c.ObjectMeta, dnsSubdomainName)
-	errs = append(errs, validateNamespaceField(&c.ObjectMeta, true)...)
+func ValidateConfigMap(c *ConfigMap) meta.FieldErrors {
+	errs := meta.ValidateObjectName(&c.ObjectMeta, meta.DnsSubdomainName)
+	errs = append(errs, meta.ValidateNamespaceField(&c.ObjectMeta, true)...)
 	total := 0
 	for _, k := range sortedKeys(c.Data) {
-		for _, msg := range IsConfigMapKey(k) {
-			errs = append(errs, Invalid("data["+k+"]", k, msg))
+		for _, msg := range meta.IsConfigMapKey(k) {
+			errs = append(errs, meta.Invalid("data["+k+"]", k, msg))
 		}
 		total += len(k) + len(c.Data[k])
 	}
@@ -241,16 +243,16 @@ func ValidateConfigMap(c *ConfigMap) FieldErrors {
 	}
 	sort.Strings(bkeys)
 	for _, k := range bkeys {
-		for _, msg := range IsConfigMapKey(k) {
-			errs = append(errs, Invalid("binaryData["+k+"]", k, msg))
+		for _, msg := range meta.IsConfigMapKey(k) {
+			errs = append(errs, meta.Invalid("binaryData["+k+"]", k, msg))
 		}
 		if _, dup := c.Data[k]; dup {
-			errs = append(errs, Invalid("data["+k+"]", k, "duplicate of key present in binaryData"))
+			errs = append(errs, meta.Invalid("data["+k+"]", k, "duplicate of key present in binaryData"))
 		}
 		total += len(k) + len(c.BinaryData[k])
 	}
 	if total > MaxConfigMapSize {
-		errs = append(errs, &FieldError{Type: FieldValueTooLong, Field: "data", Detail: fmt.Sprintf("may not be more than %d bytes", MaxConfigMapSize)})
+		errs = append(errs, &meta.FieldError{Type: meta.FieldValueTooLong, Field: "data", Detail: fmt.Sprintf("may not be more than %d bytes", MaxConfigMapSize)})
 	}
 	return errs
 }
@@ -258,17 +260,17 @@ func ValidateConfigMap(c *ConfigMap) FieldErrors {
 // ValidateConfigMapUpdate checks an update: immutable metadata, the
 // ConfigMap rules, and that an immutable ConfigMap keeps its data and
 // stays immutable.
-func ValidateConfigMapUpdate(c, old *ConfigMap) FieldErrors {
-	errs := validateObjectMetaUpdate(&c.ObjectMeta, &old.ObjectMeta)
+func ValidateConfigMapUpdate(c, old *ConfigMap) meta.FieldErrors {
+	errs := meta.ValidateObjectMetaUpdate(&c.ObjectMeta, &old.ObjectMeta)
 	if old.Immutable != nil && *old.Immutable {
 		if c.Immutable == nil || !*c.Immutable {
-			errs = append(errs, Forbidden("immutable", "field is immutable when `immutable` is set"))
+			errs = append(errs, meta.Forbidden("immutable", "field is immutable when `immutable` is set"))
 		}
 		if !equalStringMaps(c.Data, old.Data) {
-			errs = append(errs, Forbidden("data", "field is immutable when `immutable` is set"))
+			errs = append(errs, meta.Forbidden("data", "field is immutable when `immutable` is set"))
 		}
 		if !equalBytesMaps(c.BinaryData, old.BinaryData) {
-			errs = append(errs, Forbidden("binaryData", "field is immutable when `immutable` is set"))
+			errs = append(errs, meta.Forbidden("binaryData", "field is immutable when `immutable` is set"))
 		}
 	}
 	return append(errs, ValidateConfigMap(c)...)

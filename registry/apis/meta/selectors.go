@@ -1,4 +1,4 @@
-package registry
+package meta
 
 import (
 	"fmt"
@@ -427,11 +427,3 @@ func (s FieldSelector) Matches(fields map[string]string) bool {
 	}
 	return true
 }
-
-// selector is the compiled label + field selector of one list or watch.
-type selector struct {
-	labels LabelSelector
-	fields FieldSelector
-}
-
-func (s selector) empty() bool { return len(s.labels) == 0 && len(s.fields) == 0 }

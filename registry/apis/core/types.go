@@ -1,9 +1,11 @@
-package registry
+package core
 
 import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // Wire types of the legacy core subset aggsim serves (core group "", v1):
@@ -13,10 +15,10 @@ import (
 
 // Namespace mirrors core/v1.Namespace (cluster-scoped).
 type Namespace struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       NamespaceSpec   `json:"spec,omitempty"`
-	Status     NamespaceStatus `json:"status,omitempty"`
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata,omitempty"`
+	Spec            NamespaceSpec   `json:"spec,omitempty"`
+	Status          NamespaceStatus `json:"status,omitempty"`
 }
 
 // NamespaceSpec mirrors core/v1.NamespaceSpec.
@@ -43,18 +45,18 @@ type NamespaceStatus struct {
 
 // NamespaceCondition mirrors core/v1.NamespaceCondition.
 type NamespaceCondition struct {
-	Type               string `json:"type"`
-	Status             string `json:"status"`
-	LastTransitionTime Time   `json:"lastTransitionTime,omitempty"`
-	Reason             string `json:"reason,omitempty"`
-	Message            string `json:"message,omitempty"`
+	Type               string    `json:"type"`
+	Status             string    `json:"status"`
+	LastTransitionTime meta.Time `json:"lastTransitionTime,omitempty"`
+	Reason             string    `json:"reason,omitempty"`
+	Message            string    `json:"message,omitempty"`
 }
 
 // NamespaceList is a list of Namespaces.
 type NamespaceList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []Namespace `json:"items"`
+	meta.TypeMeta `json:",inline"`
+	meta.ListMeta `json:"metadata,omitempty"`
+	Items         []Namespace `json:"items"`
 }
 
 // Service types, protocols and policies (core/v1 constants).
@@ -83,10 +85,10 @@ const (
 
 // Service mirrors core/v1.Service (namespaced).
 type Service struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       ServiceSpec   `json:"spec,omitempty"`
-	Status     ServiceStatus `json:"status,omitempty"`
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata,omitempty"`
+	Spec            ServiceSpec   `json:"spec,omitempty"`
+	Status          ServiceStatus `json:"status,omitempty"`
 }
 
 // ServiceSpec mirrors core/v1.ServiceSpec.
@@ -137,7 +139,7 @@ type ServicePort struct {
 // ServiceStatus mirrors core/v1.ServiceStatus.
 type ServiceStatus struct {
 	LoadBalancer LoadBalancerStatus `json:"loadBalancer,omitempty"`
-	Conditions   []Condition        `json:"conditions,omitempty"`
+	Conditions   []meta.Condition   `json:"conditions,omitempty"`
 }
 
 // LoadBalancerStatus mirrors core/v1.LoadBalancerStatus.
@@ -154,9 +156,9 @@ type LoadBalancerIngress struct {
 
 // ServiceList is a list of Services.
 type ServiceList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []Service `json:"items"`
+	meta.TypeMeta `json:",inline"`
+	meta.ListMeta `json:"metadata,omitempty"`
+	Items         []Service `json:"items"`
 }
 
 // IntOrStringType tells which member of an IntOrString is set.
@@ -228,9 +230,9 @@ func (v *IntOrString) UnmarshalJSON(b []byte) error {
 
 // Endpoints mirrors core/v1.Endpoints (namespaced, same name as its Service).
 type Endpoints struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Subsets    []EndpointSubset `json:"subsets,omitempty"`
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata,omitempty"`
+	Subsets         []EndpointSubset `json:"subsets,omitempty"`
 }
 
 // EndpointSubset mirrors core/v1.EndpointSubset.
@@ -269,16 +271,16 @@ type ObjectReference struct {
 
 // EndpointsList is a list of Endpoints.
 type EndpointsList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []Endpoints `json:"items"`
+	meta.TypeMeta `json:",inline"`
+	meta.ListMeta `json:"metadata,omitempty"`
+	Items         []Endpoints `json:"items"`
 }
 
 // ConfigMap mirrors core/v1.ConfigMap (namespaced). aggsim keeps
 // kube-system/extension-apiserver-authentication in one, as kube-apiserver does.
 type ConfigMap struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata,omitempty"`
 	// Immutable, once true, forbids changes to Data and BinaryData.
 	Immutable *bool `json:"immutable,omitempty"`
 	// Data holds UTF-8 values.
@@ -289,7 +291,7 @@ type ConfigMap struct {
 
 // ConfigMapList is a list of ConfigMaps.
 type ConfigMapList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []ConfigMap `json:"items"`
+	meta.TypeMeta `json:",inline"`
+	meta.ListMeta `json:"metadata,omitempty"`
+	Items         []ConfigMap `json:"items"`
 }

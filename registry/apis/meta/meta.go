@@ -1,4 +1,4 @@
-package registry
+package meta
 
 import (
 	"encoding/json"

@@ -1,6 +1,10 @@
-package registry
+package apiregistration
 
-import "time"
+import (
+	"time"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
+)
 
 // Wire types of apiregistration.k8s.io/v1, field for field as upstream's
 // kube-aggregator/pkg/apis/apiregistration/v1/types.go (JSON names and
@@ -10,8 +14,8 @@ import "time"
 // APIService registers one group/version with the aggregator. Its name is
 // always "<spec.version>.<spec.group>" ("v1." for the legacy core group).
 type APIService struct {
-	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata,omitempty"`
 
 	// Spec is what the user asked for.
 	Spec APIServiceSpec `json:"spec,omitempty"`
@@ -21,9 +25,9 @@ type APIService struct {
 
 // APIServiceList is a list of APIServices (kind APIServiceList).
 type APIServiceList struct {
-	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata,omitempty"`
-	Items    []APIService `json:"items"`
+	meta.TypeMeta `json:",inline"`
+	meta.ListMeta `json:"metadata,omitempty"`
+	Items         []APIService `json:"items"`
 }
 
 // ServiceReference names the Service in front of an aggregated API server.
@@ -86,7 +90,7 @@ const (
 type APIServiceCondition struct {
 	Type               APIServiceConditionType `json:"type"`
 	Status             ConditionStatus         `json:"status"`
-	LastTransitionTime Time                    `json:"lastTransitionTime,omitempty"`
+	LastTransitionTime meta.Time               `json:"lastTransitionTime,omitempty"`
 	Reason             string                  `json:"reason,omitempty"`
 	Message            string                  `json:"message,omitempty"`
 }
@@ -146,7 +150,7 @@ func (a *APIService) SetCondition(c APIServiceCondition) bool {
 func NewLocalAvailableCondition(now time.Time) APIServiceCondition {
 	return APIServiceCondition{
 		Type: Available, Status: ConditionTrue,
-		LastTransitionTime: NewTime(now),
+		LastTransitionTime: meta.NewTime(now),
 		Reason:             LocalAvailableReason,
 		Message:            LocalAvailableMessage,
 	}
@@ -178,7 +182,7 @@ func (a *APIService) DeepCopy() *APIService {
 }
 
 // deepCopyObjectMeta copies the maps and slices of m.
-func deepCopyObjectMeta(m *ObjectMeta) *ObjectMeta {
+func deepCopyObjectMeta(m *meta.ObjectMeta) *meta.ObjectMeta {
 	out := *m
 	if m.DeletionTimestamp != nil {
 		t := *m.DeletionTimestamp
@@ -191,7 +195,7 @@ func deepCopyObjectMeta(m *ObjectMeta) *ObjectMeta {
 	out.Labels = copyStringMap(m.Labels)
 	out.Annotations = copyStringMap(m.Annotations)
 	if m.OwnerReferences != nil {
-		out.OwnerReferences = make([]OwnerReference, len(m.OwnerReferences))
+		out.OwnerReferences = make([]meta.OwnerReference, len(m.OwnerReferences))
 		for i, r := range m.OwnerReferences {
 			if r.Controller != nil {
 				c := *r.Controller
@@ -208,7 +212,7 @@ func deepCopyObjectMeta(m *ObjectMeta) *ObjectMeta {
 		out.Finalizers = append([]string(nil), m.Finalizers...)
 	}
 	if m.ManagedFields != nil {
-		out.ManagedFields = make([]ManagedFieldsEntry, len(m.ManagedFields))
+		out.ManagedFields = make([]meta.ManagedFieldsEntry, len(m.ManagedFields))
 		for i, e := range m.ManagedFields {
 			if e.Time != nil {
 				t := *e.Time
