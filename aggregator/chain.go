@@ -3,6 +3,7 @@ package aggregator
 import (
 	"context"
 	"fmt"
+	"github.com/aggsim/aggsim/aggregator/request"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -48,10 +49,10 @@ type RequestObserver interface {
 	// before authentication. ri is never nil: when the path does not parse
 	// (the chain then answers 500) it holds only Path and the lower-cased
 	// method as Verb. proxied is ChainOptions.Proxied's answer.
-	RequestStarted(r *http.Request, ri *RequestInfo, proxied bool)
+	RequestStarted(r *http.Request, ri *request.RequestInfo, proxied bool)
 	// RequestDone is called once per RequestStarted when the request is
 	// over, also when the handler panicked.
-	RequestDone(r *http.Request, ri *RequestInfo, proxied bool, out RequestOutcome)
+	RequestDone(r *http.Request, ri *request.RequestInfo, proxied bool, out RequestOutcome)
 }
 
 // RequestOutcome is how a request ended, for RequestObserver.RequestDone.
@@ -132,9 +133,9 @@ func (c *handlerChain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := beginRequest(w, r)
 	r = r.WithContext(st)
 	defer st.finish(r, c.logger)
-	ri, riErr := NewRequestInfo(r)
+	ri, riErr := request.NewRequestInfo(r)
 	if riErr != nil || ri == nil {
-		ri = &RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
+		ri = &request.RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
 	} else {
 		st.ri = ri
 	}
@@ -149,7 +150,7 @@ func (c *handlerChain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serve runs the steps from RequestInfo's error to the handler; each
 // refusal has been answered when it returns early.
-func (c *handlerChain) serve(w http.ResponseWriter, r *http.Request, ri *RequestInfo, riErr error, proxied bool) {
+func (c *handlerChain) serve(w http.ResponseWriter, r *http.Request, ri *request.RequestInfo, riErr error, proxied bool) {
 	if riErr != nil {
 		internalError(w, r, fmt.Errorf("failed to create RequestInfo: %w", riErr))
 		return
@@ -170,7 +171,7 @@ func (c *handlerChain) serve(w http.ResponseWriter, r *http.Request, ri *Request
 // observe reports the finished request to the observer. It runs before
 // ServeHTTP's other deferred calls, so completed is still false when the
 // handler panicked.
-func (c *handlerChain) observe(st *requestState, r *http.Request, ri *RequestInfo, proxied bool) {
+func (c *handlerChain) observe(st *requestState, r *http.Request, ri *request.RequestInfo, proxied bool) {
 	out := RequestOutcome{Code: st.sw.code, Elapsed: time.Since(st.start), Panicked: !st.completed}
 	if out.Code == 0 {
 		out.Code = http.StatusOK
@@ -190,7 +191,7 @@ type requestState struct {
 	context.Context // the request's context as the chain got it
 	sw              statusWriter
 	rec             requestRecord
-	ri              *RequestInfo // nil until parsed, or when the path did not parse
+	ri              *request.RequestInfo // nil until parsed, or when the path did not parse
 	start           time.Time
 	// completed is set when everything inside the access log returned
 	// normally (not set: the handler panicked).
@@ -203,7 +204,7 @@ func (s *requestState) Value(key any) any {
 	switch key.(type) {
 	case requestRecordKey:
 		return &s.rec
-	case requestInfoKey:
+	case request.RequestInfoKey:
 		if s.ri != nil {
 			return s.ri
 		}

@@ -29,13 +29,13 @@ type recordingObserver struct {
 	done    []observed
 }
 
-func (o *recordingObserver) RequestStarted(r *http.Request, ri *RequestInfo, proxied bool) {
+func (o *recordingObserver) RequestStarted(r *http.Request, ri *request.RequestInfo, proxied bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.started = append(o.started, ri.Path)
 }
 
-func (o *recordingObserver) RequestDone(r *http.Request, ri *RequestInfo, proxied bool, out RequestOutcome) {
+func (o *recordingObserver) RequestDone(r *http.Request, ri *request.RequestInfo, proxied bool, out RequestOutcome) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if out.Elapsed <= 0 {
@@ -52,12 +52,12 @@ func (o *recordingObserver) RequestDone(r *http.Request, ri *RequestInfo, proxie
 func TestChainAsksProxiedOnce(t *testing.T) {
 	calls := 0
 	obs := &recordingObserver{}
-	var sawRI *RequestInfo
+	var sawRI *request.RequestInfo
 	var sawID string
 	var sawUser *authentication.UserInfo
 	var sawTimeoutKey bool
 	h := BuildHandlerChain(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sawRI, _ = RequestInfoFrom(r.Context())
+		sawRI, _ = request.RequestInfoFrom(r.Context())
 		sawID = RequestIDFrom(r.Context())
 		sawUser, _ = request.UserFrom(r.Context())
 		_, sawTimeoutKey = r.Context().Value(timeoutCtxKey{}).(context.Context)
@@ -161,17 +161,17 @@ func TestChainIsFlat(t *testing.T) {
 func TestRequestStateDelegates(t *testing.T) {
 	type k struct{}
 	parent := context.WithValue(context.Background(), k{}, "v")
-	parent = WithRequestInfoContext(parent, &RequestInfo{Path: "/outer"})
+	parent = request.WithRequestInfoContext(parent, &request.RequestInfo{Path: "/outer"})
 	st := &requestState{Context: parent}
 	st.rec.id = "id"
 	if st.Value(k{}) != "v" || RequestIDFrom(st) != "id" {
 		t.Errorf("Value(k) = %v, id %q", st.Value(k{}), RequestIDFrom(st))
 	}
-	if ri, ok := RequestInfoFrom(st); !ok || ri.Path != "/outer" {
+	if ri, ok := request.RequestInfoFrom(st); !ok || ri.Path != "/outer" {
 		t.Errorf("unset ri must delegate to the parent's RequestInfo, got %v %v", ri, ok)
 	}
-	st.ri = &RequestInfo{Path: "/inner"}
-	if ri, ok := RequestInfoFrom(st); !ok || ri.Path != "/inner" {
+	st.ri = &request.RequestInfo{Path: "/inner"}
+	if ri, ok := request.RequestInfoFrom(st); !ok || ri.Path != "/inner" {
 		t.Errorf("RequestInfoFrom = %v %v, want /inner", ri, ok)
 	}
 }

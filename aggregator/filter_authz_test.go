@@ -19,52 +19,52 @@ type ctxT = context.Context
 func TestNewRequestInfo(t *testing.T) {
 	tests := []struct {
 		method, url string
-		want        RequestInfo
+		want        request.RequestInfo
 	}{
-		{"GET", "/api/v1/namespaces", RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Resource: "namespaces", Parts: []string{"namespaces"}}},
-		{"GET", "/api/v1/namespaces/other", RequestInfo{IsResourceRequest: true, Verb: "get", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "namespaces", Name: "other", Parts: []string{"namespaces", "other"}}},
-		{"GET", "/api/v1/namespaces/other/pods/foo", RequestInfo{IsResourceRequest: true, Verb: "get", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Parts: []string{"pods", "foo"}}},
-		{"GET", "/api/v1/namespaces/other/pods", RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
-		{"GET", "/api/v1/pods", RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Resource: "pods", Parts: []string{"pods"}}},
-		{"HEAD", "/api/v1/namespaces/other/pods/foo", RequestInfo{IsResourceRequest: true, Verb: "get", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Parts: []string{"pods", "foo"}}},
-		{"GET", "/api/v1/namespaces/other/pods?watch=true", RequestInfo{IsResourceRequest: true, Verb: "watch", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
-		{"GET", "/api/v1/namespaces/other/pods?watch=1", RequestInfo{IsResourceRequest: true, Verb: "watch", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
-		{"GET", "/api/v1/namespaces/other/pods?watch=", RequestInfo{IsResourceRequest: true, Verb: "watch", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
-		{"GET", "/api/v1/namespaces/other/pods?watch=False", RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
-		{"GET", "/api/v1/namespaces/other/pods?watch=0", RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
-		{"GET", "/api/v1/watch/pods", RequestInfo{IsResourceRequest: true, Verb: "watch", APIPrefix: "api", APIVersion: "v1", Resource: "pods", Parts: []string{"pods"}}},
-		{"GET", "/api/v1/watch/namespaces/other/pods", RequestInfo{IsResourceRequest: true, Verb: "watch", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
-		{"GET", "/api/v1/namespaces/other/pods?fieldSelector=metadata.name%3Dfoo", RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Parts: []string{"pods"}}},
-		{"GET", "/api/v1/namespaces/other/pods?watch=1&fieldSelector=metadata.name%3D%3Dfoo,spec.x%3Dy", RequestInfo{IsResourceRequest: true, Verb: "watch", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Parts: []string{"pods"}}},
-		{"GET", "/api/v1/namespaces/other/pods?fieldSelector=metadata.name!%3Dfoo", RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
-		{"GET", "/api/v1/namespaces/other/pods?fieldSelector=metadata.name%3Da%25b", RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
-		{"POST", "/api/v1/namespaces/other/pods", RequestInfo{IsResourceRequest: true, Verb: "create", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
-		{"PUT", "/api/v1/namespaces/other/pods/foo", RequestInfo{IsResourceRequest: true, Verb: "update", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Parts: []string{"pods", "foo"}}},
-		{"PATCH", "/api/v1/namespaces/other/pods/foo", RequestInfo{IsResourceRequest: true, Verb: "patch", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Parts: []string{"pods", "foo"}}},
-		{"DELETE", "/api/v1/namespaces/other/pods/foo", RequestInfo{IsResourceRequest: true, Verb: "delete", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Parts: []string{"pods", "foo"}}},
-		{"DELETE", "/api/v1/namespaces/other/pods", RequestInfo{IsResourceRequest: true, Verb: "deletecollection", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
-		{"OPTIONS", "/api/v1/namespaces/other/pods", RequestInfo{IsResourceRequest: true, Verb: "", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
-		{"GET", "/api/v1/namespaces/other/pods/foo/status", RequestInfo{IsResourceRequest: true, Verb: "get", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Subresource: "status", Parts: []string{"pods", "foo", "status"}}},
-		{"GET", "/api/v1/namespaces/other/pods/foo/log/extra", RequestInfo{IsResourceRequest: true, Verb: "get", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Subresource: "log", Parts: []string{"pods", "foo", "log", "extra"}}},
-		{"PUT", "/api/v1/namespaces/other/finalize", RequestInfo{IsResourceRequest: true, Verb: "update", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "namespaces", Name: "other", Subresource: "finalize", Parts: []string{"namespaces", "other", "finalize"}}},
-		{"PUT", "/api/v1/namespaces/other/status", RequestInfo{IsResourceRequest: true, Verb: "update", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "namespaces", Name: "other", Subresource: "status", Parts: []string{"namespaces", "other", "status"}}},
-		{"GET", "/api/v1/proxy/namespaces/other/pods/foo/a/b", RequestInfo{IsResourceRequest: true, Verb: "proxy", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Parts: []string{"pods", "foo", "a", "b"}}},
-		{"GET", "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders/c08-forbidden-bob", RequestInfo{IsResourceRequest: true, Verb: "get", APIPrefix: "apis", APIGroup: "wardle.example.com", APIVersion: "v1alpha1", Namespace: "default", Resource: "flunders", Name: "c08-forbidden-bob", Parts: []string{"flunders", "c08-forbidden-bob"}}},
-		{"GET", "/apis/apiregistration.k8s.io/v1/apiservices/v1.foo/status", RequestInfo{IsResourceRequest: true, Verb: "get", APIPrefix: "apis", APIGroup: "apiregistration.k8s.io", APIVersion: "v1", Resource: "apiservices", Name: "v1.foo", Subresource: "status", Parts: []string{"apiservices", "v1.foo", "status"}}},
-		{"GET", "/apis/wardle.example.com/v1alpha1/namespaces", RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "apis", APIGroup: "wardle.example.com", APIVersion: "v1alpha1", Resource: "namespaces", Parts: []string{"namespaces"}}},
+		{"GET", "/api/v1/namespaces", request.RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Resource: "namespaces", Parts: []string{"namespaces"}}},
+		{"GET", "/api/v1/namespaces/other", request.RequestInfo{IsResourceRequest: true, Verb: "get", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "namespaces", Name: "other", Parts: []string{"namespaces", "other"}}},
+		{"GET", "/api/v1/namespaces/other/pods/foo", request.RequestInfo{IsResourceRequest: true, Verb: "get", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Parts: []string{"pods", "foo"}}},
+		{"GET", "/api/v1/namespaces/other/pods", request.RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
+		{"GET", "/api/v1/pods", request.RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Resource: "pods", Parts: []string{"pods"}}},
+		{"HEAD", "/api/v1/namespaces/other/pods/foo", request.RequestInfo{IsResourceRequest: true, Verb: "get", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Parts: []string{"pods", "foo"}}},
+		{"GET", "/api/v1/namespaces/other/pods?watch=true", request.RequestInfo{IsResourceRequest: true, Verb: "watch", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
+		{"GET", "/api/v1/namespaces/other/pods?watch=1", request.RequestInfo{IsResourceRequest: true, Verb: "watch", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
+		{"GET", "/api/v1/namespaces/other/pods?watch=", request.RequestInfo{IsResourceRequest: true, Verb: "watch", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
+		{"GET", "/api/v1/namespaces/other/pods?watch=False", request.RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
+		{"GET", "/api/v1/namespaces/other/pods?watch=0", request.RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
+		{"GET", "/api/v1/watch/pods", request.RequestInfo{IsResourceRequest: true, Verb: "watch", APIPrefix: "api", APIVersion: "v1", Resource: "pods", Parts: []string{"pods"}}},
+		{"GET", "/api/v1/watch/namespaces/other/pods", request.RequestInfo{IsResourceRequest: true, Verb: "watch", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
+		{"GET", "/api/v1/namespaces/other/pods?fieldSelector=metadata.name%3Dfoo", request.RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Parts: []string{"pods"}}},
+		{"GET", "/api/v1/namespaces/other/pods?watch=1&fieldSelector=metadata.name%3D%3Dfoo,spec.x%3Dy", request.RequestInfo{IsResourceRequest: true, Verb: "watch", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Parts: []string{"pods"}}},
+		{"GET", "/api/v1/namespaces/other/pods?fieldSelector=metadata.name!%3Dfoo", request.RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
+		{"GET", "/api/v1/namespaces/other/pods?fieldSelector=metadata.name%3Da%25b", request.RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
+		{"POST", "/api/v1/namespaces/other/pods", request.RequestInfo{IsResourceRequest: true, Verb: "create", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
+		{"PUT", "/api/v1/namespaces/other/pods/foo", request.RequestInfo{IsResourceRequest: true, Verb: "update", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Parts: []string{"pods", "foo"}}},
+		{"PATCH", "/api/v1/namespaces/other/pods/foo", request.RequestInfo{IsResourceRequest: true, Verb: "patch", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Parts: []string{"pods", "foo"}}},
+		{"DELETE", "/api/v1/namespaces/other/pods/foo", request.RequestInfo{IsResourceRequest: true, Verb: "delete", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Parts: []string{"pods", "foo"}}},
+		{"DELETE", "/api/v1/namespaces/other/pods", request.RequestInfo{IsResourceRequest: true, Verb: "deletecollection", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
+		{"OPTIONS", "/api/v1/namespaces/other/pods", request.RequestInfo{IsResourceRequest: true, Verb: "", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Parts: []string{"pods"}}},
+		{"GET", "/api/v1/namespaces/other/pods/foo/status", request.RequestInfo{IsResourceRequest: true, Verb: "get", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Subresource: "status", Parts: []string{"pods", "foo", "status"}}},
+		{"GET", "/api/v1/namespaces/other/pods/foo/log/extra", request.RequestInfo{IsResourceRequest: true, Verb: "get", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Subresource: "log", Parts: []string{"pods", "foo", "log", "extra"}}},
+		{"PUT", "/api/v1/namespaces/other/finalize", request.RequestInfo{IsResourceRequest: true, Verb: "update", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "namespaces", Name: "other", Subresource: "finalize", Parts: []string{"namespaces", "other", "finalize"}}},
+		{"PUT", "/api/v1/namespaces/other/status", request.RequestInfo{IsResourceRequest: true, Verb: "update", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "namespaces", Name: "other", Subresource: "status", Parts: []string{"namespaces", "other", "status"}}},
+		{"GET", "/api/v1/proxy/namespaces/other/pods/foo/a/b", request.RequestInfo{IsResourceRequest: true, Verb: "proxy", APIPrefix: "api", APIVersion: "v1", Namespace: "other", Resource: "pods", Name: "foo", Parts: []string{"pods", "foo", "a", "b"}}},
+		{"GET", "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders/c08-forbidden-bob", request.RequestInfo{IsResourceRequest: true, Verb: "get", APIPrefix: "apis", APIGroup: "wardle.example.com", APIVersion: "v1alpha1", Namespace: "default", Resource: "flunders", Name: "c08-forbidden-bob", Parts: []string{"flunders", "c08-forbidden-bob"}}},
+		{"GET", "/apis/apiregistration.k8s.io/v1/apiservices/v1.foo/status", request.RequestInfo{IsResourceRequest: true, Verb: "get", APIPrefix: "apis", APIGroup: "apiregistration.k8s.io", APIVersion: "v1", Resource: "apiservices", Name: "v1.foo", Subresource: "status", Parts: []string{"apiservices", "v1.foo", "status"}}},
+		{"GET", "/apis/wardle.example.com/v1alpha1/namespaces", request.RequestInfo{IsResourceRequest: true, Verb: "list", APIPrefix: "apis", APIGroup: "wardle.example.com", APIVersion: "v1alpha1", Resource: "namespaces", Parts: []string{"namespaces"}}},
 		// non-resource requests
-		{"GET", "/apis", RequestInfo{Verb: "get"}},
-		{"GET", "/apis/wardle.example.com", RequestInfo{Verb: "get"}},
-		{"GET", "/apis/wardle.example.com/v1alpha1", RequestInfo{Verb: "get", APIPrefix: "apis"}},
-		{"GET", "/apis/wardle.example.com/v1alpha1/", RequestInfo{Verb: "get", APIPrefix: "apis"}},
-		{"GET", "/api/v1", RequestInfo{Verb: "get"}},
-		{"POST", "/healthz/ping", RequestInfo{Verb: "post"}},
-		{"GET", "/other/v1/namespaces/x/pods", RequestInfo{Verb: "get"}},
+		{"GET", "/apis", request.RequestInfo{Verb: "get"}},
+		{"GET", "/apis/wardle.example.com", request.RequestInfo{Verb: "get"}},
+		{"GET", "/apis/wardle.example.com/v1alpha1", request.RequestInfo{Verb: "get", APIPrefix: "apis"}},
+		{"GET", "/apis/wardle.example.com/v1alpha1/", request.RequestInfo{Verb: "get", APIPrefix: "apis"}},
+		{"GET", "/api/v1", request.RequestInfo{Verb: "get"}},
+		{"POST", "/healthz/ping", request.RequestInfo{Verb: "post"}},
+		{"GET", "/other/v1/namespaces/x/pods", request.RequestInfo{Verb: "get"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.url, func(t *testing.T) {
 			req := httptest.NewRequest(tt.method, tt.url, nil)
-			got, err := NewRequestInfo(req)
+			got, err := request.NewRequestInfo(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +80,7 @@ func TestNewRequestInfo(t *testing.T) {
 func TestNewRequestInfoErrors(t *testing.T) {
 	for _, u := range []string{"/api/v1/watch", "/apis/g/v1/proxy"} {
 		req := httptest.NewRequest("GET", u, nil)
-		if _, err := NewRequestInfo(req); err == nil || !strings.HasPrefix(err.Error(), "unable to determine kind and namespace from url") {
+		if _, err := request.NewRequestInfo(req); err == nil || !strings.HasPrefix(err.Error(), "unable to determine kind and namespace from url") {
 			t.Errorf("%s: err %v", u, err)
 		}
 	}
@@ -215,7 +215,7 @@ func FuzzRequestInfo(f *testing.F) {
 			return
 		}
 		req.Method = method
-		ri, err := NewRequestInfo(req)
+		ri, err := request.NewRequestInfo(req)
 		if err != nil {
 			return
 		}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
@@ -25,7 +26,7 @@ const DefaultRequestTimeout = 60 * time.Second
 // (apiserver/pkg/server/filters/longrunning.go) configured with verbs
 // watch, proxy and subresources attach, exec, proxy, log, portforward; plus
 // non-resource paths under /debug/pprof/.
-func IsLongRunning(ri *RequestInfo) bool {
+func IsLongRunning(ri *request.RequestInfo) bool {
 	switch ri.Verb {
 	case "watch", "proxy":
 		return true
@@ -68,7 +69,7 @@ func newTimeoutStatus() *meta.StatusError {
 func WithTimeout(h http.Handler, max time.Duration) http.Handler {
 	t := newTimeoutStep(max)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ri, _ := RequestInfoFrom(r.Context())
+		ri, _ := request.RequestInfoFrom(r.Context())
 		t.serve(w, r, h, ri, false)
 	})
 }
@@ -115,7 +116,7 @@ func newTimeoutStep(max time.Duration) timeoutStep {
 // the context ends and answer a passed deadline itself (requestTimedOut,
 // writeTimeoutStatus) — the proxy does, since its transport aborts with the
 // context — which spares the proxied path the second goroutine.
-func (t timeoutStep) serve(w http.ResponseWriter, r *http.Request, h http.Handler, ri *RequestInfo, ownDeadline bool) {
+func (t timeoutStep) serve(w http.ResponseWriter, r *http.Request, h http.Handler, ri *request.RequestInfo, ownDeadline bool) {
 	if ri != nil && IsLongRunning(ri) {
 		h.ServeHTTP(w, r)
 		return

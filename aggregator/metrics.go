@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/proxy"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 )
@@ -353,7 +354,7 @@ func (s *Server) onDiscoveryRebuild(d time.Duration) {
 type requestMetrics struct{ s *Server }
 
 // RequestStarted counts a proxied watch as active.
-func (o requestMetrics) RequestStarted(r *http.Request, ri *RequestInfo, proxied bool) {
+func (o requestMetrics) RequestStarted(r *http.Request, ri *request.RequestInfo, proxied bool) {
 	if m := o.s.metrics; m != nil && proxied && metricsVerb(r, ri) == "WATCH" {
 		m.activeWatches.Inc()
 	}
@@ -361,7 +362,7 @@ func (o requestMetrics) RequestStarted(r *http.Request, ri *RequestInfo, proxied
 
 // RequestDone ends an active proxied watch and records the request,
 // unless it panicked (upstream records nothing then; see RequestOutcome).
-func (o requestMetrics) RequestDone(r *http.Request, ri *RequestInfo, proxied bool, out RequestOutcome) {
+func (o requestMetrics) RequestDone(r *http.Request, ri *request.RequestInfo, proxied bool, out RequestOutcome) {
 	m := o.s.metrics
 	if m == nil {
 		return
@@ -441,7 +442,7 @@ func nonResourceSubresource(p string) string {
 
 // metricsVerb maps a request to the verb label upstream reports
 // (CleanVerb in apiserver/pkg/endpoints/metrics/metrics.go).
-func metricsVerb(r *http.Request, ri *RequestInfo) string {
+func metricsVerb(r *http.Request, ri *request.RequestInfo) string {
 	if !ri.IsResourceRequest {
 		return strings.ToUpper(r.Method)
 	}
@@ -470,7 +471,7 @@ func metricsVerb(r *http.Request, ri *RequestInfo) string {
 }
 
 // metricsScope is upstream's CleanScope.
-func metricsScope(ri *RequestInfo) string {
+func metricsScope(ri *request.RequestInfo) string {
 	switch {
 	case ri.Name != "" || ri.Verb == "create":
 		return "resource"

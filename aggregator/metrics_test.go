@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/proxy"
 )
 
@@ -98,7 +99,7 @@ func TestRequestMetricLabels(t *testing.T) {
 		if tc.contentType != "" {
 			r.Header.Set("Content-Type", tc.contentType)
 		}
-		ri, err := NewRequestInfo(r)
+		ri, err := request.NewRequestInfo(r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +206,7 @@ func TestRequestMetricsSkipPanics(t *testing.T) {
 	s := &Server{metrics: newMetrics(nil, nil)}
 	o := requestMetrics{s}
 	watch := httptest.NewRequest("GET", "/apis/g.example.com/v1/namespaces/ns/foos?watch=true", nil)
-	ri, err := NewRequestInfo(watch)
+	ri, err := request.NewRequestInfo(watch)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,220 @@
+package request
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// RequestInfo is what the request path says about a request, mirroring
+// request.RequestInfo (k8s.io/apiserver/pkg/endpoints/request/requestinfo.go).
+type RequestInfo struct {
+	// IsResourceRequest is true for /api/<v>/... and /apis/<g>/<v>/...
+	// paths with at least a version; everything else is a non-resource
+	// request (only Path and Verb are set).
+	IsResourceRequest bool
+	// Path is r.URL.Path.
+	Path string
+	// Verb is get, list, watch, create, update, patch, delete,
+	// deletecollection or proxy for resource requests, the lower-cased
+	// HTTP method otherwise.
+	Verb string
+	// APIPrefix is "api" or "apis".
+	APIPrefix   string
+	APIGroup    string
+	APIVersion  string
+	Namespace   string
+	Resource    string
+	Subresource string
+	Name        string
+	// Parts are the path segments after the version and namespace, e.g.
+	// [flunders, foo, status].
+	Parts []string
+}
+type RequestInfoKey struct{}
+
+// WithRequestInfoContext returns a copy of ctx carrying ri.
+func WithRequestInfoContext(ctx context.Context, ri *RequestInfo) context.Context {
+	return context.WithValue(ctx, RequestInfoKey{}, ri)
+}
+
+// RequestInfoFrom returns the RequestInfo WithRequestInfo attached to ctx.
+func RequestInfoFrom(ctx context.Context) (*RequestInfo, bool) {
+	ri, ok := ctx.Value(RequestInfoKey{}).(*RequestInfo)
+	return ri, ok && ri != nil
+}
+
+func splitPath(p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return []string{}
+	}
+	return strings.Split(p, "/")
+}
+
+// NewRequestInfo parses r's method, path and query as upstream's
+// RequestInfoFactory does with APIPrefixes {api, apis} and groupless prefix
+// api: `/apis/<g>/<v>[/namespaces/<ns>]/<resource>[/<name>[/<subresource>]]`,
+// the verb from the method (POST create, GET/HEAD get, PUT update, PATCH
+// patch, DELETE delete), or `/watch/` and `/proxy/` after the version. A
+// get without a name is list, or watch when ?watch is set to anything but
+// "0"/"false"; a list/watch with fieldSelector metadata.name=<n> gets Name n;
+// a delete without a name is deletecollection. `namespaces/<ns>/status` and
+// `/finalize` are subresources of the namespace. The only error is a
+// /watch/ or /proxy/ path with nothing after it.
+func NewRequestInfo(r *http.Request) (*RequestInfo, error) {
+	ri := &RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
+	parts := splitPath(r.URL.Path)
+	if len(parts) < 3 {
+		return ri, nil
+	}
+	switch parts[0] {
+	case "api", "apis":
+	default:
+		return ri, nil
+	}
+	ri.APIPrefix = parts[0]
+	parts = parts[1:]
+	if ri.APIPrefix != "api" {
+		if len(parts) < 3 {
+			return ri, nil
+		}
+		ri.APIGroup = parts[0]
+		parts = parts[1:]
+	}
+	ri.IsResourceRequest = true
+	ri.APIVersion = parts[0]
+	parts = parts[1:]
+
+	if parts[0] == "proxy" || parts[0] == "watch" {
+		if len(parts) < 2 {
+			return ri, fmt.Errorf("unable to determine kind and namespace from url, %v", r.URL)
+		}
+		ri.Verb = parts[0]
+		parts = parts[1:]
+	} else {
+		switch r.Method {
+		case http.MethodPost:
+			ri.Verb = "create"
+		case http.MethodGet, http.MethodHead:
+			ri.Verb = "get"
+		case http.MethodPut:
+			ri.Verb = "update"
+		case http.MethodPatch:
+			ri.Verb = "patch"
+		case http.MethodDelete:
+			ri.Verb = "delete"
+		default:
+			ri.Verb = ""
+		}
+	}
+
+	if parts[0] == "namespaces" {
+		if len(parts) > 1 {
+			ri.Namespace = parts[1]
+			if len(parts) > 2 && parts[2] != "status" && parts[2] != "finalize" {
+				parts = parts[2:]
+			}
+		}
+	}
+	ri.Parts = parts
+
+	if len(parts) >= 3 && ri.Verb != "proxy" {
+		ri.Subresource = parts[2]
+	}
+	if len(parts) >= 2 {
+		ri.Name = parts[1]
+	}
+	if len(parts) >= 1 {
+		ri.Resource = parts[0]
+	}
+
+	if ri.Name == "" && ri.Verb == "get" {
+		q := r.URL.Query()
+		watch := false
+		if v, ok := q["watch"]; ok && len(v) > 0 {
+			watch = !(v[0] == "0" || strings.EqualFold(v[0], "false"))
+		}
+		if watch {
+			ri.Verb = "watch"
+		} else {
+			ri.Verb = "list"
+		}
+		if fs := q.Get("fieldSelector"); fs != "" {
+			if name, ok := fieldSelectorExactMatch(fs, "metadata.name"); ok && validPathSegmentName(name) {
+				ri.Name = name
+			}
+		}
+	}
+	if ri.Name == "" && ri.Verb == "delete" {
+		ri.Verb = "deletecollection"
+	}
+	return ri, nil
+}
+
+// fieldSelectorExactMatch returns the value a field selector requires field
+// to equal (`field=v` or `field==v`), as fields.Selector.RequiresExactMatch
+// does; a selector that does not parse matches nothing.
+func fieldSelectorExactMatch(sel, field string) (string, bool) {
+	var terms []string
+	var cur strings.Builder
+	escaped := false
+	for i := 0; i < len(sel); i++ {
+		c := sel[i]
+		switch {
+		case escaped:
+			cur.WriteByte('\\')
+			cur.WriteByte(c)
+			escaped = false
+		case c == '\\':
+			escaped = true
+		case c == ',':
+			terms = append(terms, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	if escaped {
+		return "", false
+	}
+	terms = append(terms, cur.String())
+	value, found := "", false
+	for _, t := range terms {
+		if t == "" {
+			continue
+		}
+		var lhs, rhs string
+		var exact bool
+		if i := strings.Index(t, "!="); i >= 0 {
+			lhs, rhs = t[:i], t[i+2:]
+		} else if i := strings.Index(t, "=="); i >= 0 {
+			lhs, rhs, exact = t[:i], t[i+2:], true
+		} else if i := strings.Index(t, "="); i >= 0 {
+			lhs, rhs, exact = t[:i], t[i+1:], true
+		} else {
+			return "", false // invalid selector
+		}
+		if strings.TrimSpace(lhs) == field && exact && !found {
+			value, found = unescapeSelectorValue(rhs), true
+		}
+	}
+	return value, found
+}
+
+func unescapeSelectorValue(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) {
+			i++
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
+}
+
+// validPathSegmentName mirrors path.IsValidPathSegmentName.
+func validPathSegmentName(name string) bool {
+	return name != "." && name != ".." && !strings.ContainsAny(name, "/%")
+}
