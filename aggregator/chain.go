@@ -3,11 +3,12 @@ package aggregator
 import (
 	"context"
 	"fmt"
-	"github.com/aggsim/aggsim/aggregator/request"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/aggsim/aggsim/aggregator/request"
 )
 
 // ChainOptions configures BuildHandlerChain. The zero value is a chain that

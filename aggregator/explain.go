@@ -20,6 +20,7 @@ import (
 	"github.com/aggsim/aggsim/proxy"
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
 // DebugAPIServicesPath lists every APIService, one line each;
@@ -426,7 +427,7 @@ func (s *Server) serveDebugAPIServices(w http.ResponseWriter, r *http.Request) {
 	}
 	e, err := s.ExplainAPIService(r.Context(), name)
 	if err != nil {
-		registry.WriteStatus(w, r, err)
+		negotiation.WriteStatus(w, r, err)
 		return
 	}
 	if wantJSON {
@@ -451,7 +452,7 @@ type debugListItem struct {
 func (s *Server) serveDebugList(w http.ResponseWriter, r *http.Request, wantJSON bool) {
 	objs, _, _, err := s.api.Store(apiServicesResource).List(r.Context(), "", registry.ListOptions{})
 	if err != nil {
-		registry.WriteStatus(w, r, err)
+		negotiation.WriteStatus(w, r, err)
 		return
 	}
 	items := make([]debugListItem, 0, len(objs))

@@ -17,9 +17,9 @@ import (
 	"weak"
 
 	"github.com/aggsim/aggsim/aggregator/request"
-	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/authentication"
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
 // AuthnOptions configures request authentication, named after
@@ -545,7 +545,7 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (*h
 		if err != nil {
 			a.logger.Debug("unable to authenticate the request", "err", err, "path", r.URL.Path)
 		}
-		registry.WriteStatus(w, r, newUnauthorized())
+		negotiation.WriteStatus(w, r, newUnauthorized())
 		return r, false
 	}
 	r.Header.Del("Authorization")

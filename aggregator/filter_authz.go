@@ -6,9 +6,9 @@ import (
 	"net/http"
 
 	"github.com/aggsim/aggsim/aggregator/request"
-	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/authentication"
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
 // attributesOf returns the authorization attributes of request ri for u.
@@ -120,6 +120,6 @@ func authorizeRequest(w http.ResponseWriter, r *http.Request, ri *request.Reques
 		internalError(w, r, err)
 		return false
 	}
-	registry.WriteStatus(w, r, forbiddenStatus(attrs, reason))
+	negotiation.WriteStatus(w, r, forbiddenStatus(attrs, reason))
 	return false
 }

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/aggsim/aggsim/aggregator/request"
-	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/authentication"
+	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
 // Impersonation request headers (k8s.io/api/authentication/v1/types.go).
@@ -172,7 +172,7 @@ func impersonateAs(w http.ResponseWriter, r *http.Request, reqs []impersonationR
 		decision, reason, err := a.Authorize(ctx, attrs)
 		if err != nil || decision != DecisionAllow {
 			logger.Debug("impersonation forbidden", "user", requestor.Username, "resource", attrs.Resource, "name", attrs.Name, "reason", reason, "err", err)
-			registry.WriteStatus(w, r, forbiddenStatus(attrs, reason))
+			negotiation.WriteStatus(w, r, forbiddenStatus(attrs, reason))
 			return r, false
 		}
 	}

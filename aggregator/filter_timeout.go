@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/aggregator/request"
-	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
 // DefaultRequestTimeout is kube-apiserver's --request-timeout default.
@@ -147,7 +147,7 @@ func (t timeoutStep) timeoutFor(w http.ResponseWriter, r *http.Request) (time.Du
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil {
-		registry.WriteStatus(w, r, meta.NewBadRequest(fmt.Sprintf("invalid timeout specified in the request URL - %s", err)))
+		negotiation.WriteStatus(w, r, meta.NewBadRequest(fmt.Sprintf("invalid timeout specified in the request URL - %s", err)))
 		return 0, false
 	}
 	if d > 0 && d < t.max {

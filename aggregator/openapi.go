@@ -23,6 +23,7 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"github.com/aggsim/aggsim/registry/apis/authentication"
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
 // OpenAPI aggregation, as kube-aggregator's OpenAPI controllers do it
@@ -698,10 +699,10 @@ func (c *openAPIController) serveV2(w http.ResponseWriter, r *http.Request) {
 	accept := r.Header.Get("Accept")
 	body, ct := snap.v2, "application/json"
 	switch {
-	case snap.v2pb != nil && registry.AcceptNames(accept, openAPIV2ProtobufTypes...):
+	case snap.v2pb != nil && negotiation.Names(accept, openAPIV2ProtobufTypes...):
 		body, ct = snap.v2pb, "application/octet-stream" // as kube-openapi answers
 	case !registry.OpenAPIAcceptsJSON(accept):
-		registry.WriteStatus(w, r, meta.NewStatusError(http.StatusNotAcceptable, "NotAcceptable",
+		negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusNotAcceptable, "NotAcceptable",
 			"only the following media types are accepted: application/json, "+strings.Join(openAPIV2ProtobufTypes, ", ")))
 		return
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/authentication"
 	"github.com/aggsim/aggsim/registry/apis/authorization"
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
 // DefaultAPIAudiences are the audiences a TokenReview without
@@ -121,13 +122,13 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(p, pathAuthorizationNamespaces) {
 		segs := strings.Split(strings.TrimPrefix(p, pathAuthorizationNamespaces), "/")
 		if len(segs) != 2 || segs[0] == "" || segs[1] != "localsubjectaccessreviews" {
-			registry.WriteStatus(w, r, errReviewNotFound())
+			negotiation.WriteStatus(w, r, errReviewNotFound())
 			return
 		}
 		namespace, p = segs[0], "localsubjectaccessreviews"
 	}
 	if r.Method != http.MethodPost {
-		registry.WriteStatus(w, r, errReviewMethod())
+		negotiation.WriteStatus(w, r, errReviewMethod())
 		return
 	}
 	var (
@@ -151,17 +152,17 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = errReviewNotFound()
 	}
 	if err != nil {
-		registry.WriteStatus(w, r, err)
+		negotiation.WriteStatus(w, r, err)
 		return
 	}
 	var b []byte
-	if registry.IsPrettyPrint(r) {
+	if negotiation.IsPrettyPrint(r) {
 		b, err = json.MarshalIndent(out, "", "  ")
 	} else {
 		b, err = json.Marshal(out)
 	}
 	if err != nil {
-		registry.WriteStatus(w, r, meta.NewInternalError(err))
+		negotiation.WriteStatus(w, r, meta.NewInternalError(err))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -174,7 +175,7 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // the 400/415 Status errors upstream answers.
 func decodeReview(r *http.Request, into any, apiVersion, kind string) error {
 	if r.ContentLength > registry.MaxRequestBodyBytes {
-		return registry.NewRequestEntityTooLarge(registry.MaxRequestBodyBytes)
+		return meta.NewRequestEntityTooLarge(registry.MaxRequestBodyBytes)
 	}
 	body, err := readAllLimited(r)
 	if err != nil {
@@ -183,7 +184,7 @@ func decodeReview(r *http.Request, into any, apiVersion, kind string) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil {
-			return registry.NewUnsupportedMediaType("application/json, application/yaml, application/vnd.kubernetes.protobuf")
+			return meta.NewUnsupportedMediaType("application/json, application/yaml, application/vnd.kubernetes.protobuf")
 		}
 		switch mt {
 		case "application/json":
@@ -191,14 +192,14 @@ func decodeReview(r *http.Request, into any, apiVersion, kind string) error {
 			if body, err = yaml.YAMLToJSON(body); err != nil {
 				return meta.NewBadRequest("couldn't get version/kind; json parse error: " + err.Error())
 			}
-		case registry.MediaProtobuf:
+		case negotiation.MediaProtobuf:
 			j, _, _, err := registry.DecodeProtobufToJSON(body)
 			if err != nil {
 				return meta.NewBadRequest(err.Error())
 			}
 			body = j
 		default:
-			return registry.NewUnsupportedMediaType("application/json, application/yaml, application/vnd.kubernetes.protobuf")
+			return meta.NewUnsupportedMediaType("application/json, application/yaml, application/vnd.kubernetes.protobuf")
 		}
 	}
 	if len(strings.TrimSpace(string(body))) == 0 {
@@ -229,7 +230,7 @@ func readAllLimited(r *http.Request) ([]byte, error) {
 		return nil, meta.NewBadRequest(err.Error())
 	}
 	if len(b) > registry.MaxRequestBodyBytes {
-		return nil, registry.NewRequestEntityTooLarge(registry.MaxRequestBodyBytes)
+		return nil, meta.NewRequestEntityTooLarge(registry.MaxRequestBodyBytes)
 	}
 	return b, nil
 }

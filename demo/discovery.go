@@ -5,8 +5,8 @@ import (
 	"net/http"
 
 	"github.com/aggsim/aggsim/discovery"
-	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
 // apiGroup is the backend's APIGroup for Group: Versions in order, the
@@ -52,7 +52,7 @@ func (d discoveryDocs) serve(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		registry.WriteStatus(w, r, meta.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
+		negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
 		return true
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
 // OpenAPI documents of the demo backend, served at /openapi/v2 (swagger
@@ -146,7 +147,7 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		registry.WriteStatus(w, r, meta.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
+		negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
 		return true
 	}
 	d := demoOpenAPI()
@@ -155,7 +156,7 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
 	switch {
 	case p == "/openapi/v2":
 		if !registry.OpenAPIAcceptsJSON(r.Header.Get("Accept")) {
-			registry.WriteStatus(w, r, meta.NewStatusError(http.StatusNotAcceptable, "NotAcceptable", "only the following media types are accepted: application/json"))
+			negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusNotAcceptable, "NotAcceptable", "only the following media types are accepted: application/json"))
 			return true
 		}
 		body, etag = d.v2, d.v2tag

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/aggregator/request"
-	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
 // DefaultRecordLimit is how many requests a Recorder keeps when
@@ -146,7 +146,7 @@ func (rc *Recorder) noteUser(next http.Handler) http.Handler {
 // forgets everything after answering.
 func (rc *Recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
-		registry.WriteStatus(w, r, meta.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
+		negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
 		return
 	}
 	items := rc.Requests()

@@ -2,11 +2,9 @@ package discovery
 
 import (
 	"net/http"
-	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
 // Accept negotiation for discovery (apiserver
@@ -29,81 +27,13 @@ type negotiated struct {
 	beta bool
 }
 
-// acceptClause is one media range of an Accept header.
-type acceptClause struct {
-	typ, sub string
-	q        float64
-	params   map[string]string
-}
-
-// parseAccept splits an Accept header into clauses ordered by q (highest
-// first), then by specificity (a wildcard type or subtype after a concrete
-// one), keeping header order otherwise.
-func parseAccept(header string) []acceptClause {
-	var out []acceptClause
-	for part := range strings.SplitSeq(header, ",") {
-		fields := strings.Split(part, ";")
-		mt := strings.ToLower(strings.TrimSpace(fields[0]))
-		c := acceptClause{q: 1}
-		if mt == "*" {
-			c.typ, c.sub = "*", "*"
-		} else {
-			t, s, ok := strings.Cut(mt, "/")
-			if !ok || t == "" || s == "" {
-				continue
-			}
-			c.typ, c.sub = t, s
-		}
-		for _, p := range fields[1:] {
-			k, v, _ := strings.Cut(p, "=")
-			k = strings.ToLower(strings.TrimSpace(k))
-			v = strings.TrimSpace(v)
-			if k == "" {
-				continue
-			}
-			if k == "q" {
-				if f, err := strconv.ParseFloat(v, 64); err == nil {
-					c.q = f
-				}
-				continue
-			}
-			if c.params == nil {
-				c.params = map[string]string{}
-			}
-			c.params[k] = v
-		}
-		out = append(out, c)
-	}
-	slices.SortStableFunc(out, func(a, b acceptClause) int {
-		switch {
-		case a.q > b.q:
-			return -1
-		case a.q < b.q:
-			return 1
-		}
-		aw, bw := wildness(a), wildness(b)
-		return aw - bw
-	})
-	return out
-}
-
-func wildness(c acceptClause) int {
-	switch {
-	case c.typ == "*":
-		return 2
-	case c.sub == "*":
-		return 1
-	}
-	return 0
-}
-
 // matchKind returns the first encoding aggsim writes (JSON, then YAML) that
 // the clause's media range matches. Protobuf is not written by aggsim.
-func matchKind(c acceptClause) (mediaKind, bool) {
-	if c.typ != "*" && c.typ != "application" {
+func matchKind(c negotiation.Clause) (mediaKind, bool) {
+	if c.Type != "*" && c.Type != "application" {
 		return 0, false
 	}
-	switch c.sub {
+	switch c.Subtype {
 	case "*", "json":
 		return mediaJSON, true
 	case "yaml":
@@ -119,26 +49,26 @@ func matchKind(c acceptClause) (mediaKind, bool) {
 func negotiateLegacy(r *http.Request) (negotiated, bool) {
 	header := r.Header.Get("Accept")
 	if strings.TrimSpace(header) == "" {
-		return negotiated{kind: mediaJSON, pretty: registry.IsPrettyPrint(r)}, true
+		return negotiated{kind: mediaJSON, pretty: negotiation.IsPrettyPrint(r)}, true
 	}
-	for _, c := range parseAccept(header) {
+	for _, c := range negotiation.ParseAccept(header) {
 		kind, ok := matchKind(c)
 		if !ok {
 			continue
 		}
-		if _, has := c.params["as"]; has {
+		if _, has := c.Params["as"]; has {
 			continue
 		}
-		if _, has := c.params["g"]; has {
+		if _, has := c.Params["g"]; has {
 			continue
 		}
-		if _, has := c.params["v"]; has {
+		if _, has := c.Params["v"]; has {
 			continue
 		}
-		if _, has := c.params["sv"]; has {
+		if _, has := c.Params["sv"]; has {
 			continue
 		}
-		return negotiated{kind: kind, pretty: c.params["pretty"] == "1" || registry.IsPrettyPrint(r)}, true
+		return negotiated{kind: kind, pretty: c.Params["pretty"] == "1" || negotiation.IsPrettyPrint(r)}, true
 	}
 	return negotiated{}, false
 }
@@ -153,16 +83,16 @@ func negotiateAggregated(r *http.Request, allowBeta bool) (negotiated, bool) {
 	if !strings.Contains(header, "apidiscovery.k8s.io") {
 		return negotiated{}, false
 	}
-	for _, c := range parseAccept(header) {
+	for _, c := range negotiation.ParseAccept(header) {
 		kind, ok := matchKind(c)
 		if !ok {
 			continue
 		}
-		if c.params["g"] != "apidiscovery.k8s.io" || c.params["as"] != "APIGroupDiscoveryList" {
+		if c.Params["g"] != "apidiscovery.k8s.io" || c.Params["as"] != "APIGroupDiscoveryList" {
 			continue
 		}
-		n := negotiated{kind: kind, pretty: c.params["pretty"] == "1" || registry.IsPrettyPrint(r)}
-		switch c.params["v"] {
+		n := negotiated{kind: kind, pretty: c.Params["pretty"] == "1" || negotiation.IsPrettyPrint(r)}
+		switch c.Params["v"] {
 		case "v2":
 			return n, true
 		case "v2beta1":

@@ -1,6 +1,10 @@
 package registry
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/aggsim/aggsim/registry/negotiation"
+)
 
 // TestOpenAPIAcceptsJSON: the Accept headers /openapi/v2 answers with JSON
 // (aggregator and demo share this check).
@@ -40,8 +44,8 @@ func TestAcceptNames(t *testing.T) {
 		{"*/*", false},
 		{"", false},
 	} {
-		if got := AcceptNames(tc.accept, types...); got != tc.want {
-			t.Errorf("AcceptNames(%q) = %v, want %v", tc.accept, got, tc.want)
+		if got := negotiation.Names(tc.accept, types...); got != tc.want {
+			t.Errorf("negotiation.Names(%q) = %v, want %v", tc.accept, got, tc.want)
 		}
 	}
 }

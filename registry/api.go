@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/negotiation"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -150,7 +151,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case p == "/api" || p == "/api/":
 		if _, ok := a.gvs["v1"]; !ok {
-			WriteStatus(w, r, errNotFoundPath())
+			negotiation.WriteStatus(w, r, errNotFoundPath())
 			return
 		}
 		a.serveAPIVersions(w, r)
@@ -171,22 +172,22 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	WriteStatus(w, r, errNotFoundPath())
+	negotiation.WriteStatus(w, r, errNotFoundPath())
 }
 
 // negotiateDiscovery checks that a discovery document is asked for with
 // GET or HEAD (else 405) and negotiates its output format.
-func negotiateDiscovery(r *http.Request) (outputFormat, error) {
+func negotiateDiscovery(r *http.Request) (negotiation.Format, error) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return outputFormat{}, errMethodNotAllowed()
+		return negotiation.Format{}, errMethodNotAllowed()
 	}
-	return negotiateOutput(r, targetObject)
+	return negotiation.Output(r, negotiation.TargetObject)
 }
 
 func (a *API) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
 	f, err := negotiateDiscovery(r)
 	if err != nil {
-		WriteStatus(w, r, err)
+		negotiation.WriteStatus(w, r, err)
 		return
 	}
 	v := meta.APIVersions{
@@ -194,39 +195,39 @@ func (a *API) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
 		Versions:                   []string{"v1"},
 		ServerAddressByClientCIDRs: []meta.ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: r.Host}},
 	}
-	writeResponse(w, f, http.StatusOK, v)
+	negotiation.WriteObject(w, f, http.StatusOK, v)
 }
 
 func (a *API) serveGroupVersion(w http.ResponseWriter, r *http.Request, group, version, tail string, trailingSlash bool) {
 	e, ok := a.gvs[GroupVersionInfo{Group: group, Version: version}.GroupVersion()]
 	if !ok {
-		WriteStatus(w, r, errNotFoundPath())
+		negotiation.WriteStatus(w, r, errNotFoundPath())
 		return
 	}
 	if tail == "" {
 		f, err := negotiateDiscovery(r)
 		if err != nil {
-			WriteStatus(w, r, err)
+			negotiation.WriteStatus(w, r, err)
 			return
 		}
-		if f.as != "" {
-			WriteStatus(w, r, NewNotAcceptable())
+		if f.As != "" {
+			negotiation.WriteStatus(w, r, meta.NewNotAcceptable(negotiation.SupportedMediaTypes))
 			return
 		}
-		if f.yaml || f.pretty {
+		if f.YAML || f.Pretty {
 			var v any
 			_ = json.Unmarshal(e.list, &v)
-			writeResponse(w, f, http.StatusOK, v)
+			negotiation.WriteObject(w, f, http.StatusOK, v)
 			return
 		}
-		w.Header().Set("Content-Type", MediaJSON)
+		w.Header().Set("Content-Type", negotiation.MediaJSON)
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(e.list)
 		return
 	}
 	rq, err := parseResourcePath(e, tail)
 	if err != nil {
-		WriteStatus(w, r, err)
+		negotiation.WriteStatus(w, r, err)
 		return
 	}
 	a.serveResource(w, r, rq)

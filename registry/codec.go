@@ -10,10 +10,10 @@ import (
 	"net/http"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/negotiation"
 	"sigs.k8s.io/yaml"
 )
 
@@ -22,182 +22,20 @@ import (
 // are 413 `Request entity too large: limit is 3145728`.
 const MaxRequestBodyBytes = 3 * 1024 * 1024
 
-// Media types the codec speaks.
-const (
-	MediaJSON     = "application/json"
-	MediaYAML     = "application/yaml"
-	MediaProtobuf = "application/vnd.kubernetes.protobuf"
-)
-
-// supportedMediaTypes is the list upstream names in 406 and 415 errors.
-const supportedMediaTypes = "application/json, application/yaml, application/vnd.kubernetes.protobuf"
-
-// NewNotAcceptable mirrors apierrors.NewNotAcceptableError (406).
-func NewNotAcceptable() *meta.StatusError {
-	return meta.NewStatusError(http.StatusNotAcceptable, "NotAcceptable", "only the following media types are accepted: "+supportedMediaTypes)
-}
-
-// NewUnsupportedMediaType mirrors apierrors.NewUnsupportedMediaTypeError
-// (415) listing the accepted types.
-func NewUnsupportedMediaType(accepted string) *meta.StatusError {
-	return meta.NewStatusError(http.StatusUnsupportedMediaType, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: "+accepted)
-}
-
-// NewRequestEntityTooLarge mirrors apierrors.NewRequestEntityTooLargeError (413).
-func NewRequestEntityTooLarge(limit int64) *meta.StatusError {
-	return meta.NewStatusError(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", fmt.Sprintf("Request entity too large: limit is %d", limit))
-}
-
-// outputFormat is the negotiated response format.
-type outputFormat struct {
-	yaml        bool
-	as          string // "", "Table", "PartialObjectMetadata", "PartialObjectMetadataList"
-	metaVersion string // "v1" or "v1beta1" when as != ""
-	pretty      bool
-}
-
-// target kinds a response can be for, used to pick the `as=` clauses that fit.
-const (
-	targetObject = "object"
-	targetList   = "list"
-	targetWatch  = "watch"
-)
-
-type acceptClause struct {
-	typ    string
-	params map[string]string
-	q      float64
-}
-
-func parseAccept(h string) []acceptClause {
-	var out []acceptClause
-	for _, part := range strings.Split(h, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		typ, params, err := mime.ParseMediaType(part)
-		if err != nil {
-			// Be lenient as goautoneg is: take the type before ';'.
-			typ = strings.ToLower(strings.TrimSpace(strings.SplitN(part, ";", 2)[0]))
-			params = map[string]string{}
-		}
-		q := 1.0
-		if v, ok := params["q"]; ok {
-			if f, err := strconv.ParseFloat(v, 64); err == nil {
-				q = f
-			}
-		}
-		out = append(out, acceptClause{typ: typ, params: params, q: q})
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].q > out[j].q })
-	return out
-}
-
-// negotiateOutput picks the response format from the Accept header as
-// upstream's negotiation does: the first acceptable clause by q wins;
-// protobuf is skipped (aggsim speaks JSON and YAML only); nothing
-// acceptable is 406.
-func negotiateOutput(r *http.Request, target string) (outputFormat, error) {
-	f := outputFormat{pretty: IsPrettyPrint(r)}
-	h := r.Header.Get("Accept")
-	if strings.TrimSpace(h) == "" {
-		return f, nil
-	}
-	for _, c := range parseAccept(h) {
-		if c.q <= 0 {
-			continue
-		}
-		var isYAML bool
-		switch c.typ {
-		case "*/*", "application/*", MediaJSON:
-		case MediaYAML:
-			isYAML = true
-		default:
-			continue
-		}
-		if isYAML && target == targetWatch {
-			continue
-		}
-		as := c.params["as"]
-		if as == "" {
-			f.yaml = isYAML
-			return f, nil
-		}
-		if c.params["g"] != "meta.k8s.io" || (c.params["v"] != "v1" && c.params["v"] != "v1beta1") {
-			continue
-		}
-		switch {
-		case as == "Table":
-		case as == "PartialObjectMetadata" && target != targetList:
-		case as == "PartialObjectMetadataList" && target == targetList:
-		default:
-			continue
-		}
-		f.yaml, f.as, f.metaVersion = isYAML, as, c.params["v"]
-		return f, nil
-	}
-	return f, NewNotAcceptable()
-}
-
-// encodeJSON is the JSON serialisation of v with a trailing newline, as
-// upstream's json.Encoder-based serializer writes it.
-func encodeJSON(v any, pretty bool) ([]byte, error) {
-	var b []byte
-	var err error
-	if pretty {
-		b, err = json.MarshalIndent(v, "", "  ")
-	} else {
-		b, err = json.Marshal(v)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
-}
-
-// writeResponse writes v with the negotiated encoding and the status code.
-func writeResponse(w http.ResponseWriter, f outputFormat, code int, v any) {
-	b, err := encodeJSON(v, f.pretty)
-	if err != nil {
-		WriteStatus(w, nil, meta.NewInternalError(err))
-		return
-	}
-	ct := MediaJSON
-	if f.yaml {
-		y, err := yaml.JSONToYAML(b)
-		if err != nil {
-			WriteStatus(w, nil, meta.NewInternalError(err))
-			return
-		}
-		b, ct = y, MediaYAML
-	}
-	w.Header().Set("Content-Type", ct)
-	w.WriteHeader(code)
-	_, _ = w.Write(b)
-}
-
-// addWarning adds a `Warning: 299 - "<text>"` header (RFC 7234 warn-code
-// 299, agent "-"), as upstream's warning recorder does.
-func addWarning(w http.ResponseWriter, text string) {
-	esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(text)
-	w.Header().Add("Warning", `299 - "`+esc+`"`)
-}
-
 // readBody reads the request body up to MaxRequestBodyBytes (413 beyond).
 func readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
 	if r.ContentLength > MaxRequestBodyBytes {
-		return nil, NewRequestEntityTooLarge(MaxRequestBodyBytes)
+		return nil, meta.NewRequestEntityTooLarge(MaxRequestBodyBytes)
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBodyBytes+1))
 	if err != nil {
 		return nil, meta.NewBadRequest(err.Error())
 	}
 	if len(b) > MaxRequestBodyBytes {
-		return nil, NewRequestEntityTooLarge(MaxRequestBodyBytes)
+		return nil, meta.NewRequestEntityTooLarge(MaxRequestBodyBytes)
 	}
 	return b, nil
 }
@@ -206,31 +44,31 @@ func readBody(r *http.Request) ([]byte, error) {
 // JSON (or no Content-Type) passes through; YAML is converted; anything
 // else is 415.
 func bodyToJSON(contentType string, body []byte) ([]byte, error) {
-	mt := MediaJSON
+	mt := negotiation.MediaJSON
 	if strings.TrimSpace(contentType) != "" {
 		t, _, err := mime.ParseMediaType(contentType)
 		if err != nil {
-			return nil, NewUnsupportedMediaType(supportedMediaTypes)
+			return nil, meta.NewUnsupportedMediaType(negotiation.SupportedMediaTypes)
 		}
 		mt = t
 	}
 	switch mt {
-	case MediaProtobuf:
+	case negotiation.MediaProtobuf:
 		j, _, _, err := DecodeProtobufToJSON(body)
 		if err != nil {
 			return nil, meta.NewBadRequest(err.Error())
 		}
 		return j, nil
-	case MediaJSON:
+	case negotiation.MediaJSON:
 		return body, nil
-	case MediaYAML, "application/x-yaml", "text/yaml":
+	case negotiation.MediaYAML, "application/x-yaml", "text/yaml":
 		j, err := yaml.YAMLToJSON(body)
 		if err != nil {
 			return nil, meta.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
 		}
 		return j, nil
 	}
-	return nil, NewUnsupportedMediaType(supportedMediaTypes)
+	return nil, meta.NewUnsupportedMediaType(negotiation.SupportedMediaTypes)
 }
 
 // Field validation directives (?fieldValidation=).

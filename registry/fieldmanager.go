@@ -19,12 +19,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/aggsim/aggsim/registry/apis/meta"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // Managed-fields operations (metav1.ManagedFieldsOperationType).

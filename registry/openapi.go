@@ -4,11 +4,12 @@ import (
 	"crypto/sha512"
 	"encoding/json"
 	"fmt"
-	"github.com/aggsim/aggsim/registry/apis/apiregistration"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
 // OpenAPI documents of aggsim's own resources: swagger 2.0 for
@@ -63,20 +64,7 @@ func OpenAPIHash(doc []byte) string { return fmt.Sprintf("%X", sha512.Sum512(doc
 // kube-openapi's handler (k8s.io/kube-openapi/pkg/handler/handler.go)
 // answers 406 otherwise.
 func OpenAPIAcceptsJSON(accept string) bool {
-	return accept == "" || AcceptNames(accept, "application/json", "*/*", "application/*")
-}
-
-// AcceptNames reports whether one of the comma-separated media ranges of an
-// Accept header, its parameters ignored, is exactly one of types. Wildcards
-// in the header match only themselves.
-func AcceptNames(accept string, types ...string) bool {
-	for part := range strings.SplitSeq(accept, ",") {
-		mt, _, _ := strings.Cut(part, ";")
-		if slices.Contains(types, strings.TrimSpace(mt)) {
-			return true
-		}
-	}
-	return false
+	return accept == "" || negotiation.Names(accept, "application/json", "*/*", "application/*")
 }
 
 // OpenAPIV3Index returns the /openapi/v3 index: aggsim's own

@@ -41,13 +41,13 @@ type PatchMetaProvider interface {
 func patchTypeOf(contentType string) (string, error) {
 	t, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
-		return "", NewUnsupportedMediaType(supportedPatchTypes)
+		return "", meta.NewUnsupportedMediaType(supportedPatchTypes)
 	}
 	switch t {
 	case PatchJSON, PatchMerge, PatchStrategic, PatchApply:
 		return t, nil
 	}
-	return "", NewUnsupportedMediaType(supportedPatchTypes)
+	return "", meta.NewUnsupportedMediaType(supportedPatchTypes)
 }
 
 // applyPatch applies a JSON patch, merge patch or strategic merge patch to
@@ -78,7 +78,7 @@ func applyPatch(patchType string, original, patch []byte, mergeKeys map[string]s
 		}
 		return out, nil
 	}
-	return nil, NewUnsupportedMediaType(supportedPatchTypes)
+	return nil, meta.NewUnsupportedMediaType(supportedPatchTypes)
 }
 
 // StrategicMergePatch applies a strategic merge patch to the JSON object

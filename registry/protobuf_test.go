@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/negotiation"
 	"google.golang.org/protobuf/encoding/protowire"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -204,7 +205,7 @@ func pbFixtures() []pbFixture {
 // with ContentType application/vnd.kubernetes.protobuf does.
 func k8sEncode(t testing.TB, obj runtime.Object, gv schema.GroupVersion) []byte {
 	t.Helper()
-	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), MediaProtobuf)
+	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), negotiation.MediaProtobuf)
 	if !ok {
 		t.Fatal("client-go has no protobuf serializer")
 	}

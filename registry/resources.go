@@ -1,8 +1,9 @@
 package registry
 
 import (
-	"github.com/aggsim/aggsim/registry/apis/meta"
 	"time"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // API group names of aggsim's own resources.

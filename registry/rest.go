@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/aggsim/aggsim/registry/apis/meta"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
 // resourceRequest is a parsed resource path below /api/v1 or
@@ -127,7 +129,7 @@ func queryBool(q url.Values, key string) bool {
 
 func (a *API) serveResource(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
 	if err := a.dispatchResource(w, r, rq); err != nil {
-		WriteStatus(w, r, err)
+		negotiation.WriteStatus(w, r, err)
 	}
 }
 
@@ -167,24 +169,24 @@ func (a *API) dispatchResource(w http.ResponseWriter, r *http.Request, rq resour
 // writeObject writes one object in the negotiated format (object, Table or
 // PartialObjectMetadata). It returns, unwritten, the error of building a
 // Table.
-func writeObject(w http.ResponseWriter, r *http.Request, f outputFormat, st *Store, code int, obj meta.Object) error {
-	switch f.as {
+func writeObject(w http.ResponseWriter, r *http.Request, f negotiation.Format, st *Store, code int, obj meta.Object) error {
+	switch f.As {
 	case "Table":
-		t, err := buildTable(st.strategy, []meta.Object{obj}, meta.ListMeta{ResourceVersion: obj.GetObjectMeta().ResourceVersion}, r.URL.Query().Get("includeObject"), f.metaVersion, true)
+		t, err := buildTable(st.strategy, []meta.Object{obj}, meta.ListMeta{ResourceVersion: obj.GetObjectMeta().ResourceVersion}, r.URL.Query().Get("includeObject"), f.MetaVersion, true)
 		if err != nil {
 			return err
 		}
-		writeResponse(w, f, code, t)
+		negotiation.WriteObject(w, f, code, t)
 	case "PartialObjectMetadata":
-		writeResponse(w, f, code, partialMetadata(obj, f.metaVersion))
+		negotiation.WriteObject(w, f, code, partialMetadata(obj, f.MetaVersion))
 	default:
-		writeResponse(w, f, code, obj)
+		negotiation.WriteObject(w, f, code, obj)
 	}
 	return nil
 }
 
 func (a *API) serveGet(w http.ResponseWriter, r *http.Request, rq resourceRequest) error {
-	f, err := negotiateOutput(r, targetObject)
+	f, err := negotiation.Output(r, negotiation.TargetObject)
 	if err != nil {
 		return err
 	}
@@ -291,7 +293,7 @@ func (a *API) serveList(w http.ResponseWriter, r *http.Request, rq resourceReque
 	if watch {
 		return a.serveWatch(w, r, rq, opts)
 	}
-	f, err := negotiateOutput(r, targetList)
+	f, err := negotiation.Output(r, negotiation.TargetList)
 	if err != nil {
 		return err
 	}
@@ -300,23 +302,23 @@ func (a *API) serveList(w http.ResponseWriter, r *http.Request, rq resourceReque
 		return err
 	}
 	lm := meta.ListMeta{ResourceVersion: res.rv, Continue: res.cont, RemainingItemCount: res.remaining}
-	switch f.as {
+	switch f.As {
 	case "Table":
-		t, err := buildTable(rq.store.strategy, res.items, lm, q.Get("includeObject"), f.metaVersion, true)
+		t, err := buildTable(rq.store.strategy, res.items, lm, q.Get("includeObject"), f.MetaVersion, true)
 		if err != nil {
 			return err
 		}
-		writeResponse(w, f, http.StatusOK, t)
+		negotiation.WriteObject(w, f, http.StatusOK, t)
 		return nil
 	case "PartialObjectMetadataList":
-		l := meta.PartialObjectMetadataList{TypeMeta: meta.TypeMeta{Kind: "PartialObjectMetadataList", APIVersion: "meta.k8s.io/" + f.metaVersion}, ListMeta: lm, Items: []meta.PartialObjectMetadata{}}
+		l := meta.PartialObjectMetadataList{TypeMeta: meta.TypeMeta{Kind: "PartialObjectMetadataList", APIVersion: "meta.k8s.io/" + f.MetaVersion}, ListMeta: lm, Items: []meta.PartialObjectMetadata{}}
 		for _, it := range res.items {
-			l.Items = append(l.Items, partialMetadata(it, f.metaVersion))
+			l.Items = append(l.Items, partialMetadata(it, f.MetaVersion))
 		}
-		writeResponse(w, f, http.StatusOK, l)
+		negotiation.WriteObject(w, f, http.StatusOK, l)
 		return nil
 	}
-	writeResponse(w, f, http.StatusOK, rq.store.listOf(res.items, lm))
+	negotiation.WriteObject(w, f, http.StatusOK, rq.store.listOf(res.items, lm))
 	return nil
 }
 
@@ -393,8 +395,8 @@ func (o writeOptions) ctx(ctx context.Context) context.Context {
 
 // beginWrite reads what create, update and patch first need: the output
 // format and the write options (kind names them in errors).
-func beginWrite(r *http.Request, kind string) (outputFormat, writeOptions, error) {
-	f, err := negotiateOutput(r, targetObject)
+func beginWrite(r *http.Request, kind string) (negotiation.Format, writeOptions, error) {
+	f, err := negotiation.Output(r, negotiation.TargetObject)
 	if err != nil {
 		return f, writeOptions{}, err
 	}
@@ -428,7 +430,7 @@ func decodeRequestObject(w http.ResponseWriter, r *http.Request, st *Store, o wr
 		return nil, err
 	}
 	for _, wn := range warnings {
-		addWarning(w, wn)
+		negotiation.AddWarning(w, wn)
 	}
 	return obj, nil
 }
@@ -561,7 +563,7 @@ func (a *API) servePatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 			return err
 		}
 		for _, wn := range warnings {
-			addWarning(w, wn)
+			negotiation.AddWarning(w, wn)
 		}
 		return writeObject(w, r, f, rq.store, http.StatusOK, out)
 	}
@@ -578,11 +580,11 @@ func isConflict(err error) bool {
 // applied before and omits now, and check field ownership: a changed
 // field another manager owns is a 409 conflict unless ?force=true (see
 // applyFields).
-func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequest, f outputFormat, o writeOptions, body []byte) error {
+func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequest, f negotiation.Format, o writeOptions, body []byte) error {
 	if o.fieldManager == "" {
 		return meta.NewInvalid("meta.k8s.io", "PatchOptions", "", meta.FieldErrors{meta.Required("fieldManager", "is required for apply patch")})
 	}
-	applied, err := bodyToJSON(MediaYAML, body)
+	applied, err := bodyToJSON(negotiation.MediaYAML, body)
 	if err != nil {
 		return err
 	}
@@ -597,7 +599,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		return meta.NewBadRequest("metadata.managedFields must be nil")
 	}
 	for _, wn := range warnings {
-		addWarning(w, wn)
+		negotiation.AddWarning(w, wn)
 	}
 	// The applied configuration without the fields the server owns.
 	var cfg map[string]any
@@ -784,7 +786,7 @@ func successStatus(info ResourceInfo, obj meta.Object) *meta.Status {
 }
 
 func (a *API) serveDelete(w http.ResponseWriter, r *http.Request, rq resourceRequest) error {
-	f, err := negotiateOutput(r, targetObject)
+	f, err := negotiation.Output(r, negotiation.TargetObject)
 	if err != nil {
 		return err
 	}
@@ -804,12 +806,12 @@ func (a *API) serveDelete(w http.ResponseWriter, r *http.Request, rq resourceReq
 	if dr, ok := rq.store.strategy.(DeletedObjectReturner); ok && dr.ReturnDeletedObject() {
 		return writeObject(w, r, f, rq.store, http.StatusOK, out)
 	}
-	writeResponse(w, f, http.StatusOK, successStatus(rq.store.info, out))
+	negotiation.WriteObject(w, f, http.StatusOK, successStatus(rq.store.info, out))
 	return nil
 }
 
 func (a *API) serveDeleteCollection(w http.ResponseWriter, r *http.Request, rq resourceRequest) error {
-	f, err := negotiateOutput(r, targetList)
+	f, err := negotiation.Output(r, negotiation.TargetList)
 	if err != nil {
 		return err
 	}
@@ -825,6 +827,6 @@ func (a *API) serveDeleteCollection(w http.ResponseWriter, r *http.Request, rq r
 	if err != nil {
 		return err
 	}
-	writeResponse(w, f, http.StatusOK, rq.store.listOf(items, meta.ListMeta{ResourceVersion: strconv.FormatInt(rq.store.st.Revision(), 10)}))
+	negotiation.WriteObject(w, f, http.StatusOK, rq.store.listOf(items, meta.ListMeta{ResourceVersion: strconv.FormatInt(rq.store.st.Revision(), 10)}))
 	return nil
 }

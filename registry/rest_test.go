@@ -3,11 +3,12 @@ package registry
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/aggsim/aggsim/registry/apis/meta"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 const widgets = "/apis/toys.example.com/v1/namespaces/default/widgets"

@@ -3,8 +3,10 @@ package registry
 import (
 	"context"
 	"encoding/json"
-	"github.com/aggsim/aggsim/registry/apis/meta"
 	"net/http"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
 // watchEventJSON is one line of a watch response (metav1.WatchEvent).
@@ -21,7 +23,7 @@ type watchEventJSON struct {
 // ends at timeoutSeconds, client disconnect or API.Shutdown. It returns,
 // unwritten, only the errors found before the stream starts.
 func (a *API) serveWatch(w http.ResponseWriter, r *http.Request, rq resourceRequest, opts ListOptions) error {
-	f, err := negotiateOutput(r, targetWatch)
+	f, err := negotiation.Output(r, negotiation.TargetWatch)
 	if err != nil {
 		return err
 	}
@@ -39,7 +41,7 @@ func (a *API) serveWatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		return err
 	}
 	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", MediaJSON)
+	w.Header().Set("Content-Type", negotiation.MediaJSON)
 	w.Header().Set("Transfer-Encoding", "chunked")
 	w.WriteHeader(http.StatusOK)
 	if flusher != nil {
@@ -54,8 +56,8 @@ func (a *API) serveWatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 			line.Object = ev.Status
 		case ev.Type == EventBookmark:
 			line.Object = ev.Object
-		case f.as == "Table":
-			t, err := buildTable(rq.store.strategy, []meta.Object{ev.Object}, meta.ListMeta{ResourceVersion: ev.Object.GetObjectMeta().ResourceVersion}, include, f.metaVersion, headers)
+		case f.As == "Table":
+			t, err := buildTable(rq.store.strategy, []meta.Object{ev.Object}, meta.ListMeta{ResourceVersion: ev.Object.GetObjectMeta().ResourceVersion}, include, f.MetaVersion, headers)
 			if err != nil {
 				st := meta.NewInternalError(err).Status
 				line = watchEventJSON{Type: EventError, Object: &st}
@@ -63,8 +65,8 @@ func (a *API) serveWatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 				headers = false
 				line.Object = t
 			}
-		case f.as == "PartialObjectMetadata":
-			line.Object = partialMetadata(ev.Object, f.metaVersion)
+		case f.As == "PartialObjectMetadata":
+			line.Object = partialMetadata(ev.Object, f.MetaVersion)
 		default:
 			line.Object = ev.Object
 		}

@@ -2,8 +2,9 @@ package registry
 
 import (
 	"encoding/json"
-	"github.com/aggsim/aggsim/registry/apis/meta"
 	"testing"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 func TestLabelSelector(t *testing.T) {

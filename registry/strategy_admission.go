@@ -3,8 +3,9 @@ package registry
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/aggsim/aggsim/registry/apis/meta"
 	"time"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // GroupAdmissionRegistration is the group of admission webhook and policy

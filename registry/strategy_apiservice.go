@@ -1,10 +1,11 @@
 package registry
 
 import (
-	"github.com/aggsim/aggsim/registry/apis/apiregistration"
-	"github.com/aggsim/aggsim/registry/apis/meta"
 	"reflect"
 	"time"
+
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // APIServiceStrategy is the Strategy of apiregistration.k8s.io/v1

@@ -1,9 +1,10 @@
 package registry
 
 import (
+	"time"
+
 	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
-	"time"
 )
 
 // ConfigMapStrategy is the Strategy of core/v1 configmaps

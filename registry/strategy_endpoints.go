@@ -2,12 +2,13 @@ package registry
 
 import (
 	"fmt"
-	"github.com/aggsim/aggsim/registry/apis/core"
-	"github.com/aggsim/aggsim/registry/apis/meta"
 	"net"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // EndpointsStrategy is the Strategy of core/v1 endpoints

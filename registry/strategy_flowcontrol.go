@@ -1,8 +1,9 @@
 package registry
 
 import (
-	"github.com/aggsim/aggsim/registry/apis/meta"
 	"time"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // GroupFlowControl is the API Priority and Fairness configuration group.

@@ -3,10 +3,11 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"time"
+
 	"github.com/aggsim/aggsim/registry/apis/authentication"
 	"github.com/aggsim/aggsim/registry/apis/authorization"
 	"github.com/aggsim/aggsim/registry/apis/meta"
-	"time"
 )
 
 // GenericObject is a stored object whose body aggsim keeps verbatim: the

@@ -1,10 +1,11 @@
 package registry
 
 import (
-	"github.com/aggsim/aggsim/registry/apis/core"
-	"github.com/aggsim/aggsim/registry/apis/meta"
 	"reflect"
 	"time"
+
+	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // NamespaceStrategy is the Strategy of core/v1 namespaces, as

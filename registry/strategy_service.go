@@ -1,8 +1,6 @@
 package registry
 
 import (
-	"github.com/aggsim/aggsim/registry/apis/core"
-	"github.com/aggsim/aggsim/registry/apis/meta"
 	"hash/fnv"
 	"net/netip"
 	"reflect"
@@ -10,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // ServiceStrategy is the Strategy of core/v1 services

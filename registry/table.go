@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 

@@ -3,12 +3,14 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/aggsim/aggsim/registry/apis/meta"
 	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
 // captureStrategy is a Widget strategy whose table is the one captured
@@ -93,7 +95,7 @@ func TestTableOverHTTP(t *testing.T) {
 	}
 	r := httptest.NewRequest("GET", widgets, nil)
 	r.Header.Set("Accept", "application/json;as=Table;v=v2;g=meta.k8s.io")
-	if _, err := negotiateOutput(r, targetList); err == nil {
+	if _, err := negotiation.Output(r, negotiation.TargetList); err == nil {
 		t.Error("as=Table;v=v2 accepted")
 	}
 }

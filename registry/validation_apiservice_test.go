@@ -3,14 +3,15 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/aggsim/aggsim/registry/apis/apiregistration"
-	"github.com/aggsim/aggsim/registry/apis/meta"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // validationCapture is one file of testdata/registry-types/d-validation,

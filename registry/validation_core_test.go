@@ -2,12 +2,13 @@ package registry
 
 import (
 	"encoding/json"
-	"github.com/aggsim/aggsim/registry/apis/core"
-	"github.com/aggsim/aggsim/registry/apis/meta"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 func errStrings(errs meta.FieldErrors) []string {

@@ -249,3 +249,21 @@ func ToStatus(err error) *StatusError {
 	}
 	return NewInternalError(err)
 }
+
+// NewNotAcceptable mirrors apierrors.NewNotAcceptableError (406 NotAcceptable)
+// naming the accepted media types.
+func NewNotAcceptable(accepted string) *StatusError {
+	return NewStatusError(http.StatusNotAcceptable, "NotAcceptable", "only the following media types are accepted: "+accepted)
+}
+
+// NewUnsupportedMediaType mirrors apierrors.NewUnsupportedMediaTypeError
+// (415 UnsupportedMediaType) listing the accepted types.
+func NewUnsupportedMediaType(accepted string) *StatusError {
+	return NewStatusError(http.StatusUnsupportedMediaType, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: "+accepted)
+}
+
+// NewRequestEntityTooLarge mirrors apierrors.NewRequestEntityTooLargeError
+// (413 RequestEntityTooLarge); limit is in bytes.
+func NewRequestEntityTooLarge(limit int64) *StatusError {
+	return NewStatusError(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", fmt.Sprintf("Request entity too large: limit is %d", limit))
+}
