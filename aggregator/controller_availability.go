@@ -78,7 +78,7 @@ func (s *Server) checkAPIService(ctx context.Context, a *apiregistration.APIServ
 	v := verdict{}
 	if a.Spec.Service == nil {
 		v.checks = []ExplainCheck{{Name: "local", Result: checkOK, Detail: "no spec.service: served by aggsim itself"}}
-		v.condition = apiregistration.APIServiceCondition{Type: apiregistration.Available, Status: apiregistration.ConditionTrue, Reason: ReasonLocal, Message: MessageLocal}
+		v.condition = apiregistration.APIServiceCondition{Type: apiregistration.Available, Status: apiregistration.ConditionTrue, Reason: apiregistration.ReasonLocal, Message: apiregistration.MessageLocal}
 		return v
 	}
 	ref := a.Spec.Service
@@ -88,7 +88,7 @@ func (s *Server) checkAPIService(ctx context.Context, a *apiregistration.APIServ
 	}
 	obj, ok := s.services.Get(ref.Namespace, ref.Name)
 	if !ok {
-		return failed(&v, "service", ReasonServiceNotFound, &proxy.ServiceNotFoundError{Namespace: ref.Namespace, Name: ref.Name})
+		return failed(&v, "service", apiregistration.ReasonServiceNotFound, &proxy.ServiceNotFoundError{Namespace: ref.Namespace, Name: ref.Name})
 	}
 	svc := obj.(*core.Service)
 	v.service = svc
@@ -106,16 +106,16 @@ func (s *Server) checkAPIService(ctx context.Context, a *apiregistration.APIServ
 			}
 		}
 		if !found {
-			return failed(&v, "port", ReasonServicePortError, &proxy.ServicePortError{Namespace: ref.Namespace, Name: ref.Name, Port: port})
+			return failed(&v, "port", apiregistration.ReasonServicePortError, &proxy.ServicePortError{Namespace: ref.Namespace, Name: ref.Name, Port: port})
 		}
 		v.checks = append(v.checks, ExplainCheck{Name: "port", Result: checkOK, Detail: portDetail(port, v.portName)})
 		eobj, ok := s.endpoints.Get(ref.Namespace, ref.Name)
 		if !ok {
-			return failed(&v, "endpoints", ReasonEndpointsNotFound, &proxy.EndpointsNotFoundError{Namespace: ref.Namespace, Name: ref.Name})
+			return failed(&v, "endpoints", apiregistration.ReasonEndpointsNotFound, &proxy.EndpointsNotFoundError{Namespace: ref.Namespace, Name: ref.Name})
 		}
 		v.checks = append(v.checks, ExplainCheck{Name: "endpoints", Result: checkOK, Detail: "endpoints/" + ref.Name + " in \"" + ref.Namespace + "\" exist"})
 		if !hasReadyAddress(eobj.(*core.Endpoints), v.portName) {
-			return failed(&v, "addresses", ReasonMissingEndpoints, &proxy.MissingEndpointsError{Namespace: ref.Namespace, Name: ref.Name, PortName: v.portName})
+			return failed(&v, "addresses", apiregistration.ReasonMissingEndpoints, &proxy.MissingEndpointsError{Namespace: ref.Namespace, Name: ref.Name, PortName: v.portName})
 		}
 		v.checks = append(v.checks, ExplainCheck{Name: "addresses", Result: checkOK, Detail: "a ready address has port name \"" + v.portName + "\""})
 	} else {
@@ -127,10 +127,10 @@ func (s *Server) checkAPIService(ctx context.Context, a *apiregistration.APIServ
 	u, err := s.probeDiscovery(ctx, a, port, attempts)
 	v.url = u
 	if err != nil {
-		return failed(&v, "discovery", ReasonFailedDiscoveryCheck, err)
+		return failed(&v, "discovery", apiregistration.ReasonFailedDiscoveryCheck, err)
 	}
 	v.checks = append(v.checks, ExplainCheck{Name: "discovery", Result: checkOK, Detail: "GET " + u + " answered 2xx"})
-	v.condition = apiregistration.APIServiceCondition{Type: apiregistration.Available, Status: apiregistration.ConditionTrue, Reason: ReasonPassed, Message: MessagePassed}
+	v.condition = apiregistration.APIServiceCondition{Type: apiregistration.Available, Status: apiregistration.ConditionTrue, Reason: apiregistration.ReasonPassed, Message: apiregistration.MessagePassed}
 	return v
 }
 
@@ -447,17 +447,17 @@ func (c *availabilityController) sync(ctx context.Context, name string) error {
 			}
 			return nil
 		}
-		switch statusReason(err) {
-		case "NotFound":
+		switch {
+		case errors.Is(err, meta.ErrNotFound):
 			c.s.metrics.forgetAPIService(name)
 			return nil
-		case "Conflict":
+		case errors.Is(err, meta.ErrConflict):
 			if attempt >= 5 {
 				return err
 			}
 			fresh, gerr := store.Get(ctx, "", name)
 			if gerr != nil {
-				if statusReason(gerr) == "NotFound" {
+				if errors.Is(gerr, meta.ErrNotFound) {
 					c.s.metrics.forgetAPIService(name)
 					return nil
 				}
@@ -468,13 +468,4 @@ func (c *availabilityController) sync(ctx context.Context, name string) error {
 			return err
 		}
 	}
-}
-
-// statusReason returns the Status reason of a registry error, or "".
-func statusReason(err error) string {
-	var se *meta.StatusError
-	if errors.As(err, &se) {
-		return se.Status.Reason
-	}
-	return ""
 }

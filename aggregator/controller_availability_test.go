@@ -387,7 +387,7 @@ func TestAvailabilityStates(t *testing.T) {
 	const flunders = "/apis/" + avGroup + "/v1/namespaces/wardle/flunders"
 
 	// Local APIServices are Available with reason Local, gauge 0.
-	e.waitCondition(t, "v1.", cond(apiregistration.ConditionTrue, ReasonLocal, MessageLocal))
+	e.waitCondition(t, "v1.", cond(apiregistration.ConditionTrue, apiregistration.ReasonLocal, apiregistration.MessageLocal))
 	if got := gaugeValue(t, s, "v1."); got != 0 {
 		t.Errorf("gauge v1. = %v, want 0", got)
 	}
@@ -405,34 +405,34 @@ func TestAvailabilityStates(t *testing.T) {
 	svcMissing := `service/api in "wardle" is not present`
 	steps := []step{
 		{name: "no Service", do: func() { e.create(t, apiServicesResource, avAPIService(wrongCA.CertPEM)) },
-			want: cond(apiregistration.ConditionFalse, ReasonServiceNotFound, svcMissing), flipped: true,
+			want: cond(apiregistration.ConditionFalse, apiregistration.ReasonServiceNotFound, svcMissing), flipped: true,
 			golden: "svcmissing", proxy: 503, proxyMsg: "service unavailable\n"},
 		{name: "wrong port", do: func() { e.put(t, grServices, avService(8443)) },
-			want:   cond(apiregistration.ConditionFalse, ReasonServicePortError, `service/api in "wardle" is not listening on port 443`),
+			want:   cond(apiregistration.ConditionFalse, apiregistration.ReasonServicePortError, `service/api in "wardle" is not listening on port 443`),
 			golden: "portmismatch"},
 		{name: "no endpoints", do: func() { e.put(t, grServices, avService(443)) },
-			want:   cond(apiregistration.ConditionFalse, ReasonEndpointsNotFound, `cannot find endpoints for service/api in "wardle"`),
+			want:   cond(apiregistration.ConditionFalse, apiregistration.ReasonEndpointsNotFound, `cannot find endpoints for service/api in "wardle"`),
 			golden: "noendpoints"},
 		{name: "empty endpoints", do: func() { e.put(t, grEndpoints, avEndpoints(backend.port, false)) },
-			want:   cond(apiregistration.ConditionFalse, ReasonMissingEndpoints, `endpoints for service/api in "wardle" have no addresses with port name "https"`),
+			want:   cond(apiregistration.ConditionFalse, apiregistration.ReasonMissingEndpoints, `endpoints for service/api in "wardle" have no addresses with port name "https"`),
 			golden: "emptyendpoints"},
 		{name: "connection refused", do: func() { e.put(t, grEndpoints, avEndpoints(refused, true)) },
-			want: cond(apiregistration.ConditionFalse, ReasonFailedDiscoveryCheck, fmt.Sprintf(
+			want: cond(apiregistration.ConditionFalse, apiregistration.ReasonFailedDiscoveryCheck, fmt.Sprintf(
 				`failing or missing response from %s: Get "%s": dial tcp 127.0.0.1:%d: connect: connection refused`, probeURL(refused), probeURL(refused), refused)),
 			golden: "refused"},
 		{name: "TLS mismatch (wrong caBundle)", do: func() { e.put(t, grEndpoints, avEndpoints(backend.port, true)) },
-			want: cond(apiregistration.ConditionTrue, ReasonPassed, MessagePassed), flipped: true, golden: "wrongca",
+			want: cond(apiregistration.ConditionTrue, apiregistration.ReasonPassed, apiregistration.MessagePassed), flipped: true, golden: "wrongca",
 			proxy: 503, proxyMsg: "error trying to reach service: tls: failed to verify certificate: x509: certificate signed by unknown authority\n"},
 		{name: "discovery 500", do: func() { backend.code.Store(500) },
-			want: cond(apiregistration.ConditionFalse, ReasonFailedDiscoveryCheck, fmt.Sprintf(
+			want: cond(apiregistration.ConditionFalse, apiregistration.ReasonFailedDiscoveryCheck, fmt.Sprintf(
 				`failing or missing response from %s: bad status from %s: 500`, probeURL(backend.port), probeURL(backend.port))),
 			flipped: true, counter: `aggregator_unavailable_apiservice_total{name="v1.wardle.example.com",reason="FailedDiscoveryCheck"} 1`,
 			golden: "discovery500", proxy: 503, proxyMsg: "service unavailable\n"},
 		{name: "healthy again", do: func() { backend.code.Store(0) },
-			want: cond(apiregistration.ConditionTrue, ReasonPassed, MessagePassed), flipped: true,
+			want: cond(apiregistration.ConditionTrue, apiregistration.ReasonPassed, apiregistration.MessagePassed), flipped: true,
 			counter: `aggregator_unavailable_apiservice_total{name="v1.wardle.example.com",reason="FailedDiscoveryCheck"} 1`},
 		{name: "discovery 404", do: func() { backend.code.Store(404) },
-			want: cond(apiregistration.ConditionFalse, ReasonFailedDiscoveryCheck, fmt.Sprintf(
+			want: cond(apiregistration.ConditionFalse, apiregistration.ReasonFailedDiscoveryCheck, fmt.Sprintf(
 				`failing or missing response from %s: bad status from %s: 404`, probeURL(backend.port), probeURL(backend.port))),
 			flipped: true, counter: `aggregator_unavailable_apiservice_total{name="v1.wardle.example.com",reason="FailedDiscoveryCheck"} 2`,
 			golden: "discovery404"},
@@ -444,11 +444,11 @@ func TestAvailabilityStates(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
-			want: cond(apiregistration.ConditionTrue, ReasonPassed, MessagePassed), flipped: true,
+			want: cond(apiregistration.ConditionTrue, apiregistration.ReasonPassed, apiregistration.MessagePassed), flipped: true,
 			counter: `aggregator_unavailable_apiservice_total{name="v1.wardle.example.com",reason="FailedDiscoveryCheck"} 2`,
 			golden:  "healthy", proxy: 200},
 		{name: "killed", do: backend.kill,
-			want: cond(apiregistration.ConditionFalse, ReasonFailedDiscoveryCheck, fmt.Sprintf(
+			want: cond(apiregistration.ConditionFalse, apiregistration.ReasonFailedDiscoveryCheck, fmt.Sprintf(
 				`failing or missing response from %s: Get "%s": dial tcp 127.0.0.1:%d: connect: connection refused`, probeURL(backend.port), probeURL(backend.port), backend.port)),
 			flipped: true, counter: `aggregator_unavailable_apiservice_total{name="v1.wardle.example.com",reason="FailedDiscoveryCheck"} 3`,
 			golden: "killed", proxy: 503, proxyMsg: "service unavailable\n"},
@@ -551,8 +551,8 @@ func TestDebugAPIServicesEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.create(t, apiServicesResource, avAPIService(wrongCA.CertPEM))
-	e.waitCondition(t, avName, cond(apiregistration.ConditionFalse, ReasonServiceNotFound, `service/api in "wardle" is not present`))
-	e.waitCondition(t, "v1.", cond(apiregistration.ConditionTrue, ReasonLocal, MessageLocal))
+	e.waitCondition(t, avName, cond(apiregistration.ConditionFalse, apiregistration.ReasonServiceNotFound, `service/api in "wardle" is not present`))
+	e.waitCondition(t, "v1.", cond(apiregistration.ConditionTrue, apiregistration.ReasonLocal, apiregistration.MessageLocal))
 
 	code, body := e.proxyGet(DebugAPIServicesPath)
 	if code != 200 {
@@ -590,7 +590,7 @@ func TestDebugAPIServicesEndpoint(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &ex); err != nil {
 		t.Fatalf("json explain: %v\n%s", err, rec.Body)
 	}
-	if rec.Header().Get("Content-Type") != "application/json" || ex.Verdict.Reason != ReasonServiceNotFound ||
+	if rec.Header().Get("Content-Type") != "application/json" || ex.Verdict.Reason != apiregistration.ReasonServiceNotFound ||
 		len(ex.Checks) != 1 || ex.Checks[0] != (ExplainCheck{Name: "service", Result: checkFailed, Detail: `service/api in "wardle" is not present`}) ||
 		!ex.ProxyWillFail || ex.Service != "wardle/api:443" {
 		t.Errorf("json explain: %s", rec.Body)
@@ -617,7 +617,7 @@ func TestAvailabilityKillDetectionTime(t *testing.T) {
 	e.put(t, grEndpoints, avEndpoints(b.port, true))
 	e.create(t, apiServicesResource, avAPIService(ca.CertPEM))
 	for run := 1; run <= 3; run++ {
-		e.waitCondition(t, avName, cond(apiregistration.ConditionTrue, ReasonPassed, MessagePassed))
+		e.waitCondition(t, avName, cond(apiregistration.ConditionTrue, apiregistration.ReasonPassed, apiregistration.MessagePassed))
 		start := time.Now()
 		b.kill()
 		deadline := start.Add(avTimeout)
@@ -652,7 +652,7 @@ func TestExplainWrongServerName(t *testing.T) {
 	e.put(t, grServices, avService(443))
 	e.put(t, grEndpoints, avEndpoints(b.port, true))
 	e.create(t, apiServicesResource, avAPIService(ca.CertPEM))
-	e.waitCondition(t, avName, cond(apiregistration.ConditionTrue, ReasonPassed, MessagePassed))
+	e.waitCondition(t, avName, cond(apiregistration.ConditionTrue, apiregistration.ReasonPassed, apiregistration.MessagePassed))
 	ex := e.checkExplainGolden(t, avName, "wrongname")
 	if !ex.ProxyWillFail {
 		t.Error("ProxyWillFail false")

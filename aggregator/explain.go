@@ -276,9 +276,9 @@ func (s *Server) adviceFor(a *apiregistration.APIService, v verdict, port int32)
 	ref := a.Spec.Service
 	svc := ref.Namespace + "/" + ref.Name
 	switch v.condition.Reason {
-	case ReasonServiceNotFound:
+	case apiregistration.ReasonServiceNotFound:
 		return fmt.Sprintf("create Service %s (with a port %d), or point spec.service at an existing Service", svc, port)
-	case ReasonServicePortError:
+	case apiregistration.ReasonServicePortError:
 		var ports []string
 		if v.service != nil {
 			for _, p := range v.service.Spec.Ports {
@@ -290,9 +290,9 @@ func (s *Server) adviceFor(a *apiregistration.APIService, v verdict, port int32)
 			}
 		}
 		return fmt.Sprintf("Service %s exposes ports [%s]; set spec.service.port to one of them, or add port %d to the Service", svc, strings.Join(ports, ", "), port)
-	case ReasonEndpointsNotFound:
+	case apiregistration.ReasonEndpointsNotFound:
 		return fmt.Sprintf("create Endpoints %s listing the backend's address and a port named %q (aggsim runs no endpoints controller)", svc, v.portName)
-	case ReasonMissingEndpoints:
+	case apiregistration.ReasonMissingEndpoints:
 		return fmt.Sprintf("add the backend's address to Endpoints %s, in a subset whose port is named %q like the Service port", svc, v.portName)
 	}
 	var bad *badStatusError

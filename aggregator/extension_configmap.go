@@ -203,8 +203,7 @@ func (w *extensionAuthWriter) ensureNamespace(ctx context.Context) error {
 		TypeMeta:   meta.TypeMeta{Kind: "Namespace", APIVersion: "v1"},
 		ObjectMeta: meta.ObjectMeta{Name: ExtensionAuthConfigMapNamespace},
 	})
-	var se *meta.StatusError
-	if errors.As(err, &se) && se.Status.Reason == "AlreadyExists" {
+	if errors.Is(err, meta.ErrAlreadyExists) {
 		return nil
 	}
 	return err

@@ -562,5 +562,5 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (*h
 
 // newUnauthorized mirrors apierrors.NewUnauthorized("Unauthorized").
 func newUnauthorized() *meta.StatusError {
-	return meta.NewStatusError(http.StatusUnauthorized, "Unauthorized", "Unauthorized")
+	return meta.NewStatusError(http.StatusUnauthorized, meta.StatusReasonUnauthorized, "Unauthorized")
 }

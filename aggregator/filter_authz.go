@@ -72,7 +72,7 @@ func forbiddenStatus(a Attributes, reason string) *meta.StatusError {
 	default:
 		full = fmt.Sprintf("%s %q is forbidden: %s", gr, a.Name, msg)
 	}
-	se := meta.NewStatusError(http.StatusForbidden, "Forbidden", full)
+	se := meta.NewStatusError(http.StatusForbidden, meta.StatusReasonForbidden, full)
 	se.Status.Details = &meta.StatusDetails{Name: a.Name, Group: a.APIGroup, Kind: a.Resource}
 	return se
 }

@@ -44,7 +44,7 @@ func IsLongRunning(ri *request.RequestInfo) bool {
 // newTimeoutStatus mirrors apierrors.NewTimeoutError(
 // "request did not complete within the allotted timeout", 0).
 func newTimeoutStatus() *meta.StatusError {
-	se := meta.NewStatusError(http.StatusGatewayTimeout, "Timeout", "Timeout: request did not complete within the allotted timeout")
+	se := meta.NewStatusError(http.StatusGatewayTimeout, meta.StatusReasonTimeout, "Timeout: request did not complete within the allotted timeout")
 	se.Status.Details = &meta.StatusDetails{}
 	return se
 }

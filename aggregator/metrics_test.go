@@ -14,6 +14,7 @@ import (
 
 	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/proxy"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 )
 
 // TestMetricsPromlint serves /metrics after some traffic and fails on any
@@ -22,7 +23,7 @@ import (
 // counters end in _total).
 func TestMetricsPromlint(t *testing.T) {
 	e := avStart(t, false)
-	e.waitCondition(t, "v1.", cond("True", ReasonLocal, MessageLocal))
+	e.waitCondition(t, "v1.", cond("True", apiregistration.ReasonLocal, apiregistration.MessageLocal))
 	for _, p := range []string{"/apis", "/api/v1/namespaces", "/api/v1/namespaces/wardle", "/healthz"} {
 		if code, body := e.proxyGet(p); code != 200 {
 			t.Fatalf("GET %s: %d %s", p, code, body)

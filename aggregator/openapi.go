@@ -702,7 +702,7 @@ func (c *openAPIController) serveV2(w http.ResponseWriter, r *http.Request) {
 	case snap.v2pb != nil && negotiation.Names(accept, openAPIV2ProtobufTypes...):
 		body, ct = snap.v2pb, "application/octet-stream" // as kube-openapi answers
 	case !registry.OpenAPIAcceptsJSON(accept):
-		negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusNotAcceptable, "NotAcceptable",
+		negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusNotAcceptable, meta.StatusReasonNotAcceptable,
 			"only the following media types are accepted: application/json, "+strings.Join(openAPIV2ProtobufTypes, ", ")))
 		return
 	}

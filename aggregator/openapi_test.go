@@ -491,7 +491,7 @@ func TestOpenAPIThroughProxy(t *testing.T) {
 	a.Spec.Version = b.version
 	a.Name = b.version + "." + b.group
 	e.create(t, apiServicesResource, a)
-	e.waitCondition(t, a.Name, cond(apiregistration.ConditionTrue, ReasonPassed, MessagePassed))
+	e.waitCondition(t, a.Name, cond(apiregistration.ConditionTrue, apiregistration.ReasonPassed, apiregistration.MessagePassed))
 
 	const key = "apis/wardle.example.com/v1"
 	waitIndex := func(want bool) {

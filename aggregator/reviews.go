@@ -104,13 +104,13 @@ func installReviewRoutes(m *Mux, h *reviewHandler) {
 
 // errReviewNotFound and errReviewMethod are go-restful's 404 and 405.
 func errReviewNotFound() *meta.StatusError {
-	e := meta.NewStatusError(http.StatusNotFound, "NotFound", "the server could not find the requested resource")
+	e := meta.NewStatusError(http.StatusNotFound, meta.StatusReasonNotFound, "the server could not find the requested resource")
 	e.Status.Details = &meta.StatusDetails{}
 	return e
 }
 
 func errReviewMethod() *meta.StatusError {
-	e := meta.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+	e := meta.NewStatusError(http.StatusMethodNotAllowed, meta.StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource")
 	e.Status.Details = &meta.StatusDetails{}
 	return e
 }

@@ -347,8 +347,7 @@ func (s *Server) ensureSystemNamespaces(ctx context.Context) error {
 			ObjectMeta: meta.ObjectMeta{Name: name},
 		}
 		if _, err := store.Create(ctx, ns); err != nil {
-			var se *meta.StatusError
-			if errors.As(err, &se) && se.Status.Reason == "AlreadyExists" {
+			if errors.Is(err, meta.ErrAlreadyExists) {
 				continue
 			}
 			return fmt.Errorf("create namespace %q: %w", name, err)
@@ -366,8 +365,7 @@ func (s *Server) ensureLocalAPIServices(ctx context.Context) error {
 			continue
 		}
 		if _, err := store.Create(ctx, a); err != nil {
-			var se *meta.StatusError
-			if errors.As(err, &se) && se.Status.Reason == "AlreadyExists" {
+			if errors.Is(err, meta.ErrAlreadyExists) {
 				continue
 			}
 			return fmt.Errorf("create apiservice %q: %w", a.Name, err)

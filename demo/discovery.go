@@ -52,7 +52,7 @@ func (d discoveryDocs) serve(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
+		negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusMethodNotAllowed, meta.StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource"))
 		return true
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -147,7 +147,7 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
+		negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusMethodNotAllowed, meta.StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource"))
 		return true
 	}
 	d := demoOpenAPI()
@@ -156,7 +156,7 @@ func serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
 	switch {
 	case p == "/openapi/v2":
 		if !registry.OpenAPIAcceptsJSON(r.Header.Get("Accept")) {
-			negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusNotAcceptable, "NotAcceptable", "only the following media types are accepted: application/json"))
+			negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusNotAcceptable, meta.StatusReasonNotAcceptable, "only the following media types are accepted: application/json"))
 			return true
 		}
 		body, etag = d.v2, d.v2tag

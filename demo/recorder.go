@@ -146,7 +146,7 @@ func (rc *Recorder) noteUser(next http.Handler) http.Handler {
 // forgets everything after answering.
 func (rc *Recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
-		negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
+		negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusMethodNotAllowed, meta.StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource"))
 		return
 	}
 	items := rc.Requests()

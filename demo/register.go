@@ -126,7 +126,7 @@ func Apply(ctx context.Context, api *registry.API, objs []meta.Object) error {
 			if _, err := store.Update(ctx, obj); err != nil {
 				return fmt.Errorf("update %s: %w", what, err)
 			}
-		case isReason(err, "NotFound"):
+		case errors.Is(err, meta.ErrNotFound):
 			if _, err := store.Create(ctx, obj); err != nil {
 				return fmt.Errorf("create %s: %w", what, err)
 			}
@@ -142,11 +142,6 @@ func qualified(ns, name string) string {
 		return name
 	}
 	return ns + "/" + name
-}
-
-func isReason(err error, reason string) bool {
-	var se *meta.StatusError
-	return errors.As(err, &se) && se.Status.Reason == reason
 }
 
 // WaitAvailable polls the named APIServices in api every interval (100 ms

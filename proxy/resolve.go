@@ -31,7 +31,7 @@ func (f ResolverFunc) ResolveEndpoint(namespace, name string, port int32) (*url.
 // ServiceLister reads the Services and Endpoints the resolver needs. The
 // aggregator adapts the registry's core objects to it. A missing object is
 // reported either as (nil, nil) or as an error that matches
-// registry.ErrNotFound under errors.Is; any other error is passed through
+// meta.ErrNotFound under errors.Is (any NotFound *meta.StatusError does); any other error is passed through
 // wrapped.
 type ServiceLister interface {
 	GetService(namespace, name string) (*Service, error)

@@ -131,9 +131,13 @@ func TestResolveEndpointListerErrors(t *testing.T) {
 	if !errors.Is(err, boom) || err.Error() != "get service ns/svc: boom" {
 		t.Errorf("err = %v", err)
 	}
-	_, err = NewEndpointServiceResolver(&fakeLister{err: meta.ErrNotFound}).ResolveEndpoint("ns", "svc", 443)
-	var nf *ServiceNotFoundError
-	if !errors.As(err, &nf) {
-		t.Errorf("err = %v, want *ServiceNotFoundError", err)
+	// The store's own NotFound StatusError, as the aggregator's lister
+	// passes it on, means the Service is missing, like the sentinel.
+	for _, nfErr := range []error{meta.ErrNotFound, meta.NewNotFound(meta.GroupResource{Resource: "services"}, "svc")} {
+		_, err = NewEndpointServiceResolver(&fakeLister{err: nfErr}).ResolveEndpoint("ns", "svc", 443)
+		var nf *ServiceNotFoundError
+		if !errors.As(err, &nf) {
+			t.Errorf("lister error %v: err = %v, want *ServiceNotFoundError", nfErr, err)
+		}
 	}
 }

@@ -132,14 +132,14 @@ func (a *API) Shutdown() { a.closeOnce.Do(func() { close(a.done) }) }
 // errNotFoundPath is the 404 the REST layer answers for a path it does not
 // serve, as go-restful answers in kube-apiserver.
 func errNotFoundPath() *meta.StatusError {
-	e := meta.NewStatusError(http.StatusNotFound, "NotFound", "the server could not find the requested resource")
+	e := meta.NewStatusError(http.StatusNotFound, meta.StatusReasonNotFound, "the server could not find the requested resource")
 	e.Status.Details = &meta.StatusDetails{}
 	return e
 }
 
 // errMethodNotAllowed is go-restful's 405 for a verb a route lacks.
 func errMethodNotAllowed() *meta.StatusError {
-	e := meta.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+	e := meta.NewStatusError(http.StatusMethodNotAllowed, meta.StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource")
 	e.Status.Details = &meta.StatusDetails{}
 	return e
 }

@@ -857,7 +857,7 @@ func newApplyConflict(cs []fieldConflict) error {
 		}
 		msg = fmt.Sprintf("Apply failed with %d conflicts: %s", len(cs), strings.Join(lines, "\n"))
 	}
-	e := meta.NewStatusError(409, "Conflict", msg)
+	e := meta.NewStatusError(409, meta.StatusReasonConflict, msg)
 	e.Status.Details = &meta.StatusDetails{Causes: causes}
 	return e
 }

@@ -62,7 +62,7 @@ func applyPatch(patchType string, original, patch []byte, mergeKeys map[string]s
 		}
 		out, err := p.Apply(original)
 		if err != nil {
-			return nil, meta.NewStatusError(422, "Invalid", err.Error())
+			return nil, meta.NewStatusError(422, meta.StatusReasonInvalid, err.Error())
 		}
 		return out, nil
 	case PatchMerge:

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -556,7 +557,7 @@ func (a *API) servePatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 			return err
 		}
 		out, _, err := rq.store.update(ctx, obj, rq.sub == "status")
-		if err != nil && !explicitRV && isConflict(err) && attempt < 5 {
+		if err != nil && !explicitRV && errors.Is(err, meta.ErrConflict) && attempt < 5 {
 			continue
 		}
 		if err != nil {
@@ -567,11 +568,6 @@ func (a *API) servePatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		}
 		return writeObject(w, r, f, rq.store, http.StatusOK, out)
 	}
-}
-
-func isConflict(err error) bool {
-	se := meta.ToStatus(err)
-	return se.Status.Reason == "Conflict"
 }
 
 // serveApply handles application/apply-patch+yaml (server-side apply):
@@ -621,7 +617,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	force := queryBool(r.URL.Query(), "force")
 	for attempt := 0; ; attempt++ {
 		cur, err := rq.store.Get(r.Context(), rq.namespace, rq.name)
-		if isNotFound(err) && rq.sub == "" {
+		if errors.Is(err, meta.ErrNotFound) && rq.sub == "" {
 			if wantRV != "" {
 				return err
 			}
@@ -642,7 +638,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 			}
 			m.ManagedFields = encodeManagers(ms)
 			out, err := rq.store.Create(ctx, obj)
-			if isAlreadyExists(err) && attempt < 5 {
+			if errors.Is(err, meta.ErrAlreadyExists) && attempt < 5 {
 				continue
 			}
 			if err != nil {
@@ -698,7 +694,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 			m.ResourceVersion = wantRV
 		}
 		out, _, err := rq.store.update(ctx, obj, rq.sub == "status")
-		if err != nil && wantRV == "" && isConflict(err) && attempt < 5 {
+		if err != nil && wantRV == "" && errors.Is(err, meta.ErrConflict) && attempt < 5 {
 			continue
 		}
 		if err != nil {

@@ -578,7 +578,7 @@ func (s *Store) UpdateStatus(ctx context.Context, obj meta.Object) (meta.Object,
 // NewMethodNotSupported mirrors apierrors.NewMethodNotSupported: 405
 // MethodNotAllowed `<action> is not supported on resources of kind "<resource>.<group>"`.
 func NewMethodNotSupported(gr meta.GroupResource, action string) *meta.StatusError {
-	e := meta.NewStatusError(http.StatusMethodNotAllowed, "MethodNotAllowed", fmt.Sprintf("%s is not supported on resources of kind %q", action, gr.String()))
+	e := meta.NewStatusError(http.StatusMethodNotAllowed, meta.StatusReasonMethodNotAllowed, fmt.Sprintf("%s is not supported on resources of kind %q", action, gr.String()))
 	e.Status.Details = &meta.StatusDetails{Group: gr.Group, Kind: gr.Resource}
 	return e
 }
@@ -604,14 +604,14 @@ func (s *Store) update(ctx context.Context, obj meta.Object, status bool) (meta.
 	for attempt := 0; ; attempt++ {
 		old, rev, err := s.get(ctx, m.Namespace, name)
 		if err != nil {
-			if !status && isNotFound(err) {
+			if !status && errors.Is(err, meta.ErrNotFound) {
 				if cu, ok := s.strategy.(CreateOnUpdater); ok && cu.AllowCreateOnUpdate() {
 					if want != 0 {
 						return nil, false, s.notFound(name)
 					}
 					m.ResourceVersion = ""
 					created, err := s.Create(ctx, obj)
-					if err != nil && isAlreadyExists(err) && attempt < 3 {
+					if err != nil && errors.Is(err, meta.ErrAlreadyExists) && attempt < 3 {
 						continue
 					}
 					return created, err == nil, err
@@ -638,16 +638,6 @@ func (s *Store) update(ctx context.Context, obj meta.Object, status bool) (meta.
 }
 
 var errRetry = errors.New("registry: concurrent modification, retry")
-
-func isNotFound(err error) bool {
-	var se *meta.StatusError
-	return errors.As(err, &se) && se.Status.Reason == "NotFound"
-}
-
-func isAlreadyExists(err error) bool {
-	var se *meta.StatusError
-	return errors.As(err, &se) && se.Status.Reason == "AlreadyExists"
-}
 
 // applyUpdate writes obj over old (stored at rev). It returns errRetry if
 // the key changed meanwhile.
@@ -817,7 +807,7 @@ func (s *Store) DeleteCollection(ctx context.Context, namespace string, opts Lis
 	for _, it := range items {
 		m := it.GetObjectMeta()
 		obj, err := s.Delete(ctx, m.Namespace, m.Name, nil)
-		if isNotFound(err) {
+		if errors.Is(err, meta.ErrNotFound) {
 			continue
 		}
 		if err != nil {

@@ -38,7 +38,7 @@ type WatchEvent struct {
 // NewResourceExpired mirrors apierrors.NewResourceExpired: 410 Gone, reason
 // Expired, with the given message.
 func NewResourceExpired(msg string) *meta.StatusError {
-	return meta.NewStatusError(http.StatusGone, "Expired", msg)
+	return meta.NewStatusError(http.StatusGone, meta.StatusReasonExpired, msg)
 }
 
 // Watch streams the changes of the resource in namespace ("" = all) that

@@ -330,7 +330,7 @@ func (b *Backend) register(ctx context.Context, opts BackendOptions) error {
 	api := b.srv.agg.API()
 	tm := func(kind string) meta.TypeMeta { return meta.TypeMeta{Kind: kind, APIVersion: "v1"} }
 	ns := &core.Namespace{TypeMeta: tm("Namespace"), ObjectMeta: meta.ObjectMeta{Name: b.Namespace}}
-	if _, err := api.Store(meta.GroupResource{Resource: "namespaces"}).Create(ctx, ns); err != nil && !isAlreadyExists(err) {
+	if _, err := api.Store(meta.GroupResource{Resource: "namespaces"}).Create(ctx, ns); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
 		return fmt.Errorf("aggregatortest: create namespace %q: %w", b.Namespace, err)
 	}
 	om := meta.ObjectMeta{Name: b.Service, Namespace: b.Namespace}
@@ -372,11 +372,6 @@ func (b *Backend) register(ctx context.Context, opts BackendOptions) error {
 }
 
 var apiServicesResource = meta.GroupResource{Group: apiregistration.GroupAPIRegistration, Resource: "apiservices"}
-
-func isAlreadyExists(err error) bool {
-	var se *meta.StatusError
-	return errors.As(err, &se) && se.Status.Reason == "AlreadyExists"
-}
 
 // readiness is what one look at the Server found about a Backend.
 type readiness struct {

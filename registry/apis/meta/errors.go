@@ -8,15 +8,51 @@ import (
 	"strings"
 )
 
-// Sentinel errors the generic store returns; branch on them with errors.Is.
-// ToStatus maps each to the Status upstream answers.
+// The reasons of a failure Status, one constant per reason, with upstream's
+// values (metav1.StatusReason, k8s.io/apimachinery/pkg/apis/meta/v1/types.go).
+const (
+	StatusReasonUnauthorized          = "Unauthorized"
+	StatusReasonForbidden             = "Forbidden"
+	StatusReasonNotFound              = "NotFound"
+	StatusReasonAlreadyExists         = "AlreadyExists"
+	StatusReasonConflict              = "Conflict"
+	StatusReasonGone                  = "Gone"
+	StatusReasonInvalid               = "Invalid"
+	StatusReasonTimeout               = "Timeout"
+	StatusReasonBadRequest            = "BadRequest"
+	StatusReasonMethodNotAllowed      = "MethodNotAllowed"
+	StatusReasonNotAcceptable         = "NotAcceptable"
+	StatusReasonRequestEntityTooLarge = "RequestEntityTooLarge"
+	StatusReasonUnsupportedMediaType  = "UnsupportedMediaType"
+	StatusReasonInternalError         = "InternalError"
+	StatusReasonExpired               = "Expired"
+	StatusReasonServiceUnavailable    = "ServiceUnavailable"
+)
+
+// reasonError is the sentinel of one Status reason: a *StatusError with
+// that reason matches it under errors.Is (see StatusError.Is).
+type reasonError string
+
+// Error returns the reason.
+func (r reasonError) Error() string { return string(r) }
+
+// Sentinels to match a *StatusError by reason with errors.Is, as upstream's
+// apierrors.IsNotFound and its siblings do: errors.Is(err, meta.ErrNotFound)
+// holds for any (wrapped) *StatusError whose reason is NotFound. Code never
+// compares reason strings itself.
 var (
-	// ErrNotFound: the object does not exist (404 NotFound).
-	ErrNotFound = errors.New("not found")
-	// ErrAlreadyExists: create of a name that exists (409 AlreadyExists).
-	ErrAlreadyExists = errors.New("already exists")
-	// ErrConflict: a stale resourceVersion or failed precondition (409 Conflict).
-	ErrConflict = errors.New("conflict")
+	// ErrNotFound matches 404 NotFound.
+	ErrNotFound error = reasonError(StatusReasonNotFound)
+	// ErrAlreadyExists matches 409 AlreadyExists (create of a name that exists).
+	ErrAlreadyExists error = reasonError(StatusReasonAlreadyExists)
+	// ErrConflict matches 409 Conflict (a stale resourceVersion or failed precondition).
+	ErrConflict error = reasonError(StatusReasonConflict)
+	// ErrInvalid matches 422 Invalid.
+	ErrInvalid error = reasonError(StatusReasonInvalid)
+	// ErrExpired matches 410 Expired (a resourceVersion too old to watch or continue from).
+	ErrExpired error = reasonError(StatusReasonExpired)
+	// ErrForbidden matches 403 Forbidden.
+	ErrForbidden error = reasonError(StatusReasonForbidden)
 )
 
 // FieldErrorType names the kind of a field validation failure, mirroring
@@ -154,6 +190,13 @@ type StatusError struct {
 // Error returns the Status message.
 func (e *StatusError) Error() string { return e.Status.Message }
 
+// Is reports whether target is the sentinel of e's reason (ErrNotFound,
+// ErrConflict, ...), so errors.Is matches a StatusError by reason.
+func (e *StatusError) Is(target error) bool {
+	r, ok := target.(reasonError)
+	return ok && e.Status.Reason == string(r)
+}
+
 // NewStatusError builds a Failure Status with the given code, reason and
 // message.
 func NewStatusError(code int, reason, message string) *StatusError {
@@ -180,33 +223,33 @@ func (gr GroupResource) String() string {
 
 // NewNotFound mirrors apierrors.NewNotFound: 404 `<resource>.<group> "<name>" not found`.
 func NewNotFound(gr GroupResource, name string) *StatusError {
-	e := NewStatusError(http.StatusNotFound, "NotFound", fmt.Sprintf("%s %q not found", gr, name))
+	e := NewStatusError(http.StatusNotFound, StatusReasonNotFound, fmt.Sprintf("%s %q not found", gr, name))
 	e.Status.Details = &StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource}
 	return e
 }
 
 // NewAlreadyExists mirrors apierrors.NewAlreadyExists: 409 `<resource>.<group> "<name>" already exists`.
 func NewAlreadyExists(gr GroupResource, name string) *StatusError {
-	e := NewStatusError(http.StatusConflict, "AlreadyExists", fmt.Sprintf("%s %q already exists", gr, name))
+	e := NewStatusError(http.StatusConflict, StatusReasonAlreadyExists, fmt.Sprintf("%s %q already exists", gr, name))
 	e.Status.Details = &StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource}
 	return e
 }
 
 // NewConflict mirrors apierrors.NewConflict: 409 `Operation cannot be fulfilled on <resource>.<group> "<name>": <msg>`.
 func NewConflict(gr GroupResource, name string, msg string) *StatusError {
-	e := NewStatusError(http.StatusConflict, "Conflict", fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", gr, name, msg))
+	e := NewStatusError(http.StatusConflict, StatusReasonConflict, fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", gr, name, msg))
 	e.Status.Details = &StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource}
 	return e
 }
 
 // NewBadRequest mirrors apierrors.NewBadRequest (400 BadRequest).
 func NewBadRequest(msg string) *StatusError {
-	return NewStatusError(http.StatusBadRequest, "BadRequest", msg)
+	return NewStatusError(http.StatusBadRequest, StatusReasonBadRequest, msg)
 }
 
 // NewInternalError mirrors apierrors.NewInternalError: 500 `Internal error occurred: <err>`.
 func NewInternalError(err error) *StatusError {
-	e := NewStatusError(http.StatusInternalServerError, "InternalError", "Internal error occurred: "+err.Error())
+	e := NewStatusError(http.StatusInternalServerError, StatusReasonInternalError, "Internal error occurred: "+err.Error())
 	e.Status.Details = &StatusDetails{Causes: []StatusCause{{Message: err.Error()}}}
 	return e
 }
@@ -234,7 +277,7 @@ func NewInvalid(group, kind, name string, errs FieldErrors) *StatusError {
 	default:
 		msg = fmt.Sprintf("%s %q is invalid: [%s]", qualified, name, strings.Join(msgs, ", "))
 	}
-	e := NewStatusError(http.StatusUnprocessableEntity, "Invalid", msg)
+	e := NewStatusError(http.StatusUnprocessableEntity, StatusReasonInvalid, msg)
 	e.Status.Details = &StatusDetails{Name: name, Group: group, Kind: kind, Causes: causes}
 	return e
 }
@@ -253,17 +296,17 @@ func ToStatus(err error) *StatusError {
 // NewNotAcceptable mirrors apierrors.NewNotAcceptableError (406 NotAcceptable)
 // naming the accepted media types.
 func NewNotAcceptable(accepted string) *StatusError {
-	return NewStatusError(http.StatusNotAcceptable, "NotAcceptable", "only the following media types are accepted: "+accepted)
+	return NewStatusError(http.StatusNotAcceptable, StatusReasonNotAcceptable, "only the following media types are accepted: "+accepted)
 }
 
 // NewUnsupportedMediaType mirrors apierrors.NewUnsupportedMediaTypeError
 // (415 UnsupportedMediaType) listing the accepted types.
 func NewUnsupportedMediaType(accepted string) *StatusError {
-	return NewStatusError(http.StatusUnsupportedMediaType, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: "+accepted)
+	return NewStatusError(http.StatusUnsupportedMediaType, StatusReasonUnsupportedMediaType, "the body of the request was in an unknown format - accepted media types include: "+accepted)
 }
 
 // NewRequestEntityTooLarge mirrors apierrors.NewRequestEntityTooLargeError
 // (413 RequestEntityTooLarge); limit is in bytes.
 func NewRequestEntityTooLarge(limit int64) *StatusError {
-	return NewStatusError(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", fmt.Sprintf("Request entity too large: limit is %d", limit))
+	return NewStatusError(http.StatusRequestEntityTooLarge, StatusReasonRequestEntityTooLarge, fmt.Sprintf("Request entity too large: limit is %d", limit))
 }
