@@ -14,11 +14,11 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/aggsim/aggsim/aggregator/request"
-	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/authentication"
 	"github.com/aggsim/aggsim/registry/apis/authorization"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/negotiation"
+	"github.com/aggsim/aggsim/registry/rest"
 )
 
 // DefaultAPIAudiences are the audiences a TokenReview without
@@ -174,8 +174,8 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // and kind when present, as the create handler's decoder does. It returns
 // the 400/415 Status errors upstream answers.
 func decodeReview(r *http.Request, into any, apiVersion, kind string) error {
-	if r.ContentLength > registry.MaxRequestBodyBytes {
-		return meta.NewRequestEntityTooLarge(registry.MaxRequestBodyBytes)
+	if r.ContentLength > rest.MaxRequestBodyBytes {
+		return meta.NewRequestEntityTooLarge(rest.MaxRequestBodyBytes)
 	}
 	body, err := readAllLimited(r)
 	if err != nil {
@@ -193,7 +193,7 @@ func decodeReview(r *http.Request, into any, apiVersion, kind string) error {
 				return meta.NewBadRequest("couldn't get version/kind; json parse error: " + err.Error())
 			}
 		case negotiation.MediaProtobuf:
-			j, _, _, err := registry.DecodeProtobufToJSON(body)
+			j, _, _, err := rest.DecodeProtobufToJSON(body)
 			if err != nil {
 				return meta.NewBadRequest(err.Error())
 			}
@@ -225,12 +225,12 @@ func readAllLimited(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, registry.MaxRequestBodyBytes+1))
+	b, err := io.ReadAll(io.LimitReader(r.Body, rest.MaxRequestBodyBytes+1))
 	if err != nil {
 		return nil, meta.NewBadRequest(err.Error())
 	}
-	if len(b) > registry.MaxRequestBodyBytes {
-		return nil, meta.NewRequestEntityTooLarge(registry.MaxRequestBodyBytes)
+	if len(b) > rest.MaxRequestBodyBytes {
+		return nil, meta.NewRequestEntityTooLarge(rest.MaxRequestBodyBytes)
 	}
 	return b, nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/authorization"
 	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/rest"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -104,7 +105,7 @@ type Server struct {
 	logger *slog.Logger
 	now    func() time.Time
 
-	api        *registry.API
+	api        *rest.API
 	discovery  *discovery.Manager
 	mux        *Mux
 	handler    http.Handler
@@ -175,7 +176,7 @@ func New(opts Options) (*Server, error) {
 	}
 
 	s := &Server{opts: opts, logger: logger, now: now, ready: make(chan struct{})}
-	s.api = registry.NewAPI(opts.Storage, append(registry.Strategies(now), registry.ReviewStrategies()...), registry.StoreOptions{
+	s.api = rest.NewAPI(opts.Storage, append(registry.Strategies(now), registry.ReviewStrategies()...), registry.StoreOptions{
 		Clock:  now,
 		Logger: logger,
 		NamespaceExists: func(ctx context.Context, ns string) (bool, error) {
@@ -254,7 +255,7 @@ var apiServicesResource = meta.GroupResource{Group: apiregistration.GroupAPIRegi
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // API returns the local REST API (the store of every local resource).
-func (s *Server) API() *registry.API { return s.api }
+func (s *Server) API() *rest.API { return s.api }
 
 // GitVersion is the Kubernetes-like version /version reports.
 func (s *Server) GitVersion() string { return KubeVersion + "-aggsim." + s.opts.Version }

@@ -18,6 +18,7 @@ import (
 	"github.com/aggsim/aggsim/aggregator"
 	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/rest"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -60,7 +61,7 @@ func StaticCertificate(c tls.Certificate) func(*tls.ClientHelloInfo) (*tls.Certi
 // loopback port. A Backend must not be copied.
 type Backend struct {
 	opts     Options
-	api      *registry.API
+	api      *rest.API
 	recorder *Recorder
 	handler  http.Handler
 	logger   *slog.Logger
@@ -96,7 +97,7 @@ func NewBackend(opts Options) (*Backend, error) {
 		st, b.ownStore = storage.NewMemory(), true
 	}
 	b.opts.Storage = st
-	b.api = registry.NewAPI(st, Strategies(opts.Clock), registry.StoreOptions{Clock: opts.Clock, Logger: logger})
+	b.api = rest.NewAPI(st, Strategies(opts.Clock), registry.StoreOptions{Clock: opts.Clock, Logger: logger})
 
 	docs := newDiscoveryDocs()
 	mux := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -147,7 +148,7 @@ func (b *Backend) ServeHTTP(w http.ResponseWriter, r *http.Request) { b.handler.
 func (b *Backend) Handler() http.Handler { return b }
 
 // API returns the backend's REST API, e.g. to read its stores.
-func (b *Backend) API() *registry.API { return b.api }
+func (b *Backend) API() *rest.API { return b.api }
 
 // Recorder returns the request recorder.
 func (b *Backend) Recorder() *Recorder { return b.recorder }

@@ -23,6 +23,7 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/rest"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -278,10 +279,10 @@ func TestValidateFlunder(t *testing.T) {
 	}
 }
 
-func testRegistryAPI(t *testing.T) *registry.API {
+func testRegistryAPI(t *testing.T) *rest.API {
 	st := storage.NewMemory()
 	t.Cleanup(func() { st.Close() })
-	api := registry.NewAPI(st, registry.Strategies(func() time.Time { return testNow }), registry.StoreOptions{})
+	api := rest.NewAPI(st, registry.Strategies(func() time.Time { return testNow }), registry.StoreOptions{})
 	t.Cleanup(api.Shutdown)
 	return api
 }

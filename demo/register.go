@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/rest"
 )
 
 // Where the demo backend is registered, as the upstream sample's manifests
@@ -106,7 +106,7 @@ func resourceOf(obj meta.Object) (meta.GroupResource, error) {
 // (keeping its status and taking the stored resourceVersion), so running it
 // again after a restart converges. Errors name the object; the first one
 // stops Apply.
-func Apply(ctx context.Context, api *registry.API, objs []meta.Object) error {
+func Apply(ctx context.Context, api *rest.API, objs []meta.Object) error {
 	for _, obj := range objs {
 		gr, err := resourceOf(obj)
 		if err != nil {
@@ -148,7 +148,7 @@ func qualified(ns, name string) string {
 // when zero) until all have condition Available=True, ctx ends, or timeout
 // passes. The error names each APIService that is not Available with its
 // last condition, and says that the availability controller sets it.
-func WaitAvailable(ctx context.Context, api *registry.API, names []string, timeout, interval time.Duration) error {
+func WaitAvailable(ctx context.Context, api *rest.API, names []string, timeout, interval time.Duration) error {
 	if interval <= 0 {
 		interval = 100 * time.Millisecond
 	}

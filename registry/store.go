@@ -131,6 +131,17 @@ func (s *Store) Info() ResourceInfo { return s.info }
 // Strategy returns the strategy the store was built with.
 func (s *Store) Strategy() Strategy { return s.strategy }
 
+// MergeKeys returns the strategic-merge-patch keys of the resource, those
+// of ObjectMeta included (see PatchMetaProvider): list field path → key.
+func (s *Store) MergeKeys() map[string]string { return s.mergeKeys }
+
+// Now returns the store clock's current time (StoreOptions.Clock).
+func (s *Store) Now() time.Time { return s.clock() }
+
+// Revision returns the storage's current revision, the resourceVersion of
+// a list that reads the current state.
+func (s *Store) Revision() int64 { return s.st.Revision() }
+
 type dryRunKey struct{}
 
 // WithDryRun returns a copy of ctx under which the store's writes (Create,
@@ -262,12 +273,15 @@ type ListOptions struct {
 	TimeoutSeconds *int64
 }
 
-// listResult is one page of a list.
-type listResult struct {
-	items     []meta.Object
-	rv        string
-	cont      string
-	remaining *int64
+// ListResult is one page of a list: the objects, the list's
+// resourceVersion, the continue token of the next page ("" on the last)
+// and, when the list was cut short, how many objects remain
+// (metadata.remainingItemCount).
+type ListResult struct {
+	Items              []meta.Object
+	ResourceVersion    string
+	Continue           string
+	RemainingItemCount *int64
 }
 
 // continueToken is the decoded continue parameter, shaped like upstream's
@@ -369,20 +383,22 @@ func parseRV(rv string) (int64, error) {
 // the current state (storage has no snapshot reads) but report the first
 // page's resourceVersion.
 func (s *Store) List(ctx context.Context, namespace string, opts ListOptions) (items []meta.Object, resourceVersion string, continueToken string, err error) {
-	r, err := s.list(ctx, namespace, opts)
+	r, err := s.ListPage(ctx, namespace, opts)
 	if err != nil {
 		return nil, "", "", err
 	}
-	return r.items, r.rv, r.cont, nil
+	return r.Items, r.ResourceVersion, r.Continue, nil
 }
 
-func (s *Store) list(ctx context.Context, namespace string, opts ListOptions) (listResult, error) {
+// ListPage is List with the whole page description, remainingItemCount
+// included, as the REST layer needs it.
+func (s *Store) ListPage(ctx context.Context, namespace string, opts ListOptions) (ListResult, error) {
 	sel, err := s.compileSelector(opts)
 	if err != nil {
-		return listResult{}, err
+		return ListResult{}, err
 	}
 	if _, err := parseRV(opts.ResourceVersion); err != nil {
-		return listResult{}, err
+		return ListResult{}, err
 	}
 	if opts.Limit < 0 {
 		opts.Limit = 0
@@ -390,41 +406,41 @@ func (s *Store) list(ctx context.Context, namespace string, opts ListOptions) (l
 	prefix := s.listPrefix(namespace)
 	kvs, rev, err := s.st.List(ctx, prefix)
 	if err != nil {
-		return listResult{}, meta.NewInternalError(err)
+		return ListResult{}, meta.NewInternalError(err)
 	}
 	var start string
 	if opts.Continue != "" {
 		tok, err := decodeContinue(opts.Continue)
 		if err != nil {
-			return listResult{}, err
+			return ListResult{}, err
 		}
 		rev = tok.ResourceVersion
 		start = prefix + tok.StartKey
 	}
-	res := listResult{rv: strconv.FormatInt(rev, 10), items: []meta.Object{}}
+	res := ListResult{ResourceVersion: strconv.FormatInt(rev, 10), Items: []meta.Object{}}
 	var remaining int64
 	for i, kv := range kvs {
 		if start != "" && kv.Key < start {
 			continue
 		}
-		if opts.Limit > 0 && int64(len(res.items)) >= opts.Limit {
+		if opts.Limit > 0 && int64(len(res.Items)) >= opts.Limit {
 			// Is there anything left? Upstream answers a continue token
 			// whenever more keys follow, even if none of them match.
-			res.cont = encodeContinue(rev, strings.TrimPrefix(kvs[i-1].Key, prefix)+"\x00")
+			res.Continue = encodeContinue(rev, strings.TrimPrefix(kvs[i-1].Key, prefix)+"\x00")
 			remaining = int64(len(kvs) - i)
 			break
 		}
 		obj, err := s.decode(kv.Value, kv.ModRevision)
 		if err != nil {
-			return listResult{}, meta.NewInternalError(err)
+			return ListResult{}, meta.NewInternalError(err)
 		}
 		if !s.matches(sel, obj) {
 			continue
 		}
-		res.items = append(res.items, obj)
+		res.Items = append(res.Items, obj)
 	}
-	if res.cont != "" && sel.empty() {
-		res.remaining = &remaining
+	if res.Continue != "" && sel.empty() {
+		res.RemainingItemCount = &remaining
 	}
 	return res, nil
 }
@@ -560,7 +576,7 @@ func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error
 // ValidateUpdate and Canonicalize run; an update that changes nothing
 // returns the stored object without a write.
 func (s *Store) Update(ctx context.Context, obj meta.Object) (meta.Object, error) {
-	obj, _, err := s.update(ctx, obj, false)
+	obj, _, err := s.Replace(ctx, obj, false)
 	return obj, err
 }
 
@@ -571,7 +587,7 @@ func (s *Store) UpdateStatus(ctx context.Context, obj meta.Object) (meta.Object,
 	if !s.info.HasStatus {
 		return nil, NewMethodNotSupported(s.info.GroupResource(), "update")
 	}
-	obj, _, err := s.update(ctx, obj, true)
+	obj, _, err := s.Replace(ctx, obj, true)
 	return obj, err
 }
 
@@ -583,8 +599,10 @@ func NewMethodNotSupported(gr meta.GroupResource, action string) *meta.StatusErr
 	return e
 }
 
-// update is Update/UpdateStatus; created reports a create-on-update.
-func (s *Store) update(ctx context.Context, obj meta.Object, status bool) (meta.Object, bool, error) {
+// Replace is Update (status false) or UpdateStatus (status true) that also
+// reports whether the object was created, which a strategy that allows
+// create-on-update (CreateOnUpdater) permits for a PUT of a missing object.
+func (s *Store) Replace(ctx context.Context, obj meta.Object, status bool) (meta.Object, bool, error) {
 	m := obj.GetObjectMeta()
 	if !s.info.Namespaced {
 		m.Namespace = ""
@@ -728,17 +746,12 @@ func sameIgnoringManagedFields(s *Store, obj, old meta.Object) bool {
 	return true
 }
 
-// Preconditions must hold for a Delete to proceed (metav1.Preconditions).
-type Preconditions struct {
-	UID, ResourceVersion *string
-}
-
 // Delete removes ns/name and returns the object as it was. Preconditions
 // that fail are 409 Conflict `Precondition failed: UID in precondition: x,
 // UID in object meta: y` (ResourceVersion likewise). An object with
 // metadata.finalizers is not removed: its deletionTimestamp is set and it
 // is removed by the update that clears the last finalizer.
-func (s *Store) Delete(ctx context.Context, namespace, name string, pre *Preconditions) (meta.Object, error) {
+func (s *Store) Delete(ctx context.Context, namespace, name string, pre *meta.Preconditions) (meta.Object, error) {
 	if !s.info.Namespaced {
 		namespace = ""
 	}

@@ -74,3 +74,16 @@ func BumpGeneration(newMeta, oldMeta *meta.ObjectMeta, specChanged bool) {
 		newMeta.Generation++
 	}
 }
+
+// PatchMetaProvider is an optional Strategy extension declaring the
+// strategic-merge-patch merge keys of a resource: a dotted field path
+// (without list indices, e.g. "status.conditions", "spec.ports",
+// "subsets.addresses") mapped to the key that identifies list elements
+// ("type", "port", "ip"), as the patchMergeKey struct tags do upstream. An
+// empty key declares a list of scalars merged as a set (patchStrategy
+// merge without a key, e.g. "metadata.finalizers"). Lists not named are
+// replaced. metadata.ownerReferences (uid) and metadata.finalizers are
+// always declared.
+type PatchMetaProvider interface {
+	MergeKeys() map[string]string
+}

@@ -76,13 +76,13 @@ func (s *Store) Watch(ctx context.Context, namespace string, opts ListOptions) (
 	sendInitial := opts.SendInitialEvents != nil && *opts.SendInitialEvents
 	legacyInitial := opts.SendInitialEvents == nil && (opts.ResourceVersion == "" || opts.ResourceVersion == "0")
 	if sendInitial || legacyInitial {
-		r, err := s.list(wctx, namespace, ListOptions{LabelSelector: opts.LabelSelector, FieldSelector: opts.FieldSelector})
+		r, err := s.ListPage(wctx, namespace, ListOptions{LabelSelector: opts.LabelSelector, FieldSelector: opts.FieldSelector})
 		if err != nil {
 			cancel()
 			return nil, err
 		}
-		initial = r.items
-		from, _ = strconv.ParseInt(r.rv, 10, 64)
+		initial = r.Items
+		from, _ = strconv.ParseInt(r.ResourceVersion, 10, 64)
 	} else if from == 0 {
 		from = s.st.Revision()
 	}

@@ -148,3 +148,11 @@ type Condition struct {
 	Reason             string `json:"reason,omitempty"`
 	Message            string `json:"message,omitempty"`
 }
+
+// Preconditions mirrors metav1.Preconditions: a delete (or update) must
+// fail with 409 Conflict unless the stored object has this UID and
+// resourceVersion (each checked only when set).
+type Preconditions struct {
+	UID             *string `json:"uid,omitempty"`
+	ResourceVersion *string `json:"resourceVersion,omitempty"`
+}

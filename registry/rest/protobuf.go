@@ -1,4 +1,4 @@
-package registry
+package rest
 
 // Kubernetes protobuf bodies (Content-Type application/vnd.kubernetes.protobuf)
 // for the kinds in protobuf_schema.go, converted to and from the JSON the

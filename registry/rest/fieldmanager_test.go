@@ -1,4 +1,4 @@
-package registry
+package rest
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/storage"
 )
@@ -80,7 +81,7 @@ func apiServiceAPI(t *testing.T) *API {
 	t.Helper()
 	st := storage.NewMemory()
 	t.Cleanup(func() { st.Close() })
-	a := NewAPI(st, []Strategy{APIServiceStrategy{Now: func() time.Time { return testNow }}}, StoreOptions{Clock: func() time.Time { return testNow }})
+	a := NewAPI(st, []registry.Strategy{registry.APIServiceStrategy{Now: func() time.Time { return testNow }}}, registry.StoreOptions{Clock: func() time.Time { return testNow }})
 	t.Cleanup(a.Shutdown)
 	return a
 }

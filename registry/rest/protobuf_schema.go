@@ -1,4 +1,4 @@
-package registry
+package rest
 
 // Protobuf schemas of the kinds aggsim accepts as
 // application/vnd.kubernetes.protobuf request bodies. Field numbers and

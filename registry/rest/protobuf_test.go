@@ -1,4 +1,4 @@
-package registry
+package rest
 
 // Tests of the protobuf request-body support. Bodies are produced by the
 // real client-go protobuf serializer (the encoder kubectl's typed clients
@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"github.com/aggsim/aggsim/registry/negotiation"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -34,7 +35,7 @@ import (
 
 var updateProtobufFixtures = flag.Bool("update-protobuf", false, "rewrite testdata/protobuf from the k8s.io/api fixtures")
 
-const protobufTestdata = "../testdata/protobuf"
+const protobufTestdata = "../../testdata/protobuf"
 
 func pbPtr[T any](v T) *T { return &v }
 
@@ -233,9 +234,9 @@ func k8sJSON(t testing.TB, obj runtime.Object, gv schema.GroupVersion) []byte {
 }
 
 // strategyFor returns aggsim's strategy serving kind in the core group.
-func strategyFor(t *testing.T, kind string) Strategy {
+func strategyFor(t *testing.T, kind string) registry.Strategy {
 	t.Helper()
-	for _, s := range Strategies(time.Now) {
+	for _, s := range registry.Strategies(time.Now) {
 		if s.Info().Group == "" && s.Info().Kind == kind {
 			return s
 		}

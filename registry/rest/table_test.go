@@ -1,4 +1,4 @@
-package registry
+package rest
 
 import (
 	"bytes"
@@ -43,7 +43,7 @@ func TestTableMatchesCapture(t *testing.T) {
 		{"table-single-unavailable.json", ""},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			raw, err := os.ReadFile("../testdata/registry/" + tc.file)
+			raw, err := os.ReadFile("../../testdata/registry/" + tc.file)
 			if err != nil {
 				t.Fatal(err)
 			}

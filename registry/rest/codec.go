@@ -1,4 +1,4 @@
-package registry
+package rest
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/negotiation"
 	"sigs.k8s.io/yaml"
@@ -91,7 +92,7 @@ type decodeOptions struct {
 // a <Kind>: <err>` for type errors, and with Strict field validation
 // `strict decoding error: unknown field "spec.foo", duplicate field "x"`.
 // With Warn the same texts come back as warnings.
-func decodeObject(body []byte, info ResourceInfo, into meta.Object, opts decodeOptions) (warnings []string, err error) {
+func decodeObject(body []byte, info registry.ResourceInfo, into meta.Object, opts decodeOptions) (warnings []string, err error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, meta.NewBadRequest(fmt.Sprintf("Object 'Kind' is missing in '%s'", string(body)))
 	}

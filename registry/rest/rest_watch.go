@@ -1,10 +1,11 @@
-package registry
+package rest
 
 import (
 	"context"
 	"encoding/json"
 	"net/http"
 
+	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/negotiation"
 )
@@ -22,7 +23,7 @@ type watchEventJSON struct {
 // found before the stream starts are ordinary Status responses; the stream
 // ends at timeoutSeconds, client disconnect or API.Shutdown. It returns,
 // unwritten, only the errors found before the stream starts.
-func (a *API) serveWatch(w http.ResponseWriter, r *http.Request, rq resourceRequest, opts ListOptions) error {
+func (a *API) serveWatch(w http.ResponseWriter, r *http.Request, rq resourceRequest, opts registry.ListOptions) error {
 	f, err := negotiation.Output(r, negotiation.TargetWatch)
 	if err != nil {
 		return err
@@ -52,15 +53,15 @@ func (a *API) serveWatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	for ev := range events {
 		line := watchEventJSON{Type: ev.Type}
 		switch {
-		case ev.Type == EventError:
+		case ev.Type == registry.EventError:
 			line.Object = ev.Status
-		case ev.Type == EventBookmark:
+		case ev.Type == registry.EventBookmark:
 			line.Object = ev.Object
 		case f.As == "Table":
-			t, err := buildTable(rq.store.strategy, []meta.Object{ev.Object}, meta.ListMeta{ResourceVersion: ev.Object.GetObjectMeta().ResourceVersion}, include, f.MetaVersion, headers)
+			t, err := buildTable(rq.store.Strategy(), []meta.Object{ev.Object}, meta.ListMeta{ResourceVersion: ev.Object.GetObjectMeta().ResourceVersion}, include, f.MetaVersion, headers)
 			if err != nil {
 				st := meta.NewInternalError(err).Status
-				line = watchEventJSON{Type: EventError, Object: &st}
+				line = watchEventJSON{Type: registry.EventError, Object: &st}
 			} else {
 				headers = false
 				line.Object = t

@@ -1,4 +1,4 @@
-package registry
+package rest
 
 import (
 	"bytes"
@@ -23,19 +23,6 @@ const (
 
 // supportedPatchTypes is the list a 415 on PATCH names, in upstream's order.
 const supportedPatchTypes = "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json"
-
-// PatchMetaProvider is an optional Strategy extension declaring the
-// strategic-merge-patch merge keys of a resource: a dotted field path
-// (without list indices, e.g. "status.conditions", "spec.ports",
-// "subsets.addresses") mapped to the key that identifies list elements
-// ("type", "port", "ip"), as the patchMergeKey struct tags do upstream. An
-// empty key declares a list of scalars merged as a set (patchStrategy
-// merge without a key, e.g. "metadata.finalizers"). Lists not named are
-// replaced. metadata.ownerReferences (uid) and metadata.finalizers are
-// always declared.
-type PatchMetaProvider interface {
-	MergeKeys() map[string]string
-}
 
 // patchTypeOf returns the patch type of a Content-Type header, or 415.
 func patchTypeOf(contentType string) (string, error) {

@@ -1,4 +1,4 @@
-package registry
+package rest
 
 import (
 	"encoding/json"

@@ -1,8 +1,9 @@
-package registry
+package rest
 
 import (
 	"testing"
 
+	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
@@ -24,7 +25,7 @@ func TestOpenAPIAcceptsJSON(t *testing.T) {
 		{"application/jsonx", false},
 		{",", false},
 	} {
-		if got := OpenAPIAcceptsJSON(tc.accept); got != tc.want {
+		if got := registry.OpenAPIAcceptsJSON(tc.accept); got != tc.want {
 			t.Errorf("OpenAPIAcceptsJSON(%q) = %v, want %v", tc.accept, got, tc.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package registry
+package rest
 
 // Server-side apply field ownership: the field sets of managedFields
 // entries, conflicts between managers and pruning of fields an applier
@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
@@ -895,8 +896,8 @@ func docOf(obj meta.Object) (map[string]any, error) {
 }
 
 // scope returns the field scope of a write to subresource.
-func (s *Store) scope(subresource string) fieldScope {
-	return fieldScope{mergeKeys: s.mergeKeys, subresource: subresource, hasStatus: s.info.HasStatus}
+func scopeOf(s *registry.Store, subresource string) fieldScope {
+	return fieldScope{mergeKeys: s.MergeKeys(), subresource: subresource, hasStatus: s.Info().HasStatus}
 }
 
 // trackUpdate sets obj's managedFields for an Update-operation write
@@ -904,9 +905,9 @@ func (s *Store) scope(subresource string) fieldScope {
 // manager. As upstream's FieldManager.Update, the managedFields sent in
 // obj are the starting point when they decode and the write is not to a
 // subresource; otherwise live's are.
-func (s *Store) trackUpdate(live, obj meta.Object, manager, subresource string) error {
+func trackUpdate(s *registry.Store, live, obj meta.Object, manager, subresource string) error {
 	if live == nil {
-		live = s.strategy.New()
+		live = s.Strategy().New()
 	}
 	m := obj.GetObjectMeta()
 	ms, ok := decodeManagers(m.ManagedFields)
@@ -924,8 +925,8 @@ func (s *Store) trackUpdate(live, obj meta.Object, manager, subresource string) 
 	if err != nil {
 		return err
 	}
-	id := meta.ManagedFieldsEntry{Manager: manager, Operation: operationUpdate, APIVersion: s.info.APIVersion(), Subresource: subresource}
-	ms = updateFields(ms, liveDoc, newDoc, id, s.scope(subresource), s.clock())
+	id := meta.ManagedFieldsEntry{Manager: manager, Operation: operationUpdate, APIVersion: s.Info().APIVersion(), Subresource: subresource}
+	ms = updateFields(ms, liveDoc, newDoc, id, scopeOf(s, subresource), s.Now())
 	m.ManagedFields = encodeManagers(ms)
 	return nil
 }

@@ -1,4 +1,4 @@
-package registry
+package rest
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/negotiation"
 )
@@ -18,7 +19,7 @@ import (
 // resourceRequest is a parsed resource path below /api/v1 or
 // /apis/<group>/<version>.
 type resourceRequest struct {
-	store     *Store
+	store     *registry.Store
 	namespace string // from the path; "" for cluster-scoped or all namespaces
 	name      string // "" for the collection
 	sub       string // "" or "status"
@@ -46,7 +47,7 @@ func parseResourcePath(e *gvEntry, tail string) (resourceRequest, error) {
 	// <resource> is no resource here and "namespaces" itself is one (then
 	// it is a subresource of a namespace, e.g. namespaces/foo/status).
 	if segs[0] == "namespaces" && len(segs) >= 3 {
-		if st, ok := e.resources[segs[2]]; ok && st.info.Namespaced {
+		if st, ok := e.resources[segs[2]]; ok && st.Info().Namespaced {
 			rq.store, rq.namespace = st, segs[1]
 			segs = segs[3:]
 			switch len(segs) {
@@ -75,7 +76,7 @@ func parseResourcePath(e *gvEntry, tail string) (resourceRequest, error) {
 	default:
 		return rq, errNotFoundPath()
 	}
-	if st.info.Namespaced && rq.name != "" {
+	if st.Info().Namespaced && rq.name != "" {
 		// A namespaced object is only addressable inside its namespace.
 		return rq, errNotFoundPath()
 	}
@@ -83,7 +84,7 @@ func parseResourcePath(e *gvEntry, tail string) (resourceRequest, error) {
 }
 
 func (rq resourceRequest) checkSub() error {
-	if rq.sub == "" || (rq.sub == "status" && rq.store.info.HasStatus) {
+	if rq.sub == "" || (rq.sub == "status" && rq.store.Info().HasStatus) {
 		return nil
 	}
 	return errNotFoundPath()
@@ -141,9 +142,9 @@ func (a *API) dispatchResource(w http.ResponseWriter, r *http.Request, rq resour
 	if verb == "" || (rq.watch && verb != "watch") {
 		return errMethodNotAllowed()
 	}
-	verbs := rq.store.info.Verbs
+	verbs := rq.store.Info().Verbs
 	if rq.sub == "status" {
-		verbs = rq.store.info.StatusVerbs
+		verbs = rq.store.Info().StatusVerbs
 	}
 	if !slices.Contains(verbs, verb) {
 		return errMethodNotAllowed()
@@ -170,10 +171,10 @@ func (a *API) dispatchResource(w http.ResponseWriter, r *http.Request, rq resour
 // writeObject writes one object in the negotiated format (object, Table or
 // PartialObjectMetadata). It returns, unwritten, the error of building a
 // Table.
-func writeObject(w http.ResponseWriter, r *http.Request, f negotiation.Format, st *Store, code int, obj meta.Object) error {
+func writeObject(w http.ResponseWriter, r *http.Request, f negotiation.Format, st *registry.Store, code int, obj meta.Object) error {
 	switch f.As {
 	case "Table":
-		t, err := buildTable(st.strategy, []meta.Object{obj}, meta.ListMeta{ResourceVersion: obj.GetObjectMeta().ResourceVersion}, r.URL.Query().Get("includeObject"), f.MetaVersion, true)
+		t, err := buildTable(st.Strategy(), []meta.Object{obj}, meta.ListMeta{ResourceVersion: obj.GetObjectMeta().ResourceVersion}, r.URL.Query().Get("includeObject"), f.MetaVersion, true)
 		if err != nil {
 			return err
 		}
@@ -201,8 +202,8 @@ func (a *API) serveGet(w http.ResponseWriter, r *http.Request, rq resourceReques
 // listOptionsFromQuery reads metav1.ListOptions from the query and
 // validates them as upstream's ValidateListOptions does (422
 // `ListOptions.meta.k8s.io "" is invalid: ...`).
-func listOptionsFromQuery(q url.Values, watch bool) (ListOptions, error) {
-	opts := ListOptions{
+func listOptionsFromQuery(q url.Values, watch bool) (registry.ListOptions, error) {
+	opts := registry.ListOptions{
 		LabelSelector:        q.Get("labelSelector"),
 		FieldSelector:        q.Get("fieldSelector"),
 		Continue:             q.Get("continue"),
@@ -298,14 +299,14 @@ func (a *API) serveList(w http.ResponseWriter, r *http.Request, rq resourceReque
 	if err != nil {
 		return err
 	}
-	res, err := rq.store.list(r.Context(), rq.namespace, opts)
+	res, err := rq.store.ListPage(r.Context(), rq.namespace, opts)
 	if err != nil {
 		return err
 	}
-	lm := meta.ListMeta{ResourceVersion: res.rv, Continue: res.cont, RemainingItemCount: res.remaining}
+	lm := meta.ListMeta{ResourceVersion: res.ResourceVersion, Continue: res.Continue, RemainingItemCount: res.RemainingItemCount}
 	switch f.As {
 	case "Table":
-		t, err := buildTable(rq.store.strategy, res.items, lm, q.Get("includeObject"), f.MetaVersion, true)
+		t, err := buildTable(rq.store.Strategy(), res.Items, lm, q.Get("includeObject"), f.MetaVersion, true)
 		if err != nil {
 			return err
 		}
@@ -313,26 +314,26 @@ func (a *API) serveList(w http.ResponseWriter, r *http.Request, rq resourceReque
 		return nil
 	case "PartialObjectMetadataList":
 		l := meta.PartialObjectMetadataList{TypeMeta: meta.TypeMeta{Kind: "PartialObjectMetadataList", APIVersion: "meta.k8s.io/" + f.MetaVersion}, ListMeta: lm, Items: []meta.PartialObjectMetadata{}}
-		for _, it := range res.items {
+		for _, it := range res.Items {
 			l.Items = append(l.Items, partialMetadata(it, f.MetaVersion))
 		}
 		negotiation.WriteObject(w, f, http.StatusOK, l)
 		return nil
 	}
-	negotiation.WriteObject(w, f, http.StatusOK, rq.store.listOf(res.items, lm))
+	negotiation.WriteObject(w, f, http.StatusOK, listOf(rq.store, res.Items, lm))
 	return nil
 }
 
 // listOf wraps items in the resource's <Kind>List. Items lose kind and
 // apiVersion, as in upstream's typed list responses.
-func (s *Store) listOf(items []meta.Object, lm meta.ListMeta) listObject {
+func listOf(s *registry.Store, items []meta.Object, lm meta.ListMeta) listObject {
 	for _, it := range items {
 		*it.GetTypeMeta() = meta.TypeMeta{}
 	}
 	if items == nil {
 		items = []meta.Object{}
 	}
-	return listObject{TypeMeta: meta.TypeMeta{Kind: s.info.ListKind, APIVersion: s.info.APIVersion()}, ListMeta: lm, Items: items}
+	return listObject{TypeMeta: meta.TypeMeta{Kind: s.Info().ListKind, APIVersion: s.Info().APIVersion()}, ListMeta: lm, Items: items}
 }
 
 // writeOptions are the query parameters shared by create, update, patch
@@ -389,7 +390,7 @@ func managerName(r *http.Request, o writeOptions) string {
 
 func (o writeOptions) ctx(ctx context.Context) context.Context {
 	if o.dryRun {
-		return WithDryRun(ctx)
+		return registry.WithDryRun(ctx)
 	}
 	return ctx
 }
@@ -407,9 +408,9 @@ func beginWrite(r *http.Request, kind string) (negotiation.Format, writeOptions,
 
 // decodeNew decodes JSON j into a new object of the store's resource with
 // o's fieldValidation; it returns the decoder's warnings unwritten.
-func (s *Store) decodeNew(j []byte, o writeOptions) (meta.Object, []string, error) {
-	obj := s.strategy.New()
-	warnings, err := decodeObject(j, s.info, obj, decodeOptions{fieldValidation: o.fieldValidation})
+func decodeNew(s *registry.Store, j []byte, o writeOptions) (meta.Object, []string, error) {
+	obj := s.Strategy().New()
+	warnings, err := decodeObject(j, s.Info(), obj, decodeOptions{fieldValidation: o.fieldValidation})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -417,7 +418,7 @@ func (s *Store) decodeNew(j []byte, o writeOptions) (meta.Object, []string, erro
 }
 
 // decodeRequestObject reads and decodes the body of a create or update.
-func decodeRequestObject(w http.ResponseWriter, r *http.Request, st *Store, o writeOptions) (meta.Object, error) {
+func decodeRequestObject(w http.ResponseWriter, r *http.Request, st *registry.Store, o writeOptions) (meta.Object, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return nil, err
@@ -426,7 +427,7 @@ func decodeRequestObject(w http.ResponseWriter, r *http.Request, st *Store, o wr
 	if err != nil {
 		return nil, err
 	}
-	obj, warnings, err := st.decodeNew(j, o)
+	obj, warnings, err := decodeNew(st, j, o)
 	if err != nil {
 		return nil, err
 	}
@@ -446,14 +447,14 @@ func (a *API) serveCreate(w http.ResponseWriter, r *http.Request, rq resourceReq
 		return err
 	}
 	m := obj.GetObjectMeta()
-	if rq.store.info.Namespaced {
+	if rq.store.Info().Namespaced {
 		if m.Namespace == "" {
 			m.Namespace = rq.namespace
 		} else if m.Namespace != rq.namespace {
 			return meta.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 		}
 	}
-	if err := rq.store.trackUpdate(nil, obj, managerName(r, o), ""); err != nil {
+	if err := trackUpdate(rq.store, nil, obj, managerName(r, o), ""); err != nil {
 		return err
 	}
 	out, err := rq.store.Create(o.ctx(r.Context()), obj)
@@ -469,7 +470,7 @@ func checkNameAndNamespace(obj meta.Object, rq resourceRequest) error {
 	if m.Name != rq.name {
 		return meta.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", m.Name, rq.name))
 	}
-	if rq.store.info.Namespaced {
+	if rq.store.Info().Namespaced {
 		if m.Namespace == "" {
 			m.Namespace = rq.namespace
 		} else if m.Namespace != rq.namespace {
@@ -496,10 +497,10 @@ func (a *API) serveUpdate(w http.ResponseWriter, r *http.Request, rq resourceReq
 	if cur, err := rq.store.Get(r.Context(), rq.namespace, rq.name); err == nil {
 		live = cur
 	}
-	if err := rq.store.trackUpdate(live, obj, managerName(r, o), rq.sub); err != nil {
+	if err := trackUpdate(rq.store, live, obj, managerName(r, o), rq.sub); err != nil {
 		return err
 	}
-	out, created, err := rq.store.update(o.ctx(r.Context()), obj, status)
+	out, created, err := rq.store.Replace(o.ctx(r.Context()), obj, status)
 	if err != nil {
 		return err
 	}
@@ -537,11 +538,11 @@ func (a *API) servePatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		if err != nil {
 			return err
 		}
-		patched, err := applyPatch(pt, curJSON, body, rq.store.mergeKeys)
+		patched, err := applyPatch(pt, curJSON, body, rq.store.MergeKeys())
 		if err != nil {
 			return err
 		}
-		obj, warnings, err := rq.store.decodeNew(patched, o)
+		obj, warnings, err := decodeNew(rq.store, patched, o)
 		if err != nil {
 			return err
 		}
@@ -553,10 +554,10 @@ func (a *API) servePatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		if m.ResourceVersion == "" {
 			m.ResourceVersion = curRV
 		}
-		if err := rq.store.trackUpdate(cur, obj, managerName(r, o), rq.sub); err != nil {
+		if err := trackUpdate(rq.store, cur, obj, managerName(r, o), rq.sub); err != nil {
 			return err
 		}
-		out, _, err := rq.store.update(ctx, obj, rq.sub == "status")
+		out, _, err := rq.store.Replace(ctx, obj, rq.sub == "status")
 		if err != nil && !explicitRV && errors.Is(err, meta.ErrConflict) && attempt < 5 {
 			continue
 		}
@@ -584,7 +585,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	if err != nil {
 		return err
 	}
-	tmp, warnings, err := rq.store.decodeNew(applied, o)
+	tmp, warnings, err := decodeNew(rq.store, applied, o)
 	if err != nil {
 		return err
 	}
@@ -611,9 +612,9 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	}
 	cfgJSON, _ := json.Marshal(cfg)
 	ctx := o.ctx(r.Context())
-	sc := rq.store.scope(rq.sub)
-	set := ownable(appliedFieldSet(cfg, rq.store.mergeKeys), rq.sub, rq.store.info.HasStatus)
-	id := meta.ManagedFieldsEntry{Manager: managerName(r, o), Operation: operationApply, APIVersion: rq.store.info.APIVersion(), Subresource: rq.sub}
+	sc := scopeOf(rq.store, rq.sub)
+	set := ownable(appliedFieldSet(cfg, rq.store.MergeKeys()), rq.sub, rq.store.Info().HasStatus)
+	id := meta.ManagedFieldsEntry{Manager: managerName(r, o), Operation: operationApply, APIVersion: rq.store.Info().APIVersion(), Subresource: rq.sub}
 	force := queryBool(r.URL.Query(), "force")
 	for attempt := 0; ; attempt++ {
 		cur, err := rq.store.Get(r.Context(), rq.namespace, rq.name)
@@ -624,7 +625,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 			obj := tmp
 			m := obj.GetObjectMeta()
 			m.ResourceVersion = ""
-			liveDoc, err := docOf(rq.store.strategy.New())
+			liveDoc, err := docOf(rq.store.Strategy().New())
 			if err != nil {
 				return err
 			}
@@ -632,7 +633,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 			if err != nil {
 				return err
 			}
-			ms, _, err := applyFields(nil, liveDoc, newDoc, set, id, sc, force, rq.store.clock())
+			ms, _, err := applyFields(nil, liveDoc, newDoc, set, id, sc, force, rq.store.Now())
 			if err != nil {
 				return err
 			}
@@ -661,11 +662,11 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		if err != nil {
 			return err
 		}
-		merged, err := StrategicMergePatch(liveJSON, cfgJSON, rq.store.mergeKeys)
+		merged, err := StrategicMergePatch(liveJSON, cfgJSON, rq.store.MergeKeys())
 		if err != nil {
 			return meta.NewBadRequest(err.Error())
 		}
-		obj := rq.store.strategy.New()
+		obj := rq.store.Strategy().New()
 		if err := json.Unmarshal(merged, obj); err != nil {
 			return meta.NewBadRequest(err.Error())
 		}
@@ -673,7 +674,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		if err != nil {
 			return err
 		}
-		ms, pruned, err := applyFields(ms, liveDoc, newDoc, set, id, sc, force, rq.store.clock())
+		ms, pruned, err := applyFields(ms, liveDoc, newDoc, set, id, sc, force, rq.store.Now())
 		if err != nil {
 			return err
 		}
@@ -682,7 +683,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 			if err != nil {
 				return err
 			}
-			obj = rq.store.strategy.New()
+			obj = rq.store.Strategy().New()
 			if err := json.Unmarshal(b, obj); err != nil {
 				return meta.NewBadRequest(err.Error())
 			}
@@ -693,7 +694,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		if wantRV != "" {
 			m.ResourceVersion = wantRV
 		}
-		out, _, err := rq.store.update(ctx, obj, rq.sub == "status")
+		out, _, err := rq.store.Replace(ctx, obj, rq.sub == "status")
 		if err != nil && wantRV == "" && errors.Is(err, meta.ErrConflict) && attempt < 5 {
 			continue
 		}
@@ -706,26 +707,13 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 
 // deleteOptions mirrors the fields of metav1.DeleteOptions aggsim uses.
 type deleteOptions struct {
-	Kind               string         `json:"kind,omitempty"`
-	APIVersion         string         `json:"apiVersion,omitempty"`
-	GracePeriodSeconds *int64         `json:"gracePeriodSeconds,omitempty"`
-	Preconditions      *Preconditions `json:"preconditions,omitempty"`
-	OrphanDependents   *bool          `json:"orphanDependents,omitempty"`
-	PropagationPolicy  *string        `json:"propagationPolicy,omitempty"`
-	DryRun             []string       `json:"dryRun,omitempty"`
-}
-
-// UnmarshalJSON reads metav1.Preconditions ({"uid":..., "resourceVersion":...}).
-func (p *Preconditions) UnmarshalJSON(b []byte) error {
-	var v struct {
-		UID             *string `json:"uid"`
-		ResourceVersion *string `json:"resourceVersion"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	p.UID, p.ResourceVersion = v.UID, v.ResourceVersion
-	return nil
+	Kind               string              `json:"kind,omitempty"`
+	APIVersion         string              `json:"apiVersion,omitempty"`
+	GracePeriodSeconds *int64              `json:"gracePeriodSeconds,omitempty"`
+	Preconditions      *meta.Preconditions `json:"preconditions,omitempty"`
+	OrphanDependents   *bool               `json:"orphanDependents,omitempty"`
+	PropagationPolicy  *string             `json:"propagationPolicy,omitempty"`
+	DryRun             []string            `json:"dryRun,omitempty"`
 }
 
 // readDeleteOptions reads DeleteOptions from the body (JSON or YAML) and
@@ -772,7 +760,7 @@ func readDeleteOptions(r *http.Request) (deleteOptions, writeOptions, error) {
 
 // successStatus is the Status a DELETE answers for resources that do not
 // return the deleted object.
-func successStatus(info ResourceInfo, obj meta.Object) *meta.Status {
+func successStatus(info registry.ResourceInfo, obj meta.Object) *meta.Status {
 	m := obj.GetObjectMeta()
 	return &meta.Status{
 		TypeMeta: meta.TypeMeta{Kind: "Status", APIVersion: "v1"},
@@ -799,10 +787,10 @@ func (a *API) serveDelete(w http.ResponseWriter, r *http.Request, rq resourceReq
 		// Not deleted yet: finalizers pending.
 		return writeObject(w, r, f, rq.store, http.StatusAccepted, out)
 	}
-	if dr, ok := rq.store.strategy.(DeletedObjectReturner); ok && dr.ReturnDeletedObject() {
+	if dr, ok := rq.store.Strategy().(registry.DeletedObjectReturner); ok && dr.ReturnDeletedObject() {
 		return writeObject(w, r, f, rq.store, http.StatusOK, out)
 	}
-	negotiation.WriteObject(w, f, http.StatusOK, successStatus(rq.store.info, out))
+	negotiation.WriteObject(w, f, http.StatusOK, successStatus(rq.store.Info(), out))
 	return nil
 }
 
@@ -823,6 +811,6 @@ func (a *API) serveDeleteCollection(w http.ResponseWriter, r *http.Request, rq r
 	if err != nil {
 		return err
 	}
-	negotiation.WriteObject(w, f, http.StatusOK, rq.store.listOf(items, meta.ListMeta{ResourceVersion: strconv.FormatInt(rq.store.st.Revision(), 10)}))
+	negotiation.WriteObject(w, f, http.StatusOK, listOf(rq.store, items, meta.ListMeta{ResourceVersion: strconv.FormatInt(rq.store.Revision(), 10)}))
 	return nil
 }

@@ -1,4 +1,4 @@
-package registry
+package rest
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/storage"
 )
@@ -45,8 +46,8 @@ type WidgetStatus struct {
 
 type widgetStrategy struct{}
 
-func (widgetStrategy) Info() ResourceInfo {
-	return ResourceInfo{
+func (widgetStrategy) Info() registry.ResourceInfo {
+	return registry.ResourceInfo{
 		Group: "toys.example.com", Version: "v1", Kind: "Widget", ListKind: "WidgetList",
 		Resource: "widgets", Singular: "widget", ShortNames: []string{"wd"}, Categories: []string{"all"},
 		Namespaced: true, HasStatus: true,
@@ -59,7 +60,7 @@ func (widgetStrategy) PrepareForCreate(obj meta.Object) { obj.(*Widget).Status =
 func (widgetStrategy) PrepareForUpdate(obj, old meta.Object) {
 	n, o := obj.(*Widget), old.(*Widget)
 	n.Status = o.Status
-	BumpGeneration(&n.ObjectMeta, &o.ObjectMeta, !reflect.DeepEqual(n.Spec, o.Spec))
+	registry.BumpGeneration(&n.ObjectMeta, &o.ObjectMeta, !reflect.DeepEqual(n.Spec, o.Spec))
 }
 func (widgetStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
 	n, o := obj.(*Widget), old.(*Widget)
@@ -104,8 +105,8 @@ type Gizmo struct {
 
 type gizmoStrategy struct{}
 
-func (gizmoStrategy) Info() ResourceInfo {
-	return ResourceInfo{
+func (gizmoStrategy) Info() registry.ResourceInfo {
+	return registry.ResourceInfo{
 		Version: "v1", Kind: "Gizmo", ListKind: "GizmoList", Resource: "gizmos", Singular: "gizmo",
 		Verbs: []string{"create", "delete", "get", "list", "update", "watch"},
 	}
@@ -132,7 +133,7 @@ func testAPI(t testing.TB) (*API, storage.Storage) {
 	t.Helper()
 	st := storage.NewMemory()
 	t.Cleanup(func() { st.Close() })
-	a := NewAPI(st, []Strategy{widgetStrategy{}, gizmoStrategy{}}, StoreOptions{
+	a := NewAPI(st, []registry.Strategy{widgetStrategy{}, gizmoStrategy{}}, registry.StoreOptions{
 		Clock: func() time.Time { return testNow },
 		NamespaceExists: func(_ context.Context, ns string) (bool, error) {
 			return ns != "missing", nil

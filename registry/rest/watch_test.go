@@ -1,4 +1,4 @@
-package registry
+package rest
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/storage"
 )
@@ -24,7 +25,7 @@ import (
 //     BOOKMARK at the list's resourceVersion;
 //   - objects entering/leaving a selector are ADDED/DELETED.
 
-func next(t *testing.T, ch <-chan WatchEvent) WatchEvent {
+func next(t *testing.T, ch <-chan registry.WatchEvent) registry.WatchEvent {
 	t.Helper()
 	select {
 	case ev, ok := <-ch:
@@ -35,27 +36,27 @@ func next(t *testing.T, ch <-chan WatchEvent) WatchEvent {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no watch event")
 	}
-	return WatchEvent{}
+	return registry.WatchEvent{}
 }
 
 // nextNonBookmark skips bookmarks.
-func nextNonBookmark(t *testing.T, ch <-chan WatchEvent) WatchEvent {
+func nextNonBookmark(t *testing.T, ch <-chan registry.WatchEvent) registry.WatchEvent {
 	for {
 		ev := next(t, ch)
-		if ev.Type != EventBookmark {
+		if ev.Type != registry.EventBookmark {
 			return ev
 		}
 	}
 }
 
-func describe(ev WatchEvent) string {
+func describe(ev registry.WatchEvent) string {
 	if ev.Object == nil {
 		return ev.Type
 	}
 	return ev.Type + " " + ev.Object.GetObjectMeta().Name + "@" + ev.Object.GetObjectMeta().ResourceVersion
 }
 
-func widgetStore(a *API) *Store {
+func widgetStore(a *API) *registry.Store {
 	return a.Store(meta.GroupResource{Group: "toys.example.com", Resource: "widgets"})
 }
 
@@ -72,7 +73,7 @@ func TestWatchOrderAndResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := s.Watch(ctx, "default", ListOptions{})
+	ch, err := s.Watch(ctx, "default", registry.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestWatchOrderAndResume(t *testing.T) {
 		t.Errorf("events\n got %v\nwant %v", got, want)
 	}
 	// Resume after b's creation: only the update and the delete.
-	ch2, err := s.Watch(ctx, "", ListOptions{ResourceVersion: rvB})
+	ch2, err := s.Watch(ctx, "", registry.ListOptions{ResourceVersion: rvB})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,18 +126,18 @@ func (compactedStorage) Watch(context.Context, string, int64) (<-chan storage.Ev
 func TestWatchTooOld(t *testing.T) {
 	mem := storage.NewMemory()
 	defer mem.Close()
-	s := NewStore(compactedStorage{mem}, widgetStrategy{}, StoreOptions{})
+	s := registry.NewStore(compactedStorage{mem}, widgetStrategy{}, registry.StoreOptions{})
 	if _, err := s.Create(context.Background(), newWidget("a", 1)); err != nil {
 		t.Fatal(err)
 	}
-	ch, err := s.Watch(context.Background(), "", ListOptions{ResourceVersion: "1"})
+	ch, err := s.Watch(context.Background(), "", registry.ListOptions{ResourceVersion: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ev := next(t, ch)
 	b, _ := json.Marshal(ev.Status)
 	want := fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (%d)","reason":"Expired","code":410}`, mem.Revision())
-	if ev.Type != EventError || string(b) != want {
+	if ev.Type != registry.EventError || string(b) != want {
 		t.Errorf("got %s %s\nwant %s", ev.Type, b, want)
 	}
 	if _, ok := <-ch; ok {
@@ -151,14 +152,14 @@ func TestWatchBookmarks(t *testing.T) {
 	defer cancel()
 	w, _ := s.Create(ctx, newWidget("a", 1))
 	rv := w.GetObjectMeta().ResourceVersion
-	ch, err := s.Watch(ctx, "", ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
+	ch, err := s.Watch(ctx, "", registry.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ev := next(t, ch)
 	b, _ := json.Marshal(ev.Object)
 	want := `{"kind":"Widget","apiVersion":"toys.example.com/v1","metadata":{"resourceVersion":"` + rv + `","creationTimestamp":null},"spec":{},"status":{}}`
-	if ev.Type != EventBookmark || string(b) != want {
+	if ev.Type != registry.EventBookmark || string(b) != want {
 		t.Errorf("bookmark %s %s\nwant %s", ev.Type, b, want)
 	}
 }
@@ -172,7 +173,7 @@ func TestWatchSendInitialEvents(t *testing.T) {
 	s.Create(ctx, newWidget("b", 1))
 	listRV := fmt.Sprint(st.Revision())
 	yes := true
-	ch, err := s.Watch(ctx, "default", ListOptions{SendInitialEvents: &yes, ResourceVersionMatch: "NotOlderThan", AllowWatchBookmarks: true})
+	ch, err := s.Watch(ctx, "default", registry.ListOptions{SendInitialEvents: &yes, ResourceVersionMatch: "NotOlderThan", AllowWatchBookmarks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestWatchSendInitialEvents(t *testing.T) {
 	}
 	ev := next(t, ch)
 	m := ev.Object.GetObjectMeta()
-	if ev.Type != EventBookmark || m.ResourceVersion != listRV || m.Annotations[InitialEventsEndAnnotation] != "true" {
+	if ev.Type != registry.EventBookmark || m.ResourceVersion != listRV || m.Annotations[registry.InitialEventsEndAnnotation] != "true" {
 		t.Errorf("end bookmark %s %+v", ev.Type, m)
 	}
 	s.Create(ctx, newWidget("c", 1))
@@ -196,7 +197,7 @@ func TestWatchSelectorTransitions(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w, _ := s.Create(ctx, newWidget("a", 1))
-	ch, err := s.Watch(ctx, "", ListOptions{LabelSelector: "team=x", ResourceVersion: w.GetObjectMeta().ResourceVersion})
+	ch, err := s.Watch(ctx, "", registry.ListOptions{LabelSelector: "team=x", ResourceVersion: w.GetObjectMeta().ResourceVersion})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func TestWatchSelectorTransitions(t *testing.T) {
 func TestWatchTimeoutCloses(t *testing.T) {
 	a, _ := testAPI(t)
 	one := int64(1)
-	ch, err := widgetStore(a).Watch(context.Background(), "", ListOptions{TimeoutSeconds: &one, ResourceVersion: "1"})
+	ch, err := widgetStore(a).Watch(context.Background(), "", registry.ListOptions{TimeoutSeconds: &one, ResourceVersion: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,9 @@
-package registry
+package rest
 
 import (
 	"encoding/json"
 
+	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
@@ -16,7 +17,7 @@ func partialMetadata(obj meta.Object, metaVersion string) meta.PartialObjectMeta
 // buildTable converts objs into a Table with the strategy's columns.
 // include is the includeObject option ("" = Metadata); headers false
 // leaves columnDefinitions null.
-func buildTable(s Strategy, objs []meta.Object, lm meta.ListMeta, include, metaVersion string, headers bool) (*meta.Table, error) {
+func buildTable(s registry.Strategy, objs []meta.Object, lm meta.ListMeta, include, metaVersion string, headers bool) (*meta.Table, error) {
 	t := &meta.Table{
 		TypeMeta: meta.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/" + metaVersion},
 		ListMeta: lm,

@@ -1,4 +1,4 @@
-package registry
+package rest
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/negotiation"
 	"github.com/aggsim/aggsim/registry/storage"
@@ -18,7 +19,7 @@ import (
 type GroupVersionInfo struct {
 	Group     string
 	Version   string
-	Resources []ResourceInfo
+	Resources []registry.ResourceInfo
 }
 
 // GroupVersion returns "group/version", or "version" for the core group.
@@ -32,8 +33,8 @@ func (g GroupVersionInfo) GroupVersion() string {
 // gvEntry is one served group/version.
 type gvEntry struct {
 	info      GroupVersionInfo
-	resources map[string]*Store // by plural resource name
-	list      []byte            // APIResourceList JSON, built once
+	resources map[string]*registry.Store // by plural resource name
+	list      []byte                     // APIResourceList JSON, built once
 }
 
 // API serves every local resource over HTTP: the legacy core group under
@@ -41,7 +42,7 @@ type gvEntry struct {
 // /apis/<group> belong to the discovery package. The route table is built
 // once by NewAPI and never changes, so ServeHTTP takes no lock.
 type API struct {
-	stores map[meta.GroupResource]*Store
+	stores map[meta.GroupResource]*registry.Store
 	gvs    map[string]*gvEntry // by GroupVersion()
 	order  []GroupVersionInfo
 	log    *slog.Logger
@@ -54,19 +55,19 @@ var _ http.Handler = (*API)(nil)
 
 // NewAPI builds the stores of strategies over st and the routes serving
 // them. Strategies of the same group/version share one APIResourceList.
-func NewAPI(st storage.Storage, strategies []Strategy, opts StoreOptions) *API {
-	a := &API{stores: map[meta.GroupResource]*Store{}, gvs: map[string]*gvEntry{}, log: opts.Logger, done: make(chan struct{})}
+func NewAPI(st storage.Storage, strategies []registry.Strategy, opts registry.StoreOptions) *API {
+	a := &API{stores: map[meta.GroupResource]*registry.Store{}, gvs: map[string]*gvEntry{}, log: opts.Logger, done: make(chan struct{})}
 	if a.log == nil {
 		a.log = slog.Default()
 	}
 	for _, s := range strategies {
-		store := NewStore(st, s, opts)
+		store := registry.NewStore(st, s, opts)
 		info := store.Info()
 		a.stores[info.GroupResource()] = store
 		gv := GroupVersionInfo{Group: info.Group, Version: info.Version}
 		e := a.gvs[gv.GroupVersion()]
 		if e == nil {
-			e = &gvEntry{info: gv, resources: map[string]*Store{}}
+			e = &gvEntry{info: gv, resources: map[string]*registry.Store{}}
 			a.gvs[gv.GroupVersion()] = e
 		}
 		e.resources[info.Resource] = store
@@ -107,7 +108,7 @@ func nonNil(s []string) []string {
 }
 
 // Store returns the store of a resource, or nil if the API does not serve it.
-func (a *API) Store(gr meta.GroupResource) *Store { return a.stores[gr] }
+func (a *API) Store(gr meta.GroupResource) *registry.Store { return a.stores[gr] }
 
 // GroupVersions returns the local group/versions, sorted by
 // "group/version", with their resources sorted by name.
