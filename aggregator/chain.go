@@ -25,14 +25,6 @@ type ChainOptions struct {
 	// RequestTimeout bounds non-long-running requests (--request-timeout);
 	// 0 means DefaultRequestTimeout.
 	RequestTimeout time.Duration
-	// Proxied, when set, names the requests the router sends to a remote
-	// APIService; the chain asks once per request. Their handler returns
-	// promptly once its context's deadline passes and answers it with the
-	// timeout Status itself (the proxy, through requestTimedOut and
-	// writeTimeoutStatus), so the timeout step runs them on the serving
-	// goroutine instead of a second one. Observer is told the answer. nil:
-	// none.
-	Proxied func(*http.Request) bool
 	// Observer, when set, is told about every request just inside the
 	// request id and access log, including those refused by
 	// authentication (the request metrics).
@@ -42,6 +34,19 @@ type ChainOptions struct {
 	Logger *slog.Logger
 }
 
+// Router resolves a request to the handler that serves it and says
+// whether that handler proxies to a remote APIService; Mux implements it.
+// When the handler given to BuildHandlerChain is a Router, the chain asks
+// it once per request, before the filters, and serves the handler it
+// returned: the route is worked out once. A proxied request's handler
+// returns promptly once its context's deadline passes and answers it with
+// the timeout Status itself (the proxy, through requestTimedOut and
+// writeTimeoutStatus), so the timeout step runs it on the serving
+// goroutine instead of a second one.
+type Router interface {
+	Route(r *http.Request) (h http.Handler, proxied bool)
+}
+
 // RequestObserver watches every request the chain serves; the aggregator's
 // request metrics implement it. Both methods run on the serving goroutine,
 // concurrently for different requests.
@@ -49,7 +54,7 @@ type RequestObserver interface {
 	// RequestStarted is called once the request has its id and RequestInfo,
 	// before authentication. ri is never nil: when the path does not parse
 	// (the chain then answers 500) it holds only Path and the lower-cased
-	// method as Verb. proxied is ChainOptions.Proxied's answer.
+	// method as Verb. proxied is the Router's answer (false without one).
 	RequestStarted(r *http.Request, ri *request.RequestInfo, proxied bool)
 	// RequestDone is called once per RequestStarted when the request is
 	// over, also when the handler panicked.
@@ -102,11 +107,12 @@ func BuildHandlerChain(h http.Handler, opts ChainOptions) http.Handler {
 	if authz == nil {
 		authz = AlwaysAllow{}
 	}
+	router, _ := h.(Router)
 	return &handlerChain{
 		h:             h,
+		router:        router,
 		logger:        logger,
 		observer:      opts.Observer,
-		proxied:       opts.Proxied,
 		authn:         newAuthenticator(opts.Authn, logger),
 		impersonation: ImpersonationAuthorizer{ImpersonatorGroups: opts.ImpersonatorGroups, Delegate: authz},
 		authz:         authz,
@@ -117,9 +123,9 @@ func BuildHandlerChain(h http.Handler, opts ChainOptions) http.Handler {
 // handlerChain is the handler BuildHandlerChain returns.
 type handlerChain struct {
 	h             http.Handler
+	router        Router // h as a Router, or nil
 	logger        *slog.Logger
 	observer      RequestObserver
-	proxied       func(*http.Request) bool
 	authn         *authenticator
 	impersonation Authorizer
 	authz         Authorizer
@@ -140,18 +146,21 @@ func (c *handlerChain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		st.ri = ri
 	}
-	proxied := c.proxied != nil && c.proxied(r)
+	h, proxied := c.h, false
+	if c.router != nil {
+		h, proxied = c.router.Route(r)
+	}
 	if c.observer != nil {
 		c.observer.RequestStarted(r, ri, proxied)
 		defer c.observe(st, r, ri, proxied)
 	}
-	c.serve(&st.sw, r, ri, riErr, proxied)
+	c.serve(&st.sw, r, h, ri, riErr, proxied)
 	st.completed = true
 }
 
 // serve runs the steps from RequestInfo's error to the handler; each
 // refusal has been answered when it returns early.
-func (c *handlerChain) serve(w http.ResponseWriter, r *http.Request, ri *request.RequestInfo, riErr error, proxied bool) {
+func (c *handlerChain) serve(w http.ResponseWriter, r *http.Request, h http.Handler, ri *request.RequestInfo, riErr error, proxied bool) {
 	if riErr != nil {
 		internalError(w, r, fmt.Errorf("failed to create RequestInfo: %w", riErr))
 		return
@@ -166,7 +175,7 @@ func (c *handlerChain) serve(w http.ResponseWriter, r *http.Request, ri *request
 	if !authorizeRequest(w, r, ri, c.authz, c.logger) {
 		return
 	}
-	c.timeout.serve(w, r, c.h, ri, proxied)
+	c.timeout.serve(w, r, h, ri, proxied)
 }
 
 // observe reports the finished request to the observer. It runs before

@@ -56,26 +56,25 @@ func TestChainAsksProxiedOnce(t *testing.T) {
 	var sawID string
 	var sawUser *authentication.UserInfo
 	var sawTimeoutKey bool
-	h := BuildHandlerChain(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := BuildHandlerChain(testRouter{h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sawRI, _ = request.RequestInfoFrom(r.Context())
 		sawID = RequestIDFrom(r.Context())
 		sawUser, _ = request.UserFrom(r.Context())
 		_, sawTimeoutKey = r.Context().Value(timeoutCtxKey{}).(context.Context)
 		w.WriteHeader(http.StatusAccepted)
-	}), ChainOptions{
+	}), proxied: func(r *http.Request) bool {
+		calls++
+		return strings.HasPrefix(r.URL.Path, "/apis/example.com/")
+	}}, ChainOptions{
 		Authn:    AuthnOptions{Anonymous: true},
 		Observer: obs,
-		Proxied: func(r *http.Request) bool {
-			calls++
-			return strings.HasPrefix(r.URL.Path, "/apis/example.com/")
-		},
 	})
 	req := httptest.NewRequest("GET", "/apis/example.com/v1/namespaces/a/foos", nil)
 	req.Header.Set("Audit-Id", "id-1")
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	if rec.Code != http.StatusAccepted || calls != 1 {
-		t.Fatalf("code %d, Proxied asked %d times, want 202 and 1", rec.Code, calls)
+		t.Fatalf("code %d, router asked %d times, want 202 and 1", rec.Code, calls)
 	}
 	if sawRI == nil || sawRI.Resource != "foos" || sawRI.Namespace != "a" || sawRI.Verb != "list" {
 		t.Errorf("RequestInfo %+v", sawRI)
@@ -132,7 +131,7 @@ func TestChainObserverCodes(t *testing.T) {
 // goroutine needs little more stack than a bare reverse proxy's.
 func TestChainIsFlat(t *testing.T) {
 	var frames []string
-	h := BuildHandlerChain(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := BuildHandlerChain(testRouter{proxied: func(*http.Request) bool { return true }, h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		pc := make([]uintptr, 32)
 		n := runtime.Callers(1, pc)
 		fs := runtime.CallersFrames(pc[:n])
@@ -144,10 +143,10 @@ func TestChainIsFlat(t *testing.T) {
 				break
 			}
 		}
-	}), ChainOptions{Authn: AuthnOptions{Anonymous: true}, Proxied: func(*http.Request) bool { return true }})
+	})}, ChainOptions{Authn: AuthnOptions{Anonymous: true}})
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/apis/g/v1/x", nil))
 	want := []string{
-		"aggregator.TestChainIsFlat.func1",
+		"aggregator.TestChainIsFlat.func2", // func1 is the routing decision
 		"http.HandlerFunc.ServeHTTP",
 		"aggregator.timeoutStep.serve",
 		"aggregator.(*handlerChain).serve",
@@ -175,3 +174,14 @@ func TestRequestStateDelegates(t *testing.T) {
 		t.Errorf("RequestInfoFrom = %v %v, want /inner", ri, ok)
 	}
 }
+
+// testRouter is a Router that serves h for every request and calls
+// proxied for the routing decision.
+type testRouter struct {
+	h       http.Handler
+	proxied func(*http.Request) bool
+}
+
+func (t testRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) { t.h.ServeHTTP(w, r) }
+
+func (t testRouter) Route(r *http.Request) (http.Handler, bool) { return t.h, t.proxied(r) }

@@ -388,30 +388,7 @@ func (o requestMetrics) RequestDone(r *http.Request, ri *request.RequestInfo, pr
 	m.requests.WithLabelValues(labels[:]...).Inc()
 }
 
-// isProxiedPath reports whether p lies under /apis/<group>/<version> of a
-// remote APIService. It does not allocate.
-func (s *Server) isProxiedPath(p string) bool {
-	if s.registration == nil {
-		return false
-	}
-	rest, ok := strings.CutPrefix(p, "/apis/")
-	if !ok {
-		return false
-	}
-	group, rest, ok := strings.Cut(rest, "/")
-	if !ok || group == "" {
-		return false
-	}
-	version, _, _ := strings.Cut(rest, "/")
-	if version == "" {
-		return false
-	}
-	return s.registration.proxyHandlerFor(group, version) != nil
-}
 
-// isProxied is ChainOptions.Proxied: the requests the router sends to a
-// remote APIService (see isProxiedPath).
-func (s *Server) isProxied(r *http.Request) bool { return s.isProxiedPath(r.URL.Path) }
 
 // codeLabels holds the code label of every status code from 100 to 599,
 // so that labelling a request does not format its code.

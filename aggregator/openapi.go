@@ -188,7 +188,7 @@ func newOpenAPIController(fetch openAPIFetcher, logger *slog.Logger, now func() 
 // name through its proxy handler as system:aggregator, as upstream's
 // OpenAPI downloaders do.
 func (s *Server) fetchOpenAPI(ctx context.Context, name string, req *http.Request) (*http.Response, error) {
-	h := s.registration.proxyHandler(name)
+	h := s.apiHandlers.proxyHandler(name)
 	if h == nil {
 		return nil, proxy.ErrNotProxied
 	}
@@ -211,7 +211,7 @@ func (c *openAPIController) Update(a *apiregistration.APIService) {
 		port = *svc.Port
 	}
 	fp := fmt.Sprintf("%s/%s:%d|%x|%t", svc.Namespace, svc.Name, port, a.Spec.CABundle, a.Spec.InsecureSkipTLSVerify)
-	avail := isAvailable(a)
+	avail := a.IsAvailable()
 
 	c.mu.Lock()
 	defer c.mu.Unlock()

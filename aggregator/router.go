@@ -22,6 +22,9 @@ const muxShards = 256
 type route struct {
 	exact  http.Handler
 	prefix http.Handler
+	// proxied marks the routes of a remote APIService: their handler
+	// proxies to a backend (see Route).
+	proxied bool
 }
 
 // muxTable is one immutable snapshot of the routing table. Nothing mutates a
@@ -58,6 +61,29 @@ type Mux struct {
 	// (Handle, HandlePrefix); ListedPaths repeats duplicates as upstream.
 	listed         map[string]int
 	prefixLenCount map[int]int
+	// apiServices is the routing state of every APIService by name (see
+	// SetAPIService); groupRefs counts the APIServices routing each
+	// /apis/<group>; builtin holds the /apis/<g>/<v> paths aggsim serves
+	// itself, which no remote APIService may take (see Builtin).
+	apiServices map[string]APIServiceRoute
+	groupRefs   map[string]int
+	builtin     map[string]bool
+}
+
+// APIServiceRoute is what the router serves for one APIService, as
+// upstream's APIHandlerManager registers it (kube-aggregator
+// pkg/apiserver/apiserver.go AddAPIService): Handler serves the
+// /apis/<Group>/<Version> subtree (nil: the group is listed but nothing
+// serves the version, as for a Local APIService of a group aggsim does not
+// serve), Proxied says Handler proxies to a remote backend, and
+// GroupHandler serves /apis/<Group> while any APIService of the group
+// exists. The legacy core group (Group "") is served at /api and gets no
+// route.
+type APIServiceRoute struct {
+	Name, Group, Version string
+	Handler              http.Handler
+	Proxied              bool
+	GroupHandler         http.Handler
 }
 
 // NewMux returns an empty Mux whose NotFound handler is Go's
@@ -73,6 +99,9 @@ func NewMux(logger *slog.Logger) *Mux {
 		logger:         logger,
 		listed:         map[string]int{},
 		prefixLenCount: map[int]int{},
+		apiServices:    map[string]APIServiceRoute{},
+		groupRefs:      map[string]int{},
+		builtin:        map[string]bool{},
 	}
 	t := &muxTable{notFound: http.NotFoundHandler()}
 	for i := range t.shards {
@@ -143,6 +172,10 @@ func (tx *MuxTx) writable(path string) map[string]route {
 }
 
 func (tx *MuxTx) set(path string, h http.Handler, prefix, listed bool) {
+	tx.setRoute(path, h, prefix, listed, false)
+}
+
+func (tx *MuxTx) setRoute(path string, h http.Handler, prefix, listed, proxied bool) {
 	if h == nil {
 		panic(fmt.Sprintf("nil handler for %q", path))
 	}
@@ -164,6 +197,7 @@ func (tx *MuxTx) set(path string, h http.Handler, prefix, listed bool) {
 	} else {
 		r.exact = h
 	}
+	r.proxied = proxied
 	sh[path] = r
 	if listed {
 		tx.m.listed[path]++
@@ -270,13 +304,28 @@ func (m *Mux) ListedPaths() []string {
 // registered under ("" for the NotFound handler). It takes no lock and does
 // not allocate.
 func (m *Mux) Handler(path string) (h http.Handler, pattern string) {
+	h, pattern, _ = m.lookup(path)
+	return h, pattern
+}
+
+// Route returns the handler that serves r and whether it proxies to a
+// remote APIService: the one routing decision of a request. The handler
+// chain asks once, before its filters, and then serves that handler (see
+// BuildHandlerChain), so nothing works the route out a second time.
+func (m *Mux) Route(r *http.Request) (h http.Handler, proxied bool) {
+	h, _, proxied = m.lookup(r.URL.Path)
+	return h, proxied
+}
+
+// lookup is Handler plus the route's proxied flag.
+func (m *Mux) lookup(path string) (h http.Handler, pattern string, proxied bool) {
 	t := m.table.Load()
 	r, ok := t.shards[m.shard(path)][path]
 	if ok && r.exact != nil {
-		return r.exact, path
+		return r.exact, path, r.proxied
 	}
 	if ok && r.prefix != nil {
-		return r.prefix, path // a prefix "/p/" matches "/p/" itself
+		return r.prefix, path, r.proxied // a prefix "/p/" matches "/p/" itself
 	}
 	// Longer candidates have more slashes, so scanning the '/' boundaries from
 	// the end finds upstream's winner (most slashes, then longest) first.
@@ -290,16 +339,115 @@ func (m *Mux) Handler(path string) (h http.Handler, pattern string) {
 		}
 		cand := path[:i+1]
 		if r, ok := t.shards[m.shard(cand)][cand]; ok && r.prefix != nil {
-			return r.prefix, cand
+			return r.prefix, cand, r.proxied
 		}
 	}
-	return t.notFound, ""
+	return t.notFound, "", false
 }
 
 // ServeHTTP dispatches on r.URL.Path (the decoded path).
 func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h, _ := m.Handler(r.URL.Path)
+	h, _, _ := m.lookup(r.URL.Path)
 	h.ServeHTTP(w, r)
+}
+
+// Builtin marks /apis/<group>/<version> as served by aggsim itself: an
+// APIService with a spec.service for that group/version is listed in the
+// router's state but never takes the path (SetAPIService keeps the built-in
+// handler), as upstream's aggregator serves its own groups before any
+// proxy (kube-aggregator pkg/apiserver/apiserver.go installs apiregistration
+// on its own handler). The path's handler is h; it is registered at once.
+func (m *Mux) Builtin(group, version string, h http.Handler) {
+	gvPath := "/apis/" + group + "/" + version
+	m.Update(func(tx *MuxTx) {
+		tx.m.builtin[gvPath] = true
+		tx.Handle(gvPath, h)
+		tx.HandlePrefix(gvPath+"/", h)
+	})
+}
+
+// SetAPIService routes one APIService, replacing what it routed before
+// (also when its group or version changed): /apis/<g>/<v> and its subtree
+// to rt.Handler, and /apis/<g> to rt.GroupHandler while any APIService of
+// the group is routed. A remote APIService (rt.Proxied) for a Builtin
+// group/version keeps the built-in handler and is logged. The change is
+// published as one table swap.
+func (m *Mux) SetAPIService(rt APIServiceRoute) {
+	m.Update(func(tx *MuxTx) {
+		prev, had := m.apiServices[rt.Name]
+		if had && (prev.Group != rt.Group || prev.Version != rt.Version) {
+			tx.removeAPIService(prev)
+			had = false
+		}
+		m.apiServices[rt.Name] = rt
+		if rt.Group == "" {
+			return
+		}
+		gvPath := "/apis/" + rt.Group + "/" + rt.Version
+		switch {
+		case m.builtin[gvPath]:
+			if rt.Proxied {
+				m.logger.Warn("APIService names a group/version aggsim serves itself; its spec.service is not used", "apiservice", rt.Name)
+			}
+		case rt.Handler == nil:
+			if had && prev.Handler != nil {
+				tx.Unregister(gvPath)
+				tx.Unregister(gvPath + "/")
+			}
+		case !had || prev.Handler != rt.Handler || prev.Proxied != rt.Proxied:
+			if had && prev.Handler != nil {
+				tx.Unregister(gvPath)
+				tx.Unregister(gvPath + "/")
+			}
+			tx.setRoute(gvPath, rt.Handler, false, true, rt.Proxied)
+			tx.setRoute(gvPath+"/", rt.Handler, true, false, rt.Proxied)
+		}
+		if !had && rt.GroupHandler != nil {
+			if m.groupRefs[rt.Group]++; m.groupRefs[rt.Group] == 1 {
+				tx.Handle("/apis/"+rt.Group, rt.GroupHandler)
+				tx.UnlistedHandle("/apis/"+rt.Group+"/", rt.GroupHandler)
+			}
+		}
+	})
+}
+
+// RemoveAPIService removes what SetAPIService routed for name; unknown
+// names are ignored.
+func (m *Mux) RemoveAPIService(name string) {
+	m.Update(func(tx *MuxTx) {
+		if rt, ok := m.apiServices[name]; ok {
+			tx.removeAPIService(rt)
+		}
+	})
+}
+
+// removeAPIService unroutes rt. Called inside Update.
+func (tx *MuxTx) removeAPIService(rt APIServiceRoute) {
+	m := tx.m
+	delete(m.apiServices, rt.Name)
+	if rt.Group == "" {
+		return
+	}
+	gvPath := "/apis/" + rt.Group + "/" + rt.Version
+	if rt.Handler != nil && !m.builtin[gvPath] {
+		tx.Unregister(gvPath)
+		tx.Unregister(gvPath + "/")
+	}
+	if rt.GroupHandler != nil {
+		if m.groupRefs[rt.Group]--; m.groupRefs[rt.Group] <= 0 {
+			delete(m.groupRefs, rt.Group)
+			tx.Unregister("/apis/" + rt.Group)
+			tx.Unregister("/apis/" + rt.Group + "/")
+		}
+	}
+}
+
+// APIService returns what SetAPIService last routed for name.
+func (m *Mux) APIService(name string) (APIServiceRoute, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rt, ok := m.apiServices[name]
+	return rt, ok
 }
 
 var _ http.Handler = (*Mux)(nil)

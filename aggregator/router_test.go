@@ -257,3 +257,92 @@ func BenchmarkMuxRegister10000(b *testing.B) {
 		}
 	}
 }
+
+// TestMuxAPIServiceRoutes: the router is the one place that knows what is
+// routed for each APIService: SetAPIService routes /apis/<g>/<v> (and its
+// subtree) and /apis/<g> while any version of the group is routed, Route
+// says whether the handler proxies, a changed group/version moves the
+// routes, and RemoveAPIService undoes it all.
+func TestMuxAPIServiceRoutes(t *testing.T) {
+	m := NewMux(nil)
+	remote := namedHandler("remote")
+	local := namedHandler("local")
+	group := namedHandler("group")
+	route := func(p string) (string, bool) {
+		h, proxied := m.Route(httptest.NewRequest("GET", p, nil))
+		if n, ok := h.(namedHandler); ok {
+			return string(n), proxied
+		}
+		return "404", proxied
+	}
+	check := func(step string, want map[string]string) {
+		t.Helper()
+		for p, w := range want {
+			name, proxied := route(p)
+			got := name
+			if proxied {
+				got += " proxied"
+			}
+			if got != w {
+				t.Errorf("%s: Route(%q) = %q, want %q", step, p, got, w)
+			}
+		}
+	}
+	m.SetAPIService(APIServiceRoute{Name: "v1.example.com", Group: "example.com", Version: "v1", Handler: remote, Proxied: true, GroupHandler: group})
+	m.SetAPIService(APIServiceRoute{Name: "v2.example.com", Group: "example.com", Version: "v2", Handler: local, GroupHandler: group})
+	check("both", map[string]string{
+		"/apis/example.com/v1":            "remote proxied",
+		"/apis/example.com/v1/":           "remote proxied",
+		"/apis/example.com/v1/namespaces": "remote proxied",
+		"/apis/example.com/v2/foos":       "local",
+		"/apis/example.com":               "group",
+		"/apis/example.com/":              "group",
+		"/apis/example.com/v3":            "404",
+	})
+	req := httptest.NewRequest("GET", "/apis/example.com/v1/foos", nil)
+	if n := testing.AllocsPerRun(10, func() { m.Route(req) }); n != 0 {
+		t.Errorf("Route allocates %v times, want 0", n)
+	}
+	// v1 moves to another version; v2 goes away; the group stays while v1 exists.
+	m.SetAPIService(APIServiceRoute{Name: "v1.example.com", Group: "example.com", Version: "v1beta1", Handler: remote, Proxied: true, GroupHandler: group})
+	m.RemoveAPIService("v2.example.com")
+	check("moved", map[string]string{
+		"/apis/example.com/v1":           "404",
+		"/apis/example.com/v1beta1/foos": "remote proxied",
+		"/apis/example.com/v2/foos":      "404",
+		"/apis/example.com":              "group",
+	})
+	if rt, ok := m.APIService("v1.example.com"); !ok || rt.Version != "v1beta1" || rt.Handler != remote {
+		t.Errorf("APIService(v1.example.com) = %+v, %v", rt, ok)
+	}
+	m.RemoveAPIService("v1.example.com")
+	check("removed", map[string]string{"/apis/example.com/v1beta1": "404", "/apis/example.com": "404"})
+	if got := m.ListedPaths(); len(got) != 0 {
+		t.Errorf("ListedPaths after removing everything = %v", got)
+	}
+}
+
+// TestMuxBuiltinWins: a remote APIService for a group/version aggsim
+// serves itself never takes its path, so it cannot hijack, say, the
+// APIService API; removing it leaves the built-in route in place.
+func TestMuxBuiltinWins(t *testing.T) {
+	m := NewMux(nil)
+	builtin, remote := namedHandler("builtin"), namedHandler("remote")
+	m.Builtin("apiregistration.k8s.io", "v1", builtin)
+	m.SetAPIService(APIServiceRoute{Name: "v1.apiregistration.k8s.io", Group: "apiregistration.k8s.io", Version: "v1", Handler: remote, Proxied: true})
+	for _, p := range []string{"/apis/apiregistration.k8s.io/v1", "/apis/apiregistration.k8s.io/v1/apiservices/v1.apiregistration.k8s.io"} {
+		h, proxied := m.Route(httptest.NewRequest("DELETE", p, nil))
+		if h != builtin || proxied {
+			t.Errorf("Route(%q) = %v proxied %v, want the built-in handler", p, h, proxied)
+		}
+	}
+	m.RemoveAPIService("v1.apiregistration.k8s.io")
+	if h, _ := m.Route(httptest.NewRequest("GET", "/apis/apiregistration.k8s.io/v1", nil)); h != builtin {
+		t.Errorf("after removal Route = %v, want the built-in handler", h)
+	}
+}
+
+// namedHandler is a comparable handler that answers its name.
+type namedHandler string
+
+func (n namedHandler) ServeHTTP(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(n)) }

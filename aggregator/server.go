@@ -116,7 +116,11 @@ type Server struct {
 	services    *Informer
 	endpoints   *Informer
 
-	registration *registrationController
+	// apiHandlers serves each APIService (router, proxy, discovery,
+	// OpenAPI); the registration controller drives it
+	// (controller_registration.go).
+	apiHandlers  *apiHandlerManager
+	registration registrationController
 	// availability probes APIServices and writes their Available
 	// condition (controller_availability.go).
 	availability *availabilityController
@@ -226,7 +230,11 @@ func New(opts Options) (*Server, error) {
 	s.reviews = newReviewHandler(tokens, authz, logger, now)
 	installReviewRoutes(s.mux, s.reviews)
 	s.extensionAuth = newExtensionAuthWriter(s)
-	s.registration = newRegistrationController(s)
+	s.apiHandlers = &apiHandlerManager{
+		router: s.mux, local: s.api, newProxy: s.newProxyHandler,
+		discovery: s.discovery, openapi: s.openapi, groupHandler: s.groupHandler,
+	}
+	s.registration = registrationController{lister: s.apiServices, handlers: s.apiHandlers}
 	s.apiServices.AddHandler(s.registration.onChange)
 	s.availability = newAvailabilityController(s)
 
@@ -240,10 +248,7 @@ func New(opts Options) (*Server, error) {
 		Authorizer:     authz,
 		RequestTimeout: opts.RequestTimeout,
 		Observer:       requestMetrics{s}, // request metrics, metrics.go
-		// Proxied requests end with their context and answer the deadline
-		// themselves (see controller_registration.go); metrics.go.
-		Proxied: s.isProxied,
-		Logger:  logger,
+		Logger:         logger,
 	})
 	return s, nil
 }
@@ -386,8 +391,7 @@ func (s *Server) installStaticRoutes() {
 	g := apiregistration.GroupAPIRegistration
 	m.Handle("/apis/"+g, s.groupHandler(g))
 	m.Handle("/apis/"+g+"/", s.groupHandler(g))
-	m.Handle("/apis/"+g+"/v1", s.api)
-	m.HandlePrefix("/apis/"+g+"/v1/", s.api)
+	m.Builtin(g, "v1", s.api)
 	m.Handle("/version", http.HandlerFunc(s.serveVersion))
 	m.Handle("/version/", http.HandlerFunc(s.serveVersion))
 	s.installHealthRoutes()
@@ -410,12 +414,32 @@ func (s *Server) groupHandler(group string) http.Handler {
 // fetchDiscovery sends a discovery request to svc's backend through its
 // proxy handler, as upstream's discovery manager does.
 func (s *Server) fetchDiscovery(ctx context.Context, svc discovery.APIService, req *http.Request) (*http.Response, error) {
-	h := s.registration.proxyHandler(svc.Name)
+	h := s.apiHandlers.proxyHandler(svc.Name)
 	if h == nil {
 		return nil, proxy.ErrNotProxied
 	}
 	u, _ := request.UserFrom(req.Context())
 	return h.Do(ctx, req, u)
+}
+
+// newProxyHandler returns the proxy handler of a new remote APIService.
+// Proxied requests run without the timeout step's second goroutine (the
+// chain knows them from the router): their handler answers a passed
+// deadline with the timeout step's Status itself.
+func (s *Server) newProxyHandler() *proxy.Handler {
+	return proxy.NewHandler(proxy.Options{
+		Resolver:   s.resolver,
+		Transports: s.transports,
+		Logger:     s.logger,
+		OnRequest:  s.onProxyRequest,
+		InterceptError: func(w http.ResponseWriter, r *http.Request, _ error) bool {
+			if !requestTimedOut(r.Context()) {
+				return false
+			}
+			writeTimeoutStatus(w)
+			return true
+		},
+	})
 }
 
 // informerServiceLister adapts the Service and Endpoints informers to
