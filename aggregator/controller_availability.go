@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"sync"
@@ -66,7 +67,23 @@ func failed(v *verdict, step, reason string, err error) verdict {
 	return *v
 }
 
-// checkAPIService runs upstream's checks on a, in upstream's order; the
+// discoveryProber checks APIServices as upstream's available condition
+// controllers do: it reads Services and Endpoints, resolves the backend
+// and probes its discovery endpoint. It writes nothing.
+type discoveryProber struct {
+	services, endpoints objectGetter
+	resolver            proxy.ServiceResolver
+	// transport is the probe's round tripper (no serving certificate
+	// verification, as upstream).
+	transport func() http.RoundTripper
+}
+
+// objectGetter reads one object of an informer's cache.
+type objectGetter interface {
+	Get(namespace, name string) (meta.Object, bool)
+}
+
+// check runs upstream's checks on a, in upstream's order; the
 // first failure decides. Local APIServices are Available with reason
 // Local. For remote ones: the Service exists; for a ClusterIP Service
 // (type "" too) its port spec.service.port exists, its Endpoints exist and
@@ -74,7 +91,7 @@ func failed(v *verdict, step, reason string, err error) verdict {
 // (NodePort, LoadBalancer and ExternalName skip these, as upstream); then
 // `attempts` parallel GETs of /apis/<group>/<version> (/api/<version> for
 // "v1.") through the probe transport must see one 2xx.
-func (s *Server) checkAPIService(ctx context.Context, a *apiregistration.APIService, attempts int) verdict {
+func (s *discoveryProber) check(ctx context.Context, a *apiregistration.APIService, attempts int) verdict {
 	v := verdict{}
 	if a.Spec.Service == nil {
 		v.checks = []ExplainCheck{{Name: "local", Result: checkOK, Detail: "no spec.service: served by aggsim itself"}}
@@ -175,9 +192,9 @@ func discoveryPath(a *apiregistration.APIService) string {
 // the other attempts-1 in parallel only when it fails, so a healthy
 // backend sees one probe per interval and the verdict is the same. It
 // returns the URL of the attempt whose result decided.
-func (s *Server) probeDiscovery(ctx context.Context, a *apiregistration.APIService, port int32, attempts int) (string, error) {
+func (s *discoveryProber) probeDiscovery(ctx context.Context, a *apiregistration.APIService, port int32, attempts int) (string, error) {
 	client := &http.Client{
-		Transport:     s.transports.ProbeTransport(),
+		Transport:     s.transport(),
 		Timeout:       probeTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
@@ -207,7 +224,7 @@ func (s *Server) probeDiscovery(ctx context.Context, a *apiregistration.APIServi
 }
 
 // probeAttempt is one attempt of probeDiscovery, bounded by probeGuard.
-func (s *Server) probeAttempt(ctx context.Context, client *http.Client, a *apiregistration.APIService, port int32) (string, error) {
+func (s *discoveryProber) probeAttempt(ctx context.Context, client *http.Client, a *apiregistration.APIService, port int32) (string, error) {
 	loc, err := s.resolver.ResolveEndpoint(a.Spec.Service.Namespace, a.Spec.Service.Name, port)
 	if err != nil {
 		return "", err
@@ -257,8 +274,13 @@ func probeOnce(ctx context.Context, client *http.Client, u string) error {
 // worker at a time; a name queued again while it is being synced is synced
 // once more afterwards.
 type availabilityController struct {
-	s        *Server
-	interval time.Duration
+	apiServices apiServiceInformer
+	prober      apiServiceProber
+	status      apiServiceStatusWriter
+	metrics     availabilityMetrics
+	logger      *slog.Logger
+	now         func() time.Time
+	interval    time.Duration
 	// newTicker returns a tick channel and its stop function; tests
 	// replace it to drive the periodic probe by hand.
 	newTicker func(d time.Duration) (<-chan time.Time, func())
@@ -273,10 +295,59 @@ type availabilityController struct {
 	closed  bool
 }
 
-func newAvailabilityController(s *Server) *availabilityController {
+// apiServiceInformer lists the APIServices and tells when its cache is
+// filled.
+type apiServiceInformer interface {
+	objectGetter
+	List() []meta.Object
+	Synced() <-chan struct{}
+}
+
+// apiServiceProber decides an APIService's Available condition.
+type apiServiceProber interface {
+	check(ctx context.Context, a *apiregistration.APIService, attempts int) verdict
+}
+
+// apiServiceStatusWriter writes APIService status (the store's /status
+// subresource).
+type apiServiceStatusWriter interface {
+	Get(ctx context.Context, namespace, name string) (meta.Object, error)
+	UpdateStatus(ctx context.Context, obj meta.Object) (meta.Object, error)
+}
+
+// availabilityMetrics are the availability series (metrics.go).
+type availabilityMetrics interface {
+	setUnavailable(name string, unavailable bool)
+	unavailableTransition(name, reason string)
+	forgetAPIService(name string)
+}
+
+// eventSource is an informer that calls handlers on changes.
+type eventSource interface {
+	AddHandler(func(old, cur meta.Object))
+}
+
+// availabilityConfig is what newAvailabilityController needs: the
+// controller's inputs and outputs, nothing else.
+type availabilityConfig struct {
+	apiServices interface {
+		apiServiceInformer
+		eventSource
+	}
+	services, endpoints eventSource
+	prober              apiServiceProber
+	status              apiServiceStatusWriter
+	metrics             availabilityMetrics
+	logger              *slog.Logger
+	now                 func() time.Time
+	interval            time.Duration
+}
+
+func newAvailabilityController(cfg availabilityConfig) *availabilityController {
 	c := &availabilityController{
-		s:        s,
-		interval: s.opts.AvailabilityCheckInterval,
+		apiServices: cfg.apiServices, prober: cfg.prober, status: cfg.status, metrics: cfg.metrics,
+		logger: cfg.logger, now: cfg.now,
+		interval: cfg.interval,
 		newTicker: func(d time.Duration) (<-chan time.Time, func()) {
 			t := time.NewTicker(d)
 			return t.C, t.Stop
@@ -286,7 +357,7 @@ func newAvailabilityController(s *Server) *availabilityController {
 		running:  map[string]bool{},
 	}
 	c.cond = sync.NewCond(&c.mu)
-	s.apiServices.AddHandler(func(old, cur meta.Object) {
+	cfg.apiServices.AddHandler(func(old, cur meta.Object) {
 		o := cur
 		if o == nil {
 			o = old
@@ -301,14 +372,14 @@ func newAvailabilityController(s *Server) *availabilityController {
 		m := o.GetObjectMeta()
 		c.enqueueFor(m.Namespace, m.Name)
 	}
-	s.services.AddHandler(onBackend)
-	s.endpoints.AddHandler(onBackend)
+	cfg.services.AddHandler(onBackend)
+	cfg.endpoints.AddHandler(onBackend)
 	return c
 }
 
 // enqueueFor queues every APIService whose spec.service is namespace/name.
 func (c *availabilityController) enqueueFor(namespace, name string) {
-	for _, o := range c.s.apiServices.List() {
+	for _, o := range c.apiServices.List() {
 		a := o.(*apiregistration.APIService)
 		if a.Spec.Service != nil && a.Spec.Service.Namespace == namespace && a.Spec.Service.Name == name {
 			c.enqueue(a.Name)
@@ -318,7 +389,7 @@ func (c *availabilityController) enqueueFor(namespace, name string) {
 
 // enqueueAll queues every APIService.
 func (c *availabilityController) enqueueAll() {
-	for _, o := range c.s.apiServices.List() {
+	for _, o := range c.apiServices.List() {
 		c.enqueue(o.GetObjectMeta().Name)
 	}
 }
@@ -378,14 +449,14 @@ func (c *availabilityController) Run(ctx context.Context) {
 					return
 				}
 				if err := c.sync(ctx, name); err != nil && ctx.Err() == nil {
-					c.s.logger.Warn("availability check failed to write status", "apiservice", name, "err", err)
+					c.logger.Warn("availability check failed to write status", "apiservice", name, "err", err)
 				}
 				c.done(name)
 			}
 		}()
 	}
 	select {
-	case <-c.s.apiServices.Synced():
+	case <-c.apiServices.Synced():
 		c.enqueueAll()
 	case <-ctx.Done():
 	}
@@ -414,21 +485,21 @@ loop:
 // the unavailable counter (+1 when a write turns Available True into
 // anything else) in step.
 func (c *availabilityController) sync(ctx context.Context, name string) error {
-	obj, ok := c.s.apiServices.Get("", name)
+	obj, ok := c.apiServices.Get("", name)
 	if !ok {
-		c.s.metrics.forgetAPIService(name)
+		c.metrics.forgetAPIService(name)
 		return nil
 	}
 	a := obj.(*apiregistration.APIService)
-	v := c.s.checkAPIService(ctx, a, c.attempts)
+	v := c.prober.check(ctx, a, c.attempts)
 	if ctx.Err() != nil {
 		return nil // shutting down: a cancelled probe says nothing
 	}
 	cond := v.condition
-	cond.LastTransitionTime = meta.NewTime(c.s.now())
-	c.s.metrics.setUnavailable(name, cond.Status != apiregistration.ConditionTrue)
+	cond.LastTransitionTime = meta.NewTime(c.now())
+	c.metrics.setUnavailable(name, cond.Status != apiregistration.ConditionTrue)
 
-	store := c.s.api.Store(apiServicesResource)
+	store := c.status
 	for attempt := 0; ; attempt++ {
 		cp := a.DeepCopy()
 		prev := cp.GetCondition(apiregistration.Available)
@@ -439,17 +510,17 @@ func (c *availabilityController) sync(ctx context.Context, name string) error {
 		_, err := store.UpdateStatus(ctx, cp)
 		if err == nil {
 			if wasAvailable && cond.Status != apiregistration.ConditionTrue {
-				c.s.metrics.unavailableTransition(name, cond.Reason)
+				c.metrics.unavailableTransition(name, cond.Reason)
 			}
 			if prev == nil || prev.Status != cond.Status {
-				c.s.logger.Info("APIService availability changed", "apiservice", name,
+				c.logger.Info("APIService availability changed", "apiservice", name,
 					"available", string(cond.Status), "reason", cond.Reason, "message", cond.Message)
 			}
 			return nil
 		}
 		switch {
 		case errors.Is(err, meta.ErrNotFound):
-			c.s.metrics.forgetAPIService(name)
+			c.metrics.forgetAPIService(name)
 			return nil
 		case errors.Is(err, meta.ErrConflict):
 			if attempt >= 5 {
@@ -458,7 +529,7 @@ func (c *availabilityController) sync(ctx context.Context, name string) error {
 			fresh, gerr := store.Get(ctx, "", name)
 			if gerr != nil {
 				if errors.Is(gerr, meta.ErrNotFound) {
-					c.s.metrics.forgetAPIService(name)
+					c.metrics.forgetAPIService(name)
 					return nil
 				}
 				return gerr

@@ -118,7 +118,7 @@ func (s *Server) ExplainAPIService(ctx context.Context, name string) (*Explanati
 		cc := *c
 		e.Condition = &cc
 	}
-	v := s.checkAPIService(ctx, a, 1)
+	v := s.prober.check(ctx, a, 1)
 	e.Verdict, e.Checks, e.ProbeURL = v.condition, v.checks, v.url
 	if a.Spec.Service == nil {
 		e.Advice = "none: aggsim serves this group/version itself"

@@ -388,8 +388,6 @@ func (o requestMetrics) RequestDone(r *http.Request, ri *request.RequestInfo, pr
 	m.requests.WithLabelValues(labels[:]...).Inc()
 }
 
-
-
 // codeLabels holds the code label of every status code from 100 to 599,
 // so that labelling a request does not format its code.
 var codeLabels = func() []string {

@@ -124,6 +124,8 @@ type Server struct {
 	// availability probes APIServices and writes their Available
 	// condition (controller_availability.go).
 	availability *availabilityController
+	// prober checks APIServices for availability and explain.
+	prober *discoveryProber
 	// metrics holds the Prometheus collectors (metrics.go).
 	metrics *metrics
 	// openapi aggregates the backends' OpenAPI documents and serves
@@ -236,7 +238,12 @@ func New(opts Options) (*Server, error) {
 	}
 	s.registration = registrationController{lister: s.apiServices, handlers: s.apiHandlers}
 	s.apiServices.AddHandler(s.registration.onChange)
-	s.availability = newAvailabilityController(s)
+	s.prober = &discoveryProber{services: s.services, endpoints: s.endpoints, resolver: s.resolver, transport: s.transports.ProbeTransport}
+	s.availability = newAvailabilityController(availabilityConfig{
+		apiServices: s.apiServices, services: s.services, endpoints: s.endpoints,
+		prober: s.prober, status: s.api.Store(apiServicesResource), metrics: s.metrics,
+		logger: logger, now: now, interval: opts.AvailabilityCheckInterval,
+	})
 
 	s.handler = BuildHandlerChain(s.mux, ChainOptions{
 		Authn: AuthnOptions{
