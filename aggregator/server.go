@@ -13,6 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/aggsim/aggsim/aggregator/openapiaggregator"
 	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/discovery"
 	"github.com/aggsim/aggsim/proxy"
@@ -129,8 +130,8 @@ type Server struct {
 	// metrics holds the Prometheus collectors (metrics.go).
 	metrics *metrics
 	// openapi aggregates the backends' OpenAPI documents and serves
-	// /openapi/v2 and /openapi/v3 (openapi.go).
-	openapi *openAPIController
+	// /openapi/v2 and /openapi/v3 (aggregator/openapiaggregator).
+	openapi *openapiaggregator.Controller
 
 	ready     chan struct{}
 	readyOnce sync.Once
@@ -223,7 +224,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.discovery = dm
-	s.openapi = newOpenAPIController(s.fetchOpenAPI, logger, now) // OpenAPI aggregation, openapi.go
+	s.openapi = openapiaggregator.NewController(s.fetchOpenAPI, logger, now) // OpenAPI aggregation (aggregator/openapiaggregator)
 
 	s.metrics = newMetrics(opts.Registerer, opts.Gatherer)
 	s.mux = NewMux(logger)
@@ -293,7 +294,7 @@ func (s *Server) Run(ctx context.Context) {
 	go func() { defer wg.Done(); s.discovery.Run(ctx) }()
 	wg.Add(1)
 	go func() { defer wg.Done(); s.availability.Run(ctx) }()
-	wg.Add(1) // OpenAPI aggregation, openapi.go
+	wg.Add(1) // OpenAPI aggregation (aggregator/openapiaggregator)
 	go func() { defer wg.Done(); s.openapi.Run(ctx) }()
 	wg.Add(1)
 	go func() { defer wg.Done(); s.extensionAuth.Run(ctx) }()
@@ -530,4 +531,24 @@ func (l informerServiceLister) GetEndpoints(namespace, name string) (*proxy.Endp
 		}
 		return out
 	}).(*proxy.Endpoints), nil
+}
+
+// fetchOpenAPI sends an OpenAPI request to the backend of the APIService
+// name through its proxy handler as system:aggregator, as upstream's
+// OpenAPI downloaders do.
+func (s *Server) fetchOpenAPI(ctx context.Context, name string, req *http.Request) (*http.Response, error) {
+	h := s.apiHandlers.proxyHandler(name)
+	if h == nil {
+		return nil, proxy.ErrNotProxied
+	}
+	return h.Do(ctx, req, &authentication.UserInfo{Username: "system:aggregator"})
+}
+
+// installOpenAPIRoutes registers /openapi/v2, /openapi/v3 and
+// /openapi/v3/<key>, served from s.openapi's snapshot.
+func (s *Server) installOpenAPIRoutes() {
+	c := s.openapi
+	s.mux.Handle("/openapi/v2", http.HandlerFunc(c.ServeV2))
+	s.mux.Handle("/openapi/v3", http.HandlerFunc(c.ServeV3Index))
+	s.mux.HandlePrefix("/openapi/v3/", http.HandlerFunc(c.ServeV3Document))
 }

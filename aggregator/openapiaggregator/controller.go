@@ -1,4 +1,4 @@
-package aggregator
+package openapiaggregator
 
 import (
 	"context"
@@ -18,10 +18,8 @@ import (
 	openapi_v2 "github.com/google/gnostic-models/openapiv2"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/aggsim/aggsim/proxy"
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
-	"github.com/aggsim/aggsim/registry/apis/authentication"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/negotiation"
 )
@@ -81,15 +79,15 @@ var openAPIV2ProtobufTypes = []string{
 // errOpenAPINotServed marks a 404: the backend serves no such document.
 var errOpenAPINotServed = errors.New("not served by the backend")
 
-// openAPIFetcher sends req to the backend of the APIService name, as the
+// Fetcher sends req to the backend of the APIService name, as the
 // aggregator's own user; Server.fetchOpenAPI in production.
-type openAPIFetcher func(ctx context.Context, name string, req *http.Request) (*http.Response, error)
+type Fetcher func(ctx context.Context, name string, req *http.Request) (*http.Response, error)
 
-// openAPIController keeps the aggregated OpenAPI documents. Update and
+// Controller keeps the aggregated OpenAPI documents. Update and
 // Remove are called by the registration controller; Run fetches and
 // rebuilds. It must not be copied.
-type openAPIController struct {
-	fetch    openAPIFetcher
+type Controller struct {
+	fetch    Fetcher
 	logger   *slog.Logger
 	now      func() time.Time
 	interval time.Duration
@@ -161,8 +159,8 @@ type openAPIV3Doc struct {
 	hash string
 }
 
-func newOpenAPIController(fetch openAPIFetcher, logger *slog.Logger, now func() time.Time) *openAPIController {
-	c := &openAPIController{
+func NewController(fetch Fetcher, logger *slog.Logger, now func() time.Time) *Controller {
+	c := &Controller{
 		fetch:    fetch,
 		logger:   logger,
 		now:      now,
@@ -184,23 +182,12 @@ func newOpenAPIController(fetch openAPIFetcher, logger *slog.Logger, now func() 
 	return c
 }
 
-// fetchOpenAPI sends an OpenAPI request to the backend of the APIService
-// name through its proxy handler as system:aggregator, as upstream's
-// OpenAPI downloaders do.
-func (s *Server) fetchOpenAPI(ctx context.Context, name string, req *http.Request) (*http.Response, error) {
-	h := s.apiHandlers.proxyHandler(name)
-	if h == nil {
-		return nil, proxy.ErrNotProxied
-	}
-	return h.Do(ctx, req, &authentication.UserInfo{Username: "system:aggregator"})
-}
-
 // Update records the current state of the APIService a. Local APIServices
 // (no spec.service) have no remote documents. A new APIService, a change
 // of its service or TLS fields, or becoming Available schedules a fetch;
 // becoming unavailable drops its documents from what is served (they are
 // kept and served again once it is Available).
-func (c *openAPIController) Update(a *apiregistration.APIService) {
+func (c *Controller) Update(a *apiregistration.APIService) {
 	if a.Spec.Service == nil || a.Spec.Group == "" {
 		c.Remove(a.Name)
 		return
@@ -241,7 +228,7 @@ func (c *openAPIController) Update(a *apiregistration.APIService) {
 }
 
 // Remove forgets the APIService name and drops its documents.
-func (c *openAPIController) Remove(name string) {
+func (c *Controller) Remove(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.entries[name]; !ok {
@@ -253,7 +240,7 @@ func (c *openAPIController) Remove(name string) {
 }
 
 // poke wakes Run without blocking.
-func (c *openAPIController) poke() {
+func (c *Controller) poke() {
 	select {
 	case c.kick <- struct{}{}:
 	default:
@@ -263,7 +250,7 @@ func (c *openAPIController) poke() {
 // Run fetches dirty entries and rebuilds the snapshot on every wake-up,
 // marks every available entry dirty on each tick, and returns when ctx
 // ends.
-func (c *openAPIController) Run(ctx context.Context) {
+func (c *Controller) Run(ctx context.Context) {
 	tick, stop := c.newTicker(c.interval)
 	defer stop()
 	for {
@@ -280,7 +267,7 @@ func (c *openAPIController) Run(ctx context.Context) {
 
 // markAllDirty schedules a fetch of every available entry (the periodic
 // refresh).
-func (c *openAPIController) markAllDirty() {
+func (c *Controller) markAllDirty() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, e := range c.entries {
@@ -310,7 +297,7 @@ type openAPIJob struct {
 
 // pass fetches every dirty available entry (at most c.workers at once)
 // and rebuilds the snapshot when anything changed.
-func (c *openAPIController) pass(ctx context.Context) {
+func (c *Controller) pass(ctx context.Context) {
 	c.mu.Lock()
 	var jobs []*openAPIJob
 	for _, e := range c.entries {
@@ -368,7 +355,7 @@ func (c *openAPIController) pass(ctx context.Context) {
 
 // apply stores a job's results in its entry and reports whether what is
 // served changed. Called with c.mu held.
-func (c *openAPIController) apply(j *openAPIJob) bool {
+func (c *Controller) apply(j *openAPIJob) bool {
 	e := j.e
 	changed := false
 	switch {
@@ -398,7 +385,7 @@ func (c *openAPIController) apply(j *openAPIJob) bool {
 
 // get sends GET path (with query) to the job's backend and returns the
 // response; the caller closes its body.
-func (c *openAPIController) get(ctx context.Context, name, pathQuery string, hdr http.Header) (*http.Response, error) {
+func (c *Controller) get(ctx context.Context, name, pathQuery string, hdr http.Header) (*http.Response, error) {
 	u, err := url.Parse(pathQuery)
 	if err != nil {
 		return nil, err
@@ -421,7 +408,7 @@ func readBody(resp *http.Response) ([]byte, error) {
 
 // fetchV2 downloads the backend's swagger and keeps the paths of the
 // job's group-version and the definitions they reach.
-func (c *openAPIController) fetchV2(ctx context.Context, j *openAPIJob) {
+func (c *Controller) fetchV2(ctx context.Context, j *openAPIJob) {
 	hdr := http.Header{"Accept": {"application/json"}}
 	if j.v2etag != "" {
 		hdr.Set("If-None-Match", j.v2etag)
@@ -455,7 +442,7 @@ func (c *openAPIController) fetchV2(ctx context.Context, j *openAPIJob) {
 
 // fetchV3 downloads the backend's /openapi/v3 index and, when its
 // serverRelativeURL for apis/<g>/<v> changed, the document.
-func (c *openAPIController) fetchV3(ctx context.Context, j *openAPIJob) {
+func (c *Controller) fetchV3(ctx context.Context, j *openAPIJob) {
 	hdr := http.Header{"Accept": {"application/json"}}
 	resp, err := c.get(ctx, j.name, "/openapi/v3", hdr)
 	if err != nil {
@@ -597,7 +584,7 @@ func appendDefinitionRefs(out []string, raw json.RawMessage) []string {
 
 // build encodes a snapshot of aggsim's own documents and the served remote
 // entries (copies, not shared with the controller).
-func (c *openAPIController) build(served []*openAPIEntry) *openAPISnapshot {
+func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 	// Upstream's order: group priority (highest groupPriorityMinimum of
 	// the group) descending, then APIService name.
 	groupPrio := map[string]int32{}
@@ -683,18 +670,9 @@ func (c *openAPIController) build(served []*openAPIEntry) *openAPISnapshot {
 	return s
 }
 
-// installOpenAPIRoutes registers /openapi/v2, /openapi/v3 and
-// /openapi/v3/<key>, served from s.openapi's snapshot.
-func (s *Server) installOpenAPIRoutes() {
-	c := s.openapi
-	s.mux.Handle("/openapi/v2", http.HandlerFunc(c.serveV2))
-	s.mux.Handle("/openapi/v3", http.HandlerFunc(c.serveV3Index))
-	s.mux.HandlePrefix("/openapi/v3/", http.HandlerFunc(c.serveV3Document))
-}
-
-// serveV2 answers /openapi/v2: protobuf when the Accept header names one
+// ServeV2 answers /openapi/v2: protobuf when the Accept header names one
 // of openAPIV2ProtobufTypes, JSON when it admits JSON, else 406 Status.
-func (c *openAPIController) serveV2(w http.ResponseWriter, r *http.Request) {
+func (c *Controller) ServeV2(w http.ResponseWriter, r *http.Request) {
 	snap := c.snap.Load()
 	accept := r.Header.Get("Accept")
 	body, ct := snap.v2, "application/json"
@@ -716,8 +694,8 @@ func (c *openAPIController) serveV2(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
-// serveV3Index answers /openapi/v3.
-func (c *openAPIController) serveV3Index(w http.ResponseWriter, r *http.Request) {
+// ServeV3Index answers /openapi/v3.
+func (c *Controller) ServeV3Index(w http.ResponseWriter, r *http.Request) {
 	snap := c.snap.Load()
 	w.Header().Set("Etag", snap.indexEtag)
 	w.Header().Set("Content-Type", "application/json")
@@ -728,10 +706,10 @@ func (c *openAPIController) serveV3Index(w http.ResponseWriter, r *http.Request)
 	_, _ = w.Write(snap.index)
 }
 
-// serveV3Document answers /openapi/v3/<key> from the fetched remote
+// ServeV3Document answers /openapi/v3/<key> from the fetched remote
 // documents, then aggsim's own; an unknown key is a 404 without body (as
 // kube-aggregator's v3 handler answers).
-func (c *openAPIController) serveV3Document(w http.ResponseWriter, r *http.Request) {
+func (c *Controller) ServeV3Document(w http.ResponseWriter, r *http.Request) {
 	key := strings.TrimPrefix(r.URL.Path, "/openapi/v3/")
 	doc, ok := c.snap.Load().remote[key]
 	if !ok {

@@ -1,4 +1,4 @@
-package aggregator
+package openapiaggregator
 
 // Tests of the OpenAPI aggregation (openapi.go). Invariants checked:
 //   - with no remote APIService, /openapi/v2 and /openapi/v3 are aggsim's
@@ -22,13 +22,9 @@ package aggregator
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -38,12 +34,7 @@ import (
 
 	openapi_v2 "github.com/google/gnostic-models/openapiv2"
 	"google.golang.org/protobuf/proto"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/openapi3"
-	"k8s.io/client-go/rest"
 
-	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"github.com/aggsim/aggsim/registry/apis/meta"
@@ -190,7 +181,7 @@ var oaNow = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 
 // newTestOpenAPI returns a controller whose fetches go straight to the
 // backends by APIService name.
-func newTestOpenAPI(backends ...*oaBackend) *openAPIController {
+func newTestOpenAPI(backends ...*oaBackend) *Controller {
 	byName := map[string]http.Handler{}
 	for _, b := range backends {
 		byName[b.version+"."+b.group] = b
@@ -200,11 +191,11 @@ func newTestOpenAPI(backends ...*oaBackend) *openAPIController {
 		byName[name].ServeHTTP(rec, req)
 		return rec.Result(), nil
 	}
-	return newOpenAPIController(fetch, slog.New(slog.DiscardHandler), func() time.Time { return oaNow })
+	return NewController(fetch, slog.New(slog.DiscardHandler), func() time.Time { return oaNow })
 }
 
 // oaGet serves GET target from c's handlers.
-func oaGet(c *openAPIController, target string, hdr map[string]string) *httptest.ResponseRecorder {
+func oaGet(c *Controller, target string, hdr map[string]string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest("GET", target, nil)
 	for k, v := range hdr {
 		req.Header.Set(k, v)
@@ -212,17 +203,17 @@ func oaGet(c *openAPIController, target string, hdr map[string]string) *httptest
 	rec := httptest.NewRecorder()
 	switch {
 	case req.URL.Path == "/openapi/v2":
-		c.serveV2(rec, req)
+		c.ServeV2(rec, req)
 	case req.URL.Path == "/openapi/v3":
-		c.serveV3Index(rec, req)
+		c.ServeV3Index(rec, req)
 	default:
-		c.serveV3Document(rec, req)
+		c.ServeV3Document(rec, req)
 	}
 	return rec
 }
 
 // v2Parts decodes the served JSON /openapi/v2.
-func v2Parts(t *testing.T, c *openAPIController) openAPIV2Parts {
+func v2Parts(t *testing.T, c *Controller) openAPIV2Parts {
 	t.Helper()
 	rec := oaGet(c, "/openapi/v2", nil)
 	p, err := splitOpenAPIV2(rec.Body.Bytes())
@@ -454,90 +445,6 @@ func TestOpenAPIV2MergeOrder(t *testing.T) {
 		if p.paths["/apis/a.example.com/v1/things"] == nil || p.paths["/apis/z.example.com/v1/things"] == nil {
 			t.Errorf("%s: a path is missing", tc.name)
 		}
-	}
-}
-
-// TestOpenAPIThroughProxy runs a Server with a TLS backend: the fetches go
-// through the proxy as system:aggregator, client-go reads the aggregated
-// document, and deleting the APIService drops it.
-func TestOpenAPIThroughProxy(t *testing.T) {
-	e := avStart(t, false)
-	ca, err := certs.NewCA(certs.BackendCACommonName, certs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bc, err := certs.IssueBackend(certs.BackendOptions{Service: avSvc, Namespace: avNS, CA: ca})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := bc.Serving.TLSCertificate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := newWardleBackend()
-	srv := httptest.NewUnstartedServer(b)
-	srv.EnableHTTP2 = true
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	_, p, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	var port int32
-	fmt.Sscan(p, &port)
-
-	e.put(t, grServices, avService(443))
-	e.put(t, grEndpoints, avEndpoints(port, true))
-	a := avAPIService(ca.CertPEM)
-	a.Spec.Version = b.version
-	a.Name = b.version + "." + b.group
-	e.create(t, apiServicesResource, a)
-	e.waitCondition(t, a.Name, cond(apiregistration.ConditionTrue, apiregistration.ReasonPassed, apiregistration.MessagePassed))
-
-	const key = "apis/wardle.example.com/v1"
-	waitIndex := func(want bool) {
-		t.Helper()
-		deadline := time.Now().Add(avTimeout)
-		for {
-			_, body := e.proxyGet("/openapi/v3")
-			if strings.Contains(body, `"`+key+`"`) == want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("index never had %s = %v: %s", key, want, body)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-	waitIndex(true)
-
-	for _, s := range b.take() {
-		wantUser := []string{"system:aggregator"}
-		if got := s.header.Values("X-Remote-User"); strings.Join(got, ",") != strings.Join(wantUser, ",") || len(s.header.Values("X-Remote-Group")) != 0 {
-			t.Errorf("%s reached the backend as %q groups %q, want system:aggregator and no groups", s.path, got, s.header.Values("X-Remote-Group"))
-		}
-	}
-
-	// client-go reads the index and the document, as kubectl does.
-	hs := httptest.NewServer(e.s.Handler())
-	t.Cleanup(hs.Close)
-	dc, err := discovery.NewDiscoveryClientForConfig(&rest.Config{Host: hs.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := openapi3.NewRoot(dc.OpenAPIV3()).GVSpec(schema.GroupVersion{Group: b.group, Version: b.version})
-	if err != nil {
-		t.Fatalf("client-go GVSpec: %v", err)
-	}
-	if _, ok := spec.Components.Schemas["com.example.Flunder"]; !ok || spec.Info.Title != "Backend" {
-		t.Errorf("client-go read %+v", spec.Info)
-	}
-
-	if _, err := e.store(apiServicesResource).Delete(e.ctx, "", a.Name, nil); err != nil {
-		t.Fatal(err)
-	}
-	waitIndex(false)
-	if code, _ := e.proxyGet("/openapi/v3/" + key); code != 404 {
-		t.Errorf("document after delete: %d", code)
 	}
 }
 
