@@ -158,4 +158,4 @@ func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b)
 }
 
-// The OpenAPI routes (installOpenAPIRoutes) are in openapi.go.
+// The OpenAPI routes (installOpenAPIRoutes) are in server.go.

@@ -1,24 +1,9 @@
 package aggregator
 
-// Tests of the OpenAPI aggregation (openapi.go). Invariants checked:
-//   - with no remote APIService, /openapi/v2 and /openapi/v3 are aggsim's
-//     own documents byte for byte;
-//   - an Available remote APIService's v3 document is listed in the index
-//     under apis/<g>/<v> with ?hash=<upper hex SHA-512> and served byte for
-//     byte with that ETag, 304 on If-None-Match, immutable caching with
-//     the current hash and a 301 with a stale one;
-//   - /openapi/v2 (JSON and protobuf) holds the backend's paths of its
-//     group-version and the definitions they reach, nothing else of it;
-//     on a definition name conflict the first (aggsim's, then the higher
-//     group priority) wins;
-//   - refetches send the backend's ETag; a failed fetch keeps the last
-//     good document; a 404 drops it; an unavailable or deleted APIService
-//     drops out;
-//   - through the real proxy, the backend sees user system:aggregator with
-//     no groups, and client-go's openapi3 client reads the aggregated
-//     document.
-// The controller is driven synchronously (Update, markAllDirty, pass);
-// only the in-process server test polls, with a bound.
+// The OpenAPI aggregation through the whole server: through the real
+// proxy the backend sees user system:aggregator with no groups, and
+// client-go's openapi3 client reads the aggregated document. The
+// aggregation itself is tested in aggregator/openapiaggregator.
 
 import (
 	"crypto/tls"
