@@ -3,15 +3,11 @@ package aggregator
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/registry/apis/authentication"
@@ -170,37 +166,17 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
-// decodeReview reads a JSON (or YAML) body into into, checking apiVersion
+// decodeReview reads a JSON, YAML or protobuf body into into (with the
+// REST layer's bounded reader and body conversion), checking apiVersion
 // and kind when present, as the create handler's decoder does. It returns
-// the 400/415 Status errors upstream answers.
+// the 400/413/415 Status errors upstream answers.
 func decodeReview(r *http.Request, into any, apiVersion, kind string) error {
-	if r.ContentLength > rest.MaxRequestBodyBytes {
-		return meta.NewRequestEntityTooLarge(rest.MaxRequestBodyBytes)
-	}
-	body, err := readAllLimited(r)
+	body, err := rest.ReadBody(r)
 	if err != nil {
 		return err
 	}
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil {
-			return meta.NewUnsupportedMediaType("application/json, application/yaml, application/vnd.kubernetes.protobuf")
-		}
-		switch mt {
-		case "application/json":
-		case "application/yaml":
-			if body, err = yaml.YAMLToJSON(body); err != nil {
-				return meta.NewBadRequest("couldn't get version/kind; json parse error: " + err.Error())
-			}
-		case negotiation.MediaProtobuf:
-			j, _, _, err := rest.DecodeProtobufToJSON(body)
-			if err != nil {
-				return meta.NewBadRequest(err.Error())
-			}
-			body = j
-		default:
-			return meta.NewUnsupportedMediaType("application/json, application/yaml, application/vnd.kubernetes.protobuf")
-		}
+	if body, err = rest.BodyToJSON(r.Header.Get("Content-Type"), body); err != nil {
+		return err
 	}
 	if len(strings.TrimSpace(string(body))) == 0 {
 		return meta.NewBadRequest(fmt.Sprintf("Object 'Kind' is missing in '%s'", string(body)))
@@ -219,20 +195,6 @@ func decodeReview(r *http.Request, into any, apiVersion, kind string) error {
 		return meta.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, "v1", kind, err))
 	}
 	return nil
-}
-
-func readAllLimited(r *http.Request) ([]byte, error) {
-	if r.Body == nil {
-		return nil, nil
-	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, rest.MaxRequestBodyBytes+1))
-	if err != nil {
-		return nil, meta.NewBadRequest(err.Error())
-	}
-	if len(b) > rest.MaxRequestBodyBytes {
-		return nil, meta.NewRequestEntityTooLarge(rest.MaxRequestBodyBytes)
-	}
-	return b, nil
 }
 
 // ensureNamespace applies the create handler's namespace rule: an empty

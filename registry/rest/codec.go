@@ -23,8 +23,10 @@ import (
 // are 413 `Request entity too large: limit is 3145728`.
 const MaxRequestBodyBytes = 3 * 1024 * 1024
 
-// readBody reads the request body up to MaxRequestBodyBytes (413 beyond).
-func readBody(r *http.Request) ([]byte, error) {
+// ReadBody reads the request body up to MaxRequestBodyBytes: a larger
+// body (by Content-Length or by what arrives) is 413 RequestEntityTooLarge,
+// a read error 400 BadRequest; no body is nil.
+func ReadBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
@@ -41,10 +43,11 @@ func readBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// bodyToJSON converts a request body of the given Content-Type to JSON.
-// JSON (or no Content-Type) passes through; YAML is converted; anything
-// else is 415.
-func bodyToJSON(contentType string, body []byte) ([]byte, error) {
+// BodyToJSON converts a request body of the given Content-Type to JSON.
+// JSON (or no Content-Type) passes through; YAML (application/yaml,
+// application/x-yaml, text/yaml) and protobuf are converted (a bad body is
+// 400 BadRequest); anything else is 415 UnsupportedMediaType.
+func BodyToJSON(contentType string, body []byte) ([]byte, error) {
 	mt := negotiation.MediaJSON
 	if strings.TrimSpace(contentType) != "" {
 		t, _, err := mime.ParseMediaType(contentType)

@@ -419,11 +419,11 @@ func decodeNew(s *registry.Store, j []byte, o writeOptions) (meta.Object, []stri
 
 // decodeRequestObject reads and decodes the body of a create or update.
 func decodeRequestObject(w http.ResponseWriter, r *http.Request, st *registry.Store, o writeOptions) (meta.Object, error) {
-	body, err := readBody(r)
+	body, err := ReadBody(r)
 	if err != nil {
 		return nil, err
 	}
-	j, err := bodyToJSON(r.Header.Get("Content-Type"), body)
+	j, err := BodyToJSON(r.Header.Get("Content-Type"), body)
 	if err != nil {
 		return nil, err
 	}
@@ -520,7 +520,7 @@ func (a *API) servePatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	if err != nil {
 		return err
 	}
-	body, err := readBody(r)
+	body, err := ReadBody(r)
 	if err != nil {
 		return err
 	}
@@ -581,7 +581,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	if o.fieldManager == "" {
 		return meta.NewInvalid("meta.k8s.io", "PatchOptions", "", meta.FieldErrors{meta.Required("fieldManager", "is required for apply patch")})
 	}
-	applied, err := bodyToJSON(negotiation.MediaYAML, body)
+	applied, err := BodyToJSON(negotiation.MediaYAML, body)
 	if err != nil {
 		return err
 	}
@@ -724,12 +724,12 @@ func readDeleteOptions(r *http.Request) (deleteOptions, writeOptions, error) {
 	if err != nil {
 		return d, o, err
 	}
-	body, err := readBody(r)
+	body, err := ReadBody(r)
 	if err != nil {
 		return d, o, err
 	}
 	if len(strings.TrimSpace(string(body))) > 0 {
-		j, err := bodyToJSON(r.Header.Get("Content-Type"), body)
+		j, err := BodyToJSON(r.Header.Get("Content-Type"), body)
 		if err != nil {
 			return d, o, err
 		}

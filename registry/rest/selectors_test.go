@@ -127,7 +127,7 @@ func FuzzDecodeObject(f *testing.F) {
 				t.Fatalf("non-400 error %v", err)
 			}
 		}
-		if _, err := bodyToJSON("application/yaml", body); err != nil && meta.ToStatus(err).Status.Code != 400 {
+		if _, err := BodyToJSON("application/yaml", body); err != nil && meta.ToStatus(err).Status.Code != 400 {
 			t.Fatalf("yaml: non-400 error %v", err)
 		}
 	})
