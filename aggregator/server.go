@@ -206,7 +206,9 @@ func New(opts Options) (*Server, error) {
 	if opts.OnProxyClientCertChange != nil {
 		opts.OnProxyClientCertChange(s.transports.CloseIdleConnections)
 	}
-	s.resolver = proxy.NewEndpointServiceResolver(newInformerServiceLister(s.services, s.endpoints))
+	backends := proxy.NewServiceCache()
+	feedServiceCache(backends, s.services, s.endpoints)
+	s.resolver = proxy.NewEndpointServiceResolver(backends)
 
 	coreResources, _ := s.api.APIResourceList("", "v1")
 	apiregResources, _ := s.api.APIResourceList(apiregistration.GroupAPIRegistration, "v1")
@@ -450,74 +452,30 @@ func (s *Server) newProxyHandler() *proxy.Handler {
 	})
 }
 
-// informerServiceLister adapts the Service and Endpoints informers to
-// proxy.ServiceLister. The resolver asks on every proxied request, so each
-// object is converted once per resourceVersion and the result reused.
-type informerServiceLister struct {
-	services, endpoints *Informer
-	cache               *sync.Map // "svc|ns/name" or "ep|ns/name" -> convertedObject
-}
-
-// convertedObject is one cached conversion: the proxy view of a registry
-// object at resourceVersion rv.
-type convertedObject struct {
-	rv  string
-	val any
-}
-
-func newInformerServiceLister(services, endpoints *Informer) informerServiceLister {
-	l := informerServiceLister{services: services, endpoints: endpoints, cache: &sync.Map{}}
-	forget := func(prefix string) func(old, cur meta.Object) {
-		return func(old, cur meta.Object) {
-			if cur == nil && old != nil { // deleted: drop its conversion
-				m := old.GetObjectMeta()
-				l.cache.Delete(prefix + m.Namespace + "/" + m.Name)
-			}
+// feedServiceCache keeps c current from the Service and Endpoints
+// informers, converting each object once per change to the view the
+// resolver reads (only ready addresses; ports by name and number).
+func feedServiceCache(c *proxy.ServiceCache, services, endpoints eventSource) {
+	services.AddHandler(func(old, cur meta.Object) {
+		if cur == nil {
+			m := old.GetObjectMeta()
+			c.DeleteService(m.Namespace, m.Name)
+			return
 		}
-	}
-	services.AddHandler(forget("svc|"))
-	endpoints.AddHandler(forget("ep|"))
-	return l
-}
-
-// converted returns conv(o), reusing the value converted for the same
-// object at the same resourceVersion.
-func (l informerServiceLister) converted(key string, o meta.Object, conv func() any) any {
-	rv := o.GetObjectMeta().ResourceVersion
-	if c, ok := l.cache.Load(key); ok && c.(convertedObject).rv == rv {
-		return c.(convertedObject).val
-	}
-	v := conv()
-	l.cache.Store(key, convertedObject{rv: rv, val: v})
-	return v
-}
-
-// GetService returns the proxy view of a Service, or nil when it does not
-// exist. Callers must not modify the result.
-func (l informerServiceLister) GetService(namespace, name string) (*proxy.Service, error) {
-	o, ok := l.services.Get(namespace, name)
-	if !ok {
-		return nil, nil
-	}
-	return l.converted("svc|"+namespace+"/"+name, o, func() any {
-		svc := o.(*core.Service)
+		svc := cur.(*core.Service)
 		out := &proxy.Service{Type: proxy.ServiceType(svc.Spec.Type), ExternalName: svc.Spec.ExternalName}
 		for _, p := range svc.Spec.Ports {
 			out.Ports = append(out.Ports, proxy.ServicePort{Name: p.Name, Port: p.Port, TargetPort: p.TargetPort.String()})
 		}
-		return out
-	}).(*proxy.Service), nil
-}
-
-// GetEndpoints returns the proxy view of an Endpoints object, or nil when
-// it does not exist. Callers must not modify the result.
-func (l informerServiceLister) GetEndpoints(namespace, name string) (*proxy.Endpoints, error) {
-	o, ok := l.endpoints.Get(namespace, name)
-	if !ok {
-		return nil, nil
-	}
-	return l.converted("ep|"+namespace+"/"+name, o, func() any {
-		ep := o.(*core.Endpoints)
+		c.SetService(svc.Namespace, svc.Name, out)
+	})
+	endpoints.AddHandler(func(old, cur meta.Object) {
+		if cur == nil {
+			m := old.GetObjectMeta()
+			c.DeleteEndpoints(m.Namespace, m.Name)
+			return
+		}
+		ep := cur.(*core.Endpoints)
 		out := &proxy.Endpoints{}
 		for _, ss := range ep.Subsets {
 			var sub proxy.EndpointSubset
@@ -529,8 +487,8 @@ func (l informerServiceLister) GetEndpoints(namespace, name string) (*proxy.Endp
 			}
 			out.Subsets = append(out.Subsets, sub)
 		}
-		return out
-	}).(*proxy.Endpoints), nil
+		c.SetEndpoints(ep.Namespace, ep.Name, out)
+	})
 }
 
 // fetchOpenAPI sends an OpenAPI request to the backend of the APIService

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"sync"
 
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
@@ -210,3 +211,68 @@ func serviceDNSResolver(namespace, name string, port int32) (*url.URL, error) {
 
 var _ ServiceResolver = (*endpointResolver)(nil)
 var _ ServiceResolver = ResolverFunc(nil)
+
+// ServiceCache is the ServiceLister the aggregator keeps current from its
+// Service and Endpoints informers (SetService, DeleteService, SetEndpoints,
+// DeleteEndpoints run in the informers' event handlers), so that resolving
+// a backend on the request path reads this package's own maps and nothing
+// of the store. A missing object is (nil, nil). Stored values are shared
+// with readers and must not be modified after Set. Safe for concurrent
+// use; readers take only a read lock and do not allocate.
+type ServiceCache struct {
+	mu        sync.RWMutex
+	services  map[objectName]*Service
+	endpoints map[objectName]*Endpoints
+}
+
+// objectName is a namespace/name key.
+type objectName struct{ namespace, name string }
+
+var _ ServiceLister = (*ServiceCache)(nil)
+
+// NewServiceCache returns an empty ServiceCache.
+func NewServiceCache() *ServiceCache {
+	return &ServiceCache{services: map[objectName]*Service{}, endpoints: map[objectName]*Endpoints{}}
+}
+
+// SetService records the current state of Service namespace/name.
+func (c *ServiceCache) SetService(namespace, name string, s *Service) {
+	c.mu.Lock()
+	c.services[objectName{namespace, name}] = s
+	c.mu.Unlock()
+}
+
+// DeleteService forgets Service namespace/name.
+func (c *ServiceCache) DeleteService(namespace, name string) {
+	c.mu.Lock()
+	delete(c.services, objectName{namespace, name})
+	c.mu.Unlock()
+}
+
+// SetEndpoints records the current state of Endpoints namespace/name.
+func (c *ServiceCache) SetEndpoints(namespace, name string, e *Endpoints) {
+	c.mu.Lock()
+	c.endpoints[objectName{namespace, name}] = e
+	c.mu.Unlock()
+}
+
+// DeleteEndpoints forgets Endpoints namespace/name.
+func (c *ServiceCache) DeleteEndpoints(namespace, name string) {
+	c.mu.Lock()
+	delete(c.endpoints, objectName{namespace, name})
+	c.mu.Unlock()
+}
+
+// GetService implements ServiceLister: the Service, or nil when unknown.
+func (c *ServiceCache) GetService(namespace, name string) (*Service, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.services[objectName{namespace, name}], nil
+}
+
+// GetEndpoints implements ServiceLister: the Endpoints, or nil when unknown.
+func (c *ServiceCache) GetEndpoints(namespace, name string) (*Endpoints, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.endpoints[objectName{namespace, name}], nil
+}

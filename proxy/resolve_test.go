@@ -141,3 +141,33 @@ func TestResolveEndpointListerErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestServiceCache: the resolver over a ServiceCache sees exactly what was
+// set and stops seeing what was deleted, and a lookup does not allocate.
+func TestServiceCache(t *testing.T) {
+	c := NewServiceCache()
+	r := NewEndpointServiceResolver(c)
+	if _, err := r.ResolveEndpoint("ns", "svc", 443); err == nil || err.Error() != `service/svc in "ns" is not present` {
+		t.Fatalf("empty cache: %v", err)
+	}
+	c.SetService("ns", "svc", &Service{Ports: []ServicePort{{Name: "https", Port: 443}}})
+	if _, err := r.ResolveEndpoint("ns", "svc", 443); err == nil || err.Error() != `cannot find endpoints for service/svc in "ns"` {
+		t.Fatalf("no endpoints: %v", err)
+	}
+	c.SetEndpoints("ns", "svc", &Endpoints{Subsets: []EndpointSubset{{Addresses: []EndpointAddress{{IP: "127.0.0.1"}}, Ports: []EndpointPort{{Name: "https", Port: 8443}}}}})
+	u, err := r.ResolveEndpoint("ns", "svc", 443)
+	if err != nil || u.String() != "https://127.0.0.1:8443" {
+		t.Fatalf("resolved %v, %v", u, err)
+	}
+	if n := testing.AllocsPerRun(20, func() { _, _ = c.GetService("ns", "svc"); _, _ = c.GetEndpoints("ns", "svc") }); n != 0 {
+		t.Errorf("lookups allocate %v times", n)
+	}
+	c.DeleteEndpoints("ns", "svc")
+	c.DeleteService("ns", "svc")
+	if s, _ := c.GetService("ns", "svc"); s != nil {
+		t.Errorf("service still cached: %+v", s)
+	}
+	if _, err := r.ResolveEndpoint("ns", "svc", 443); err == nil || err.Error() != `service/svc in "ns" is not present` {
+		t.Errorf("after delete: %v", err)
+	}
+}
