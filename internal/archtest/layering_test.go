@@ -1,0 +1,129 @@
+package archtest
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/aggsim/aggsim"
+
+// rank orders aggsim's packages from the top (cmd) down to the wire types.
+// A package may import only packages of a strictly lower rank: imports
+// point down, as ARCHITECTURE.md's cmd → aggregator → discovery/proxy →
+// registry → storage.
+var rank = map[string]int{
+	"cmd/aggsim":                    90,
+	"demo":                          80, // a backend: uses the aggregator's filters, never imported by it
+	"aggregator/aggregatortest":     75,
+	"aggregator":                    70,
+	"aggregator/openapiaggregator":  60,
+	"discovery":                     50,
+	"proxy":                         50,
+	"aggregator/request":            40,
+	"registry/rest":                 35,
+	"registry":                      30,
+	"registry/storage":              20,
+	"registry/negotiation":          15,
+	"registry/apis/apiregistration": 12,
+	"registry/apis/core":            12,
+	"registry/apis/authorization":   12,
+	"registry/apis/authentication":  11,
+	"registry/apis/meta":            10,
+	"certs":                         10,
+	"internal/latencybench":         5,
+	"internal/archtest":             1,
+}
+
+// forbidden lists imports that the ranks allow but the design does not:
+// the request path (proxy, discovery, request identity) never links the
+// store, and wire types never know storage or HTTP handling.
+var forbidden = map[string][]string{
+	"proxy":              {"registry", "registry/rest", "registry/storage"},
+	"discovery":          {"registry", "registry/rest", "registry/storage"},
+	"aggregator/request": {"registry", "registry/rest", "registry/storage"},
+}
+
+// imports returns the aggsim packages the non-test Go files in dir import,
+// relative to the module.
+func imports(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, n), nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if rel, ok := strings.CutPrefix(p, module+"/"); ok {
+				seen[rel] = true
+			}
+		}
+	}
+	var out []string
+	for p := range seen {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestImportsPointDown walks every package of the module: each must have a
+// rank (a new package is placed consciously), may import only lower-ranked
+// packages, and none of the forbidden ones.
+func TestImportsPointDown(t *testing.T) {
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bin") {
+			return filepath.SkipDir
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		goFiles, _ := filepath.Glob(filepath.Join(path, "*.go"))
+		hasProd := slices.ContainsFunc(goFiles, func(f string) bool { return !strings.HasSuffix(f, "_test.go") })
+		if !hasProd {
+			return nil
+		}
+		r, ok := rank[rel]
+		if !ok {
+			t.Errorf("package %s has no rank in layering_test.go: place it in the layering", rel)
+			return nil
+		}
+		for _, imp := range imports(t, path) {
+			ir, ok := rank[imp]
+			switch {
+			case !ok:
+				t.Errorf("%s imports %s, which has no rank", rel, imp)
+			case ir >= r:
+				t.Errorf("%s (rank %d) imports %s (rank %d): imports must point down", rel, r, imp, ir)
+			case slices.Contains(forbidden[rel], imp):
+				t.Errorf("%s imports %s, which the request path must not link", rel, imp)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
