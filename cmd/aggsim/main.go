@@ -1,5 +1,3 @@
-// Command aggsim is a standalone Kubernetes API aggregation layer
-// (kube-aggregator) emulating kube-apiserver 1.33; see the subcommands.
 package main
 
 import (

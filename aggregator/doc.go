@@ -1,0 +1,36 @@
+// Package aggregator assembles aggsim's server: kube-aggregator's place at
+// the head of kube-apiserver's delegation chain (k8s.io/kube-aggregator
+// pkg/apiserver).
+//
+// # What it owns
+//
+//   - Server (server.go): wiring of the store's REST API, discovery, the
+//     router, the proxy handlers, the informers and the controllers.
+//   - The request chain (chain.go): panic recovery, request id and access
+//     log, RequestInfo, authentication (authn.go: client certificates,
+//     bearer tokens, front-proxy request headers, anonymous), impersonation
+//     and authorization (authz.go), and the timeout, run one after another
+//     in one function. The chain asks the router once which handler serves
+//     a request and whether it is proxied, and serves that handler.
+//   - The router (router.go): a PathRecorderMux-like table swapped
+//     atomically. It is the one place that remembers what each APIService
+//     routes: its /apis/<group>/<version> subtree, its proxy handler, and
+//     /apis/<group> while any version of the group is routed. Built-in
+//     group/versions always win over a remote APIService.
+//   - The controllers, each behind narrow interfaces and level-triggered
+//     from the store's watch (informer.go): registration
+//     (controller_registration.go: a lister and an APIHandlerManager that
+//     fans an APIService out to the router, proxy, discovery and OpenAPI),
+//     availability (controller_availability.go: a lister, a prober and a
+//     status writer), and the extension-apiserver-authentication writer.
+//   - The review APIs a k8s.io/apiserver backend calls back into
+//     (reviews.go), health checks, metrics and the explain/debug views.
+//
+// # What it must not do
+//
+// It knows neither storage nor TLS details: objects come from the
+// registry's generic store through informers, backends are reached only
+// through package proxy (which owns dialling, TLS and the classification of
+// their errors), and OpenAPI documents are merged in aggregator/openapiaggregator.
+// Nothing below it imports it (internal/archtest checks the layering).
+package aggregator

@@ -1,0 +1,6 @@
+// Package authorization holds the authorization.k8s.io/v1 wire types:
+// SubjectAccessReview (and its Local and Self variants) and
+// SelfSubjectRulesReview, as k8s.io/api/authorization/v1 defines them.
+//
+// It must not import storage or HTTP handling; only registry/apis/meta.
+package authorization
