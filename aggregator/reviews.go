@@ -98,19 +98,6 @@ func installReviewRoutes(m *Mux, h *reviewHandler) {
 	})
 }
 
-// errReviewNotFound and errReviewMethod are go-restful's 404 and 405.
-func errReviewNotFound() *meta.StatusError {
-	e := meta.NewStatusError(http.StatusNotFound, meta.StatusReasonNotFound, "the server could not find the requested resource")
-	e.Status.Details = &meta.StatusDetails{}
-	return e
-}
-
-func errReviewMethod() *meta.StatusError {
-	e := meta.NewStatusError(http.StatusMethodNotAllowed, meta.StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource")
-	e.Status.Details = &meta.StatusDetails{}
-	return e
-}
-
 // ServeHTTP dispatches on the path; only POST is served.
 func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := strings.TrimSuffix(r.URL.Path, "/")
@@ -118,13 +105,13 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(p, pathAuthorizationNamespaces) {
 		segs := strings.Split(strings.TrimPrefix(p, pathAuthorizationNamespaces), "/")
 		if len(segs) != 2 || segs[0] == "" || segs[1] != "localsubjectaccessreviews" {
-			negotiation.WriteStatus(w, r, errReviewNotFound())
+			negotiation.WriteStatus(w, r, meta.NewPathNotFound())
 			return
 		}
 		namespace, p = segs[0], "localsubjectaccessreviews"
 	}
 	if r.Method != http.MethodPost {
-		negotiation.WriteStatus(w, r, errReviewMethod())
+		negotiation.WriteStatus(w, r, meta.NewPathMethodNotAllowed())
 		return
 	}
 	var (
@@ -145,7 +132,7 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case pathSelfSubjectRulesReviews:
 		out, err = h.selfSubjectRulesReview(r)
 	default:
-		err = errReviewNotFound()
+		err = meta.NewPathNotFound()
 	}
 	if err != nil {
 		negotiation.WriteStatus(w, r, err)

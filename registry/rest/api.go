@@ -130,21 +130,6 @@ func (a *API) APIResourceList(group, version string) ([]byte, bool) {
 // makes later watches end at once. It is safe to call more than once.
 func (a *API) Shutdown() { a.closeOnce.Do(func() { close(a.done) }) }
 
-// errNotFoundPath is the 404 the REST layer answers for a path it does not
-// serve, as go-restful answers in kube-apiserver.
-func errNotFoundPath() *meta.StatusError {
-	e := meta.NewStatusError(http.StatusNotFound, meta.StatusReasonNotFound, "the server could not find the requested resource")
-	e.Status.Details = &meta.StatusDetails{}
-	return e
-}
-
-// errMethodNotAllowed is go-restful's 405 for a verb a route lacks.
-func errMethodNotAllowed() *meta.StatusError {
-	e := meta.NewStatusError(http.StatusMethodNotAllowed, meta.StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource")
-	e.Status.Details = &meta.StatusDetails{}
-	return e
-}
-
 // ServeHTTP serves /api, /api/v1[/...] and /apis/<group>/<version>[/...]
 // for the local group/versions; other paths are 404 Status.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -152,7 +137,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case p == "/api" || p == "/api/":
 		if _, ok := a.gvs["v1"]; !ok {
-			negotiation.WriteStatus(w, r, errNotFoundPath())
+			negotiation.WriteStatus(w, r, meta.NewPathNotFound())
 			return
 		}
 		a.serveAPIVersions(w, r)
@@ -173,14 +158,14 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	negotiation.WriteStatus(w, r, errNotFoundPath())
+	negotiation.WriteStatus(w, r, meta.NewPathNotFound())
 }
 
 // negotiateDiscovery checks that a discovery document is asked for with
 // GET or HEAD (else 405) and negotiates its output format.
 func negotiateDiscovery(r *http.Request) (negotiation.Format, error) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return negotiation.Format{}, errMethodNotAllowed()
+		return negotiation.Format{}, meta.NewPathMethodNotAllowed()
 	}
 	return negotiation.Output(r, negotiation.TargetObject)
 }
@@ -202,7 +187,7 @@ func (a *API) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
 func (a *API) serveGroupVersion(w http.ResponseWriter, r *http.Request, group, version, tail string, trailingSlash bool) {
 	e, ok := a.gvs[GroupVersionInfo{Group: group, Version: version}.GroupVersion()]
 	if !ok {
-		negotiation.WriteStatus(w, r, errNotFoundPath())
+		negotiation.WriteStatus(w, r, meta.NewPathNotFound())
 		return
 	}
 	if tail == "" {

@@ -37,11 +37,11 @@ func parseResourcePath(e *gvEntry, tail string) (resourceRequest, error) {
 	}
 	for _, s := range segs {
 		if s == "" {
-			return rq, errNotFoundPath()
+			return rq, meta.NewPathNotFound()
 		}
 	}
 	if len(segs) == 0 {
-		return rq, errNotFoundPath()
+		return rq, meta.NewPathNotFound()
 	}
 	// namespaces/<ns>/<resource>... addresses a namespaced resource, unless
 	// <resource> is no resource here and "namespaces" itself is one (then
@@ -57,14 +57,14 @@ func parseResourcePath(e *gvEntry, tail string) (resourceRequest, error) {
 			case 2:
 				rq.name, rq.sub = segs[0], segs[1]
 			default:
-				return rq, errNotFoundPath()
+				return rq, meta.NewPathNotFound()
 			}
 			return rq, rq.checkSub()
 		}
 	}
 	st, ok := e.resources[segs[0]]
 	if !ok {
-		return rq, errNotFoundPath()
+		return rq, meta.NewPathNotFound()
 	}
 	rq.store = st
 	switch len(segs) {
@@ -74,11 +74,11 @@ func parseResourcePath(e *gvEntry, tail string) (resourceRequest, error) {
 	case 3:
 		rq.name, rq.sub = segs[1], segs[2]
 	default:
-		return rq, errNotFoundPath()
+		return rq, meta.NewPathNotFound()
 	}
 	if st.Info().Namespaced && rq.name != "" {
 		// A namespaced object is only addressable inside its namespace.
-		return rq, errNotFoundPath()
+		return rq, meta.NewPathNotFound()
 	}
 	return rq, rq.checkSub()
 }
@@ -87,7 +87,7 @@ func (rq resourceRequest) checkSub() error {
 	if rq.sub == "" || (rq.sub == "status" && rq.store.Info().HasStatus) {
 		return nil
 	}
-	return errNotFoundPath()
+	return meta.NewPathNotFound()
 }
 
 // verb returns the Kubernetes verb of the request (create, get, list, ...).
@@ -140,14 +140,14 @@ func (a *API) serveResource(w http.ResponseWriter, r *http.Request, rq resourceR
 func (a *API) dispatchResource(w http.ResponseWriter, r *http.Request, rq resourceRequest) error {
 	verb := rq.verb(r)
 	if verb == "" || (rq.watch && verb != "watch") {
-		return errMethodNotAllowed()
+		return meta.NewPathMethodNotAllowed()
 	}
 	verbs := rq.store.Info().Verbs
 	if rq.sub == "status" {
 		verbs = rq.store.Info().StatusVerbs
 	}
 	if !slices.Contains(verbs, verb) {
-		return errMethodNotAllowed()
+		return meta.NewPathMethodNotAllowed()
 	}
 	switch verb {
 	case "get":

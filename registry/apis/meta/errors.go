@@ -310,3 +310,21 @@ func NewUnsupportedMediaType(accepted string) *StatusError {
 func NewRequestEntityTooLarge(limit int64) *StatusError {
 	return NewStatusError(http.StatusRequestEntityTooLarge, StatusReasonRequestEntityTooLarge, fmt.Sprintf("Request entity too large: limit is %d", limit))
 }
+
+// NewPathNotFound is the 404 NotFound a server answers for a path it does
+// not serve at all, with empty details (go-restful's answer in
+// kube-apiserver): `the server could not find the requested resource`.
+func NewPathNotFound() *StatusError {
+	e := NewStatusError(http.StatusNotFound, StatusReasonNotFound, "the server could not find the requested resource")
+	e.Status.Details = &StatusDetails{}
+	return e
+}
+
+// NewPathMethodNotAllowed is go-restful's 405 MethodNotAllowed for a verb a
+// route lacks: `the server does not allow this method on the requested
+// resource`, with empty details.
+func NewPathMethodNotAllowed() *StatusError {
+	e := NewStatusError(http.StatusMethodNotAllowed, StatusReasonMethodNotAllowed, "the server does not allow this method on the requested resource")
+	e.Status.Details = &StatusDetails{}
+	return e
+}
