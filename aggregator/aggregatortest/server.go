@@ -245,18 +245,19 @@ func newServer(dir, removeDir string, opts []Option) (*Server, error) {
 	}
 	s.URL = "https://" + ln.Addr().String()
 	s.conns = map[net.Conn]http.ConnState{}
-	s.httpServer = &http.Server{
-		Handler:           s.agg.Handler(),
-		ConnState:         s.trackConn,
-		ReadHeaderTimeout: 30 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
-		TLSConfig: &tls.Config{
-			MinVersion:   tls.VersionTLS12,
-			Certificates: []tls.Certificate{serving},
-			ClientAuth:   tls.RequestClientCert,
-			NextProtos:   []string{"h2", "http/1.1"},
-		},
+	hs, err := aggregator.NewSecureServer(s.agg.Handler(), &tls.Config{
+		MinVersion:   tls.VersionTLS12,
+		Certificates: []tls.Certificate{serving},
+		ClientAuth:   tls.RequestClientCert,
+		NextProtos:   []string{"h2", "http/1.1"},
+	}, slog.NewLogLogger(logger.Handler(), slog.LevelDebug))
+	if err != nil {
+		ln.Close()
+		s.store.Close()
+		return nil, err
 	}
+	hs.ConnState = s.trackConn
+	s.httpServer = hs
 	s.serveDone = make(chan struct{})
 	go func() {
 		defer close(s.serveDone)

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/net/http2"
 
 	"github.com/aggsim/aggsim/aggregator"
 	"github.com/aggsim/aggsim/certs"
@@ -244,18 +243,13 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		return fmt.Errorf("write kubeconfig: %w", err)
 	}
 
-	httpServer := &http.Server{
-		Handler:           srv.Handler(),
-		ReadHeaderTimeout: 30 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
-		TLSConfig: &tls.Config{
-			MinVersion:     tls.VersionTLS12,
-			GetCertificate: serving.GetCertificate,
-			ClientAuth:     tls.RequestClientCert,
-			NextProtos:     []string{"h2", "http/1.1"},
-		},
-	}
-	if err := http2.ConfigureServer(httpServer, &http2.Server{}); err != nil {
+	httpServer, err := aggregator.NewSecureServer(srv.Handler(), &tls.Config{
+		MinVersion:     tls.VersionTLS12,
+		GetCertificate: serving.GetCertificate,
+		ClientAuth:     tls.RequestClientCert,
+		NextProtos:     []string{"h2", "http/1.1"},
+	}, slog.NewLogLogger(logger.Handler(), slog.LevelDebug))
+	if err != nil {
 		return err
 	}
 	srvErr := make(chan error, 1)
