@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/aggsim/aggsim/registry"
@@ -31,14 +32,14 @@ func ReadBody(r *http.Request) ([]byte, error) {
 		return nil, nil
 	}
 	if r.ContentLength > MaxRequestBodyBytes {
-		return nil, meta.NewRequestEntityTooLarge(MaxRequestBodyBytes)
+		return nil, meta.NewRequestEntityTooLarge(fmt.Sprintf("limit is %d", MaxRequestBodyBytes))
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBodyBytes+1))
 	if err != nil {
 		return nil, meta.NewBadRequest(err.Error())
 	}
 	if len(b) > MaxRequestBodyBytes {
-		return nil, meta.NewRequestEntityTooLarge(MaxRequestBodyBytes)
+		return nil, meta.NewRequestEntityTooLarge(fmt.Sprintf("limit is %d", MaxRequestBodyBytes))
 	}
 	return b, nil
 }
@@ -165,85 +166,148 @@ func jsonTypeName(v any) string {
 	return "object"
 }
 
+// MaxJSONDepth is the deepest nesting of JSON arrays and objects a request
+// body may have: encoding/json's decoder, which upstream's serializers
+// build on, stops at 10,000 levels ("exceeded max depth").
+const MaxJSONDepth = 10000
+
+// errJSONTooDeep is encoding/json's error for nesting beyond MaxJSONDepth.
+var errJSONTooDeep = errors.New("exceeded max depth")
+
+// checkJSONDepth scans b once, without allocating, and returns
+// errJSONTooDeep when arrays and objects nest deeper than MaxJSONDepth; it
+// skips strings (with their escapes) and checks nothing else. Every JSON
+// body the REST layer parses token by token passes it first, so the parse
+// never holds more than MaxJSONDepth levels.
+func checkJSONDepth(b []byte) error {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > MaxJSONDepth {
+				return errJSONTooDeep
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return nil
+}
+
 // parseJSONStrict parses JSON into generic values (objects as
 // map[string]any, numbers as json.Number) and reports the paths of
-// duplicate object keys ("spec.group", "items[0].name").
+// duplicate object keys ("spec.group", "items[0].name"). Input nested
+// deeper than MaxJSONDepth is refused before parsing; the path of a value
+// is kept as a stack of segments and only joined for a duplicate, so
+// memory stays linear in the input.
 func parseJSONStrict(b []byte) (any, []string, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var dups []string
-	v, err := parseValue(dec, "", &dups)
+	if err := checkJSONDepth(b); err != nil {
+		return nil, nil, err
+	}
+	p := jsonParser{dec: json.NewDecoder(bytes.NewReader(b))}
+	p.dec.UseNumber()
+	v, err := p.value()
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := p.dec.Token(); err != io.EOF {
 		if err == nil {
 			return nil, nil, errors.New("invalid character after top-level value")
 		}
 		return nil, nil, err
 	}
-	return v, dups, nil
+	return v, p.dups, nil
 }
 
-func joinPath(base, key string) string {
-	if base == "" {
-		return key
+// jsonParser is parseJSONStrict's state: the decoder, the path segments of
+// the value being parsed ("key" or "[i]") and the duplicates found.
+type jsonParser struct {
+	dec  *json.Decoder
+	path []string
+	dups []string
+}
+
+// pathString joins the segments: "a.b[0].c".
+func (p *jsonParser) pathString() string {
+	var sb strings.Builder
+	for _, seg := range p.path {
+		if sb.Len() > 0 && seg[0] != '[' {
+			sb.WriteByte('.')
+		}
+		sb.WriteString(seg)
 	}
-	return base + "." + key
+	return sb.String()
 }
 
-func parseValue(dec *json.Decoder, path string, dups *[]string) (any, error) {
-	tok, err := dec.Token()
+func (p *jsonParser) value() (any, error) {
+	tok, err := p.dec.Token()
 	if err != nil {
 		if err == io.EOF {
 			return nil, io.ErrUnexpectedEOF
 		}
 		return nil, err
 	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			m := map[string]any{}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k, ok := kt.(string)
-				if !ok {
-					return nil, fmt.Errorf("invalid object key %v", kt)
-				}
-				v, err := parseValue(dec, joinPath(path, k), dups)
-				if err != nil {
-					return nil, err
-				}
-				if _, seen := m[k]; seen {
-					*dups = append(*dups, joinPath(path, k))
-				}
-				m[k] = v
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return m, nil
-		case '[':
-			l := []any{}
-			for i := 0; dec.More(); i++ {
-				v, err := parseValue(dec, fmt.Sprintf("%s[%d]", path, i), dups)
-				if err != nil {
-					return nil, err
-				}
-				l = append(l, v)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return l, nil
-		}
-		return nil, fmt.Errorf("unexpected delimiter %v", t)
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return tok, nil
 	}
-	return tok, nil
+	switch d {
+	case '{':
+		m := map[string]any{}
+		for p.dec.More() {
+			kt, err := p.dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			k, ok := kt.(string)
+			if !ok {
+				return nil, fmt.Errorf("invalid object key %v", kt)
+			}
+			p.path = append(p.path, k)
+			v, err := p.value()
+			if err != nil {
+				return nil, err
+			}
+			if _, seen := m[k]; seen {
+				p.dups = append(p.dups, p.pathString())
+			}
+			p.path = p.path[:len(p.path)-1]
+			m[k] = v
+		}
+		if _, err := p.dec.Token(); err != nil {
+			return nil, err
+		}
+		return m, nil
+	case '[':
+		l := []any{}
+		for i := 0; p.dec.More(); i++ {
+			p.path = append(p.path, "["+strconv.Itoa(i)+"]")
+			v, err := p.value()
+			if err != nil {
+				return nil, err
+			}
+			p.path = p.path[:len(p.path)-1]
+			l = append(l, v)
+		}
+		if _, err := p.dec.Token(); err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+	return nil, fmt.Errorf("unexpected delimiter %v", d)
 }
 
 var jsonUnmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
@@ -346,4 +410,26 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		out[name] = f.Type
 	}
 	return out
+}
+
+// maxFieldPathLen bounds the dotted field paths the REST layer builds while
+// walking a document (for merge-key lookups and unknown-field messages).
+// No merge key or typed field lies this deep; beyond it joinPath returns
+// deepFieldPath, which matches nothing, so walking a document nested up to
+// MaxJSONDepth costs memory linear in its depth.
+const maxFieldPathLen = 4096
+
+// deepFieldPath stands for any field path longer than maxFieldPathLen.
+const deepFieldPath = "<deep>"
+
+// joinPath returns "base.key" ("key" when base is empty), or deepFieldPath
+// once the path would exceed maxFieldPathLen.
+func joinPath(base, key string) string {
+	switch {
+	case base == deepFieldPath || len(base)+1+len(key) > maxFieldPathLen:
+		return deepFieldPath
+	case base == "":
+		return key
+	}
+	return base + "." + key
 }

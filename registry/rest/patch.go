@@ -37,6 +37,20 @@ func patchTypeOf(contentType string) (string, error) {
 	return "", meta.NewUnsupportedMediaType(supportedPatchTypes)
 }
 
+// Limits of JSON patches, as kube-apiserver sets them
+// (apiserver/pkg/endpoints/handlers/patch.go maxJSONPatchOperations, and
+// the json-patch library's accumulated copy limit).
+const (
+	// MaxJSONPatchOperations is the most operations one JSON patch may
+	// hold; more is 413 `The allowed maximum operations in a JSON patch is
+	// 10000, got <n>`.
+	MaxJSONPatchOperations = 10000
+	// MaxJSONPatchCopyBytes bounds how much "copy" operations may grow the
+	// document (3 MiB, the request body limit); beyond it the patch fails
+	// with 422 and the library's message.
+	MaxJSONPatchCopyBytes = 3 * 1024 * 1024
+)
+
 // applyPatch applies a JSON patch, merge patch or strategic merge patch to
 // the JSON document original. Malformed patches are 400 BadRequest; a JSON
 // patch that cannot be applied (a failed test, a missing path) is 422.
@@ -47,7 +61,12 @@ func applyPatch(patchType string, original, patch []byte, mergeKeys map[string]s
 		if err != nil {
 			return nil, meta.NewBadRequest(err.Error())
 		}
-		out, err := p.Apply(original)
+		if len(p) > MaxJSONPatchOperations {
+			return nil, meta.NewRequestEntityTooLarge(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", MaxJSONPatchOperations, len(p)))
+		}
+		opts := jsonpatch.NewApplyOptions()
+		opts.AccumulatedCopySizeLimit = MaxJSONPatchCopyBytes
+		out, err := p.ApplyWithOptions(original, opts)
 		if err != nil {
 			return nil, meta.NewStatusError(422, meta.StatusReasonInvalid, err.Error())
 		}

@@ -306,9 +306,10 @@ func NewUnsupportedMediaType(accepted string) *StatusError {
 }
 
 // NewRequestEntityTooLarge mirrors apierrors.NewRequestEntityTooLargeError
-// (413 RequestEntityTooLarge); limit is in bytes.
-func NewRequestEntityTooLarge(limit int64) *StatusError {
-	return NewStatusError(http.StatusRequestEntityTooLarge, StatusReasonRequestEntityTooLarge, fmt.Sprintf("Request entity too large: limit is %d", limit))
+// (413 RequestEntityTooLarge): `Request entity too large: <message>`, e.g.
+// "limit is 3145728" for a body over the size limit.
+func NewRequestEntityTooLarge(message string) *StatusError {
+	return NewStatusError(http.StatusRequestEntityTooLarge, StatusReasonRequestEntityTooLarge, "Request entity too large: "+message)
 }
 
 // NewPathNotFound is the 404 NotFound a server answers for a path it does
