@@ -273,7 +273,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	c.rec.ResponseWriter = w
 	b := h.serve(&c.rec, r, c)
-	code := c.rec.code
+	code := c.rec.WrittenCode()
 	if code == 0 {
 		code = http.StatusOK
 		if c.upgraded {
@@ -396,8 +396,10 @@ type proxyCall struct {
 	err      error // first error that ended the request
 	upgraded bool  // the backend answered 101
 	// rec is the writer handed to the ReverseProxy when Options.OnRequest
-	// is set (unused otherwise).
-	rec statusRecorder
+	// is set (unused otherwise). OnRequest gets the code the Handler wrote
+	// (WrittenCode), not 101 for a hijack: a protocol switch that fails
+	// after the hijack reports the error answer's 503.
+	rec request.StatusRecorder
 }
 
 // callKey is the context key under which a proxyCall answers itself.
@@ -508,33 +510,6 @@ func (h *Handler) errorHandler(w http.ResponseWriter, r *http.Request, err error
 	http.Error(w, msgReachPrefix+err.Error(), http.StatusServiceUnavailable)
 }
 
-// statusRecorder notes the status code of one request for
-// Options.OnRequest. It exposes the wrapped writer through Unwrap so that
-// http.ResponseController can flush and hijack it.
-type statusRecorder struct {
-	http.ResponseWriter
-	code int
-}
-
-// WriteHeader notes the first final status code and passes it on.
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.code == 0 && code >= 200 {
-		s.code = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-// Write notes an implicit 200 and passes p on.
-func (s *statusRecorder) Write(p []byte) (int, error) {
-	if s.code == 0 {
-		s.code = http.StatusOK
-	}
-	return s.ResponseWriter.Write(p)
-}
-
-// Unwrap returns the wrapped writer (for http.ResponseController).
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
 // copyBufferSize is the size of the ReverseProxy copy buffers, in bytes.
 const copyBufferSize = 32 << 10
 
@@ -562,6 +537,5 @@ func (b *bufferPool) Put(buf []byte) {
 var (
 	_ http.Handler        = (*Handler)(nil)
 	_ httputil.BufferPool = (*bufferPool)(nil)
-	_ http.ResponseWriter = (*statusRecorder)(nil)
 	_ ServiceResolver     = ResolverFunc(serviceDNSResolver)
 )

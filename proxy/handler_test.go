@@ -658,3 +658,60 @@ func TestIsDiscoveryPath(t *testing.T) {
 		}
 	}
 }
+
+// brokenHijacker is a ResponseWriter whose Hijack succeeds with a
+// connection every write to fails, as when the client went away just as
+// the backend switched protocols.
+type brokenHijacker struct {
+	h    http.Header
+	code int
+}
+
+func (w *brokenHijacker) Header() http.Header { return w.h }
+
+func (w *brokenHijacker) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+}
+
+func (w *brokenHijacker) Write(p []byte) (int, error) { return len(p), nil }
+
+func (w *brokenHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, peer := net.Pipe()
+	peer.Close()
+	return c, bufio.NewReadWriter(bufio.NewReader(c), bufio.NewWriter(c)), nil
+}
+
+// TestOnRequestCodeFailedSwitch: when the backend switches protocols but
+// the 101 cannot be written to the hijacked client connection, OnRequest
+// reports the code of the error answer the Handler then writes (503), not
+// 101: the proxy's recorder counts what the Handler wrote, ignoring the
+// hijack. (The chain's access log counts the hijack as the final 101; see
+// aggregator's TestChainCodeAfterHijack.)
+func TestOnRequestCodeFailedSwitch(t *testing.T) {
+	m := metricSink{called: make(chan struct{})}
+	b := newBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		c, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+		brw.Flush()
+		io.Copy(io.Discard, c)
+	})
+	h := newTestHandler(t, b, "127.0.0.1", Options{OnRequest: m.record})
+	r := newRequest(flunderPath)
+	r.Header.Set("Connection", "Upgrade")
+	r.Header.Set("Upgrade", "websocket")
+	w := &brokenHijacker{h: http.Header{}}
+	h.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), testUser())))
+	got := m.last(t)
+	if got.code != http.StatusServiceUnavailable || errText(got.err) != "response flush: io: read/write on closed pipe" {
+		t.Errorf("OnRequest code %d err %v, want 503 and response flush: io: read/write on closed pipe", got.code, got.err)
+	}
+	if w.code != http.StatusServiceUnavailable {
+		t.Errorf("writer got WriteHeader(%d), want 503", w.code)
+	}
+}
