@@ -715,3 +715,55 @@ func TestOnRequestCodeFailedSwitch(t *testing.T) {
 		t.Errorf("writer got WriteHeader(%d), want 503", w.code)
 	}
 }
+
+// TestDoRewritesLikeServeHTTP: Do applies the proxy's request rules to
+// whatever the caller put in req: credentials, impersonation and spoofed
+// identity or forwarding headers are dropped, the path is sent decoded
+// with the query re-encoded (the pair with a ";" dropped), user info and fragment are dropped, and a
+// RemoteAddr set on req adds no X-Forwarded-For.
+func TestDoRewritesLikeServeHTTP(t *testing.T) {
+	b := newBackend(t, nil)
+	h := newTestHandler(t, b, "localhost", Options{})
+	req, err := http.NewRequest(http.MethodGet, "https://who:pw@elsewhere.example/apis/wardle.example.com/v1alpha1/a%2Fb?z=1&a=2;x#frag", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.RemoteAddr = "192.0.2.7:5555"
+	req.Header = http.Header{
+		"Authorization":     {"Bearer secret"},
+		"Impersonate-User":  {"root"},
+		"X-Remote-User":     {"evil"},
+		"X-Remote-Extra-A":  {"b"},
+		"X-Forwarded-For":   {"192.0.2.99"},
+		"X-Forwarded-Host":  {"spoofed.example"},
+		"X-Forwarded-Uri":   {"/elsewhere"},
+		"User-Agent":        {"aggsim-test"},
+		"Accept":            {"application/json"},
+		"x-remote-group":    {"lower-case spoof"},
+		"impersonate-extra": {"lower-case spoof"},
+	}
+	resp, err := h.Do(context.Background(), req, &authentication.UserInfo{Username: "system:kube-aggregator", Groups: []string{"system:masters"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	hostPort := "localhost:" + b.port()
+	want := http.Header{
+		"Accept":            {"application/json"},
+		"Accept-Encoding":   {"gzip"},
+		"User-Agent":        {"aggsim-test"},
+		"X-Forwarded-Host":  {hostPort},
+		"X-Forwarded-Proto": {"https"},
+		"X-Forwarded-Uri":   {"/apis/wardle.example.com/v1alpha1/a/b"},
+		"X-Remote-Group":    {"system:masters"},
+		"X-Remote-User":     {"system:kube-aggregator"},
+	}
+	got := b.received()[0]
+	if !reflect.DeepEqual(got.Header, want) || got.Host != hostPort || got.Path != "/apis/wardle.example.com/v1alpha1/a/b" || got.Query != "z=1" {
+		t.Errorf("host %q path %q query %q headers:\n%s", got.Host, got.Path, got.Query, headerDiff(got.Header, want))
+	}
+	if req.URL.Host != "elsewhere.example" || req.Header.Get("Authorization") != "Bearer secret" {
+		t.Errorf("Do changed the caller's request: %v %v", req.URL, req.Header)
+	}
+}
