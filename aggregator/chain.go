@@ -190,7 +190,7 @@ func (c *handlerChain) serve(w http.ResponseWriter, r *http.Request, h http.Hand
 // ServeHTTP's other deferred calls, so completed is still false when the
 // handler panicked.
 func (c *handlerChain) observe(st *requestState, r *http.Request, ri *request.RequestInfo, proxied bool) {
-	out := RequestOutcome{Code: st.sw.code, Elapsed: time.Since(st.start), Panicked: !st.completed}
+	out := RequestOutcome{Code: st.sw.Code(), Elapsed: time.Since(st.start), Panicked: !st.completed}
 	if out.Code == 0 {
 		out.Code = http.StatusOK
 		if out.Panicked {
@@ -207,7 +207,7 @@ func (c *handlerChain) observe(st *requestState, r *http.Request, ri *request.Re
 // writes it.
 type requestState struct {
 	context.Context // the request's context as the chain got it
-	sw              statusWriter
+	sw              request.StatusRecorder
 	rec             requestRecord
 	ri              *request.RequestInfo // nil until parsed, or when the path did not parse
 	start           time.Time
@@ -260,7 +260,7 @@ func (s *requestState) finish(r *http.Request, logger *slog.Logger) {
 	if !logger.Enabled(r.Context(), slog.LevelDebug) {
 		return
 	}
-	code := s.sw.code
+	code := s.sw.Code()
 	if !s.completed {
 		code = http.StatusInternalServerError
 	} else if code == 0 {

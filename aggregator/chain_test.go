@@ -1,7 +1,11 @@
 package aggregator
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -185,3 +189,57 @@ type testRouter struct {
 func (t testRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) { t.h.ServeHTTP(w, r) }
 
 func (t testRouter) Route(r *http.Request) (http.Handler, bool) { return t.h, t.proxied(r) }
+
+// hijackable is a ResponseWriter that can be hijacked; it notes the first
+// code written to it.
+type hijackable struct {
+	h    http.Header
+	code int
+}
+
+func (w *hijackable) Header() http.Header { return w.h }
+
+func (w *hijackable) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+}
+
+func (w *hijackable) Write(p []byte) (int, error) { return len(p), nil }
+
+func (w *hijackable) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, peer := net.Pipe()
+	peer.Close()
+	return c, bufio.NewReadWriter(bufio.NewReader(c), bufio.NewWriter(c)), nil
+}
+
+// TestChainCodeAfterHijack: once the handler hijacked the connection, the
+// request counts as 101 for the observer and the access log, whatever the
+// handler writes afterwards (the client cannot see it). The proxy's own
+// OnRequest counts differently (proxy's TestOnRequestCodeFailedSwitch).
+func TestChainCodeAfterHijack(t *testing.T) {
+	obs := &recordingObserver{}
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	h := BuildHandlerChain(testRouter{proxied: func(*http.Request) bool { return true }, h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Errorf("hijack: %v", err)
+			return
+		}
+		c.Close()
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})}, ChainOptions{Authn: AuthnOptions{Anonymous: true}, Observer: obs, Logger: logger})
+	w := &hijackable{h: http.Header{}}
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/apis/g/v1/x", nil))
+	want := observed{path: "/apis/g/v1/x", verb: "list", proxied: true, code: http.StatusSwitchingProtocols}
+	if len(obs.done) != 1 || obs.done[0] != want {
+		t.Errorf("observer %+v, want %+v", obs.done, want)
+	}
+	if !strings.Contains(logs.String(), " code=101 ") {
+		t.Errorf("access log: %s", logs.String())
+	}
+	if w.code != http.StatusServiceUnavailable {
+		t.Errorf("writer got WriteHeader(%d), want 503 passed on", w.code)
+	}
+}

@@ -37,6 +37,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/aggsim/aggsim/certs"
+	"github.com/aggsim/aggsim/proxy"
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"github.com/aggsim/aggsim/registry/apis/core"
@@ -491,7 +492,7 @@ func TestAvailabilityStates(t *testing.T) {
 	}
 
 	// The proxy metrics saw the refusals and the TLS failure.
-	for _, kind := range []string{errKindUnavailable, errKindTLS} {
+	for _, kind := range []string{string(proxy.ErrorKindUnavailable), string(proxy.ErrorKindTLS)} {
 		if v := counterValue(t, s, "aggsim_proxy_backend_errors_total", map[string]string{"apiservice": avName, "kind": kind}); v < 1 {
 			t.Errorf("aggsim_proxy_backend_errors_total{kind=%q} = %v, want >= 1", kind, v)
 		}

@@ -2,14 +2,12 @@ package aggregator
 
 import (
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"sort"
 	"strings"
@@ -17,7 +15,6 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/certs"
-	"github.com/aggsim/aggsim/proxy"
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"github.com/aggsim/aggsim/registry/negotiation"
@@ -157,7 +154,9 @@ func (s *Server) ExplainAPIService(ctx context.Context, name string) (*Explanati
 	var verr error
 	if loc, rerr := s.resolver.ResolveEndpoint(ref.Namespace, ref.Name, port); rerr == nil {
 		e.Address = loc.Host
-		chain, herr := s.captureChain(ctx, loc.Host, e.ServerName)
+		dctx, cancel := context.WithTimeout(ctx, explainDialTimeout)
+		chain, herr := s.transports.CaptureChain(dctx, loc.Host, e.ServerName)
+		cancel()
 		for _, c := range chain {
 			e.PresentedCertificates = append(e.PresentedCertificates, certs.Describe(c))
 		}
@@ -231,44 +230,6 @@ func nextPEMCert(b []byte) (*x509.Certificate, []byte) {
 			return c, b
 		}
 	}
-}
-
-// captureChain completes a TLS handshake with addr as the proxy would
-// (SNI serverName, the front-proxy client certificate) without verifying
-// the serving certificate, and returns the chain presented.
-func (s *Server) captureChain(ctx context.Context, addr, serverName string) ([]*x509.Certificate, error) {
-	var chain []*x509.Certificate
-	cfg := &tls.Config{
-		MinVersion:           tls.VersionTLS12,
-		ServerName:           serverName,
-		InsecureSkipVerify:   true, //nolint:gosec // capture only; VerifyFor verifies.
-		GetClientCertificate: s.opts.ProxyClientCertificate,
-		NextProtos:           []string{"h2", "http/1.1"},
-		VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
-			for _, der := range raw {
-				if c, err := x509.ParseCertificate(der); err == nil {
-					chain = append(chain, c)
-				}
-			}
-			return nil
-		},
-	}
-	if cfg.GetClientCertificate == nil {
-		cfg.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &tls.Certificate{}, nil }
-	}
-	dctx, cancel := context.WithTimeout(ctx, explainDialTimeout)
-	defer cancel()
-	d := &tls.Dialer{NetDialer: &net.Dialer{}, Config: cfg}
-	conn, err := d.DialContext(dctx, "tcp", addr)
-	if err != nil {
-		var de *proxy.DialError
-		if errors.As(err, &de) {
-			err = de.Err
-		}
-		return chain, err
-	}
-	conn.Close()
-	return chain, nil
 }
 
 // adviceFor is one line on how to fix the failing check of v.

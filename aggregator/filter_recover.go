@@ -1,13 +1,11 @@
 package aggregator
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"runtime"
 
@@ -97,51 +95,6 @@ func WithRequestLog(h http.Handler, logger *slog.Logger) http.Handler {
 	})
 }
 
-// statusWriter records the status code for the access log and the request
-// metrics — the first final code (101 counts as final: the connection is
-// upgraded) — and passes Flush, Hijack and Unwrap through so watch and
-// upgrade responses still work.
-type statusWriter struct {
-	http.ResponseWriter
-	code int
-}
-
-// WriteHeader notes the first final code and passes it on.
-func (s *statusWriter) WriteHeader(code int) {
-	if s.code == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) {
-		s.code = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-// Write notes an implicit 200 and passes p on.
-func (s *statusWriter) Write(p []byte) (int, error) {
-	if s.code == 0 {
-		s.code = http.StatusOK
-	}
-	return s.ResponseWriter.Write(p)
-}
-
-// Flush flushes the underlying writer if it supports it.
-func (s *statusWriter) Flush() {
-	if s.code == 0 {
-		s.code = http.StatusOK
-	}
-	_ = http.NewResponseController(s.ResponseWriter).Flush()
-}
-
-// Hijack hijacks the underlying connection if it supports it.
-func (s *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	c, rw, err := http.NewResponseController(s.ResponseWriter).Hijack()
-	if err == nil && s.code == 0 {
-		s.code = http.StatusSwitchingProtocols
-	}
-	return c, rw, err
-}
-
-// Unwrap returns the underlying writer for http.ResponseController.
-func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
 // WithPanicRecovery turns a handler panic into 500 text/plain
 // `This request caused apiserver to panic. Look in the logs for details.`
 // and logs the panic value and stack at error level, as upstream's
@@ -176,8 +129,3 @@ func recoverPanic(w http.ResponseWriter, r *http.Request, logger *slog.Logger) {
 		"auditID", w.Header().Get(HeaderAuditID), "panic", fmt.Sprint(p), "stack", string(buf))
 	http.Error(w, panicMessage, http.StatusInternalServerError)
 }
-
-var (
-	_ http.Flusher  = (*statusWriter)(nil)
-	_ http.Hijacker = (*statusWriter)(nil)
-)

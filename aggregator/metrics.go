@@ -1,10 +1,6 @@
 package aggregator
 
 import (
-	"context"
-	"crypto/tls"
-	"crypto/x509"
-	"errors"
 	"net/http"
 	"sort"
 	"strconv"
@@ -30,15 +26,6 @@ var requestDurationBuckets = []float64{0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0
 const (
 	componentAPIServer  = "apiserver"
 	componentAggregator = "aggregator"
-)
-
-// The kind label values of aggsim_proxy_backend_errors_total.
-const (
-	errKindDial        = "dial"
-	errKindTLS         = "tls"
-	errKindResolve     = "resolve"
-	errKindUnavailable = "unavailable"
-	errKindOther       = "other"
 )
 
 // metrics holds the Server's Prometheus collectors: upstream's aggregator
@@ -242,7 +229,7 @@ func (c *unavailableCollector) Collect(ch chan<- prometheus.Metric) {
 
 // onProxyRequest is the proxy handlers' OnRequest hook: it counts the
 // request by APIService and code, observes its duration, and classifies
-// its error (see proxyErrorKind). A request refused with 503 because the
+// its error (see proxy.ClassifyError; the kind label is its value). A request refused with 503 because the
 // APIService is not Available carries no error; it is counted as kind
 // unavailable when the APIService is currently not Available.
 func (s *Server) onProxyRequest(apiService string, code int, dur time.Duration, err error) {
@@ -252,83 +239,18 @@ func (s *Server) onProxyRequest(apiService string, code int, dur time.Duration, 
 	}
 	m.proxyRequests.WithLabelValues(apiService, codeLabel(code)).Inc()
 	m.proxyDuration.WithLabelValues(apiService).Observe(dur.Seconds())
-	kind := proxyErrorKind(err)
-	if kind == "" && code == http.StatusServiceUnavailable {
+	kind := proxy.ClassifyError(err)
+	if kind == proxy.ErrorKindNone && code == http.StatusServiceUnavailable {
 		if o, ok := s.apiServices.Get("", apiService); ok && !o.(*apiregistration.APIService).IsAvailable() {
-			kind = errKindUnavailable
+			kind = proxy.ErrorKindUnavailable
 		}
 	}
-	if kind != "" {
-		m.proxyErrors.WithLabelValues(apiService, kind).Inc()
+	if kind != proxy.ErrorKindNone {
+		m.proxyErrors.WithLabelValues(apiService, string(kind)).Inc()
 	}
-	if isMissingSAN(err) {
+	if proxy.IsMissingSAN(err) {
 		m.missingSAN.Inc()
 	}
-}
-
-// proxyErrorKind classifies a proxy error: resolve (the service could not
-// be resolved to an endpoint), tls (the handshake or certificate
-// verification failed), dial (no TCP connection), unavailable
-// (proxy.ErrServiceUnavailable), other; "" for nil and for a request the
-// client cancelled.
-func proxyErrorKind(err error) string {
-	if err == nil || errors.Is(err, context.Canceled) {
-		return ""
-	}
-	var (
-		snf *proxy.ServiceNotFoundError
-		spe *proxy.ServicePortError
-		enf *proxy.EndpointsNotFoundError
-		me  *proxy.MissingEndpointsError
-		ust *proxy.UnsupportedServiceTypeError
-		de  *proxy.DialError
-	)
-	switch {
-	case errors.Is(err, proxy.ErrServiceUnavailable):
-		return errKindUnavailable
-	case errors.As(err, &snf), errors.As(err, &spe), errors.As(err, &enf), errors.As(err, &me), errors.As(err, &ust):
-		return errKindResolve
-	case errors.As(err, &de):
-		if isTLSError(de.Err) {
-			return errKindTLS
-		}
-		return errKindDial
-	case isTLSError(err):
-		return errKindTLS
-	}
-	return errKindOther
-}
-
-// isTLSError reports whether err comes from the TLS handshake or from
-// certificate verification.
-func isTLSError(err error) bool {
-	var (
-		cve *tls.CertificateVerificationError
-		ae  tls.AlertError
-		rhe tls.RecordHeaderError
-		ua  x509.UnknownAuthorityError
-		he  x509.HostnameError
-		ci  x509.CertificateInvalidError
-	)
-	if errors.As(err, &cve) || errors.As(err, &ae) || errors.As(err, &rhe) ||
-		errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &ci) {
-		return true
-	}
-	return strings.Contains(err.Error(), "tls: ")
-}
-
-// isMissingSAN reports a certificate that only has a CommonName (upstream's
-// x509_missing_san counter).
-func isMissingSAN(err error) bool {
-	if err == nil {
-		return false // before he is declared: errors.As moves it to the heap
-	}
-	var he x509.HostnameError
-	if !errors.As(err, &he) || he.Certificate == nil {
-		return false
-	}
-	c := he.Certificate
-	return len(c.DNSNames) == 0 && len(c.IPAddresses) == 0 && len(c.EmailAddresses) == 0 && len(c.URIs) == 0
 }
 
 // onDiscoveryRebuild is discovery.Options.OnRebuild: it counts a rebuild

@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -106,28 +105,6 @@ func TestRequestMetricLabels(t *testing.T) {
 		}
 		if v, s, d := metricsVerb(r, ri), metricsScope(ri), dryRunLabel(r); v != tc.wantVerb || s != tc.wantScope || d != tc.wantDryRun {
 			t.Errorf("%s %s: verb %q scope %q dry_run %q, want %q %q %q", tc.method, tc.target, v, s, d, tc.wantVerb, tc.wantScope, tc.wantDryRun)
-		}
-	}
-}
-
-// TestProxyErrorKind classifies the proxy's typed errors.
-func TestProxyErrorKind(t *testing.T) {
-	tests := []struct {
-		err  error
-		want string
-	}{
-		{nil, ""},
-		{&proxy.ServiceNotFoundError{Namespace: "n", Name: "s"}, errKindResolve},
-		{fmt.Errorf("x: %w", &proxy.MissingEndpointsError{}), errKindResolve},
-		{&proxy.UnsupportedServiceTypeError{Type: "Weird"}, errKindResolve},
-		{&proxy.DialError{Addr: "a", Err: errors.New("dial tcp 127.0.0.1:1: connect: connection refused")}, errKindDial},
-		{&proxy.DialError{Addr: "a", Err: errors.New("tls: failed to verify certificate: x509: certificate signed by unknown authority")}, errKindTLS},
-		{proxy.ErrServiceUnavailable, errKindUnavailable},
-		{errors.New("http2: stream reset"), errKindOther},
-	}
-	for _, tc := range tests {
-		if got := proxyErrorKind(tc.err); got != tc.want {
-			t.Errorf("proxyErrorKind(%v) = %q, want %q", tc.err, got, tc.want)
 		}
 	}
 }

@@ -1,8 +1,9 @@
 // Package certs owns aggsim's X.509 material: the certificate authorities,
 // the serving certificate, the admin client certificate, the front-proxy CA
 // and front-proxy client certificate the aggregator presents to backends,
-// the certificates a demo backend serves with, the admin kubeconfig, and the
-// reloading of certificate and CA files while the server runs.
+// the certificates a demo backend serves with, the kubeconfig model (the
+// admin kubeconfig it writes, the kubeconfigs `aggsim explain` reads), and
+// the reloading of certificate and CA files while the server runs.
 //
 // It knows nothing about HTTP routing, APIServices or storage: callers hand
 // it paths and names and get back files, PEM bytes, *tls.Certificate values

@@ -3,9 +3,13 @@ package certs
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -139,5 +143,135 @@ func TestKubectlAndCurlReadTheFiles(t *testing.T) {
 				t.Log("curl not on PATH; skipped")
 			}
 		})
+	}
+}
+
+// TestLoadKubeconfigClientRoundTrip reads back what WriteKubeconfig wrote.
+func TestLoadKubeconfigClientRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := WriteKubeconfig(path, "https://127.0.0.1:6443", []byte("CA"), []byte("CERT"), []byte("KEY"), "ctx1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"", "ctx1"} {
+		got, err := LoadKubeconfigClient(path, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := &KubeconfigClient{Server: "https://127.0.0.1:6443", CAPEM: []byte("CA"), CertPEM: []byte("CERT"), KeyPEM: []byte("KEY")}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("context %q: %+v, want %+v", name, got, want)
+		}
+	}
+}
+
+// TestLoadKubeconfigClient resolves contexts, embedded data, files
+// relative to the kubeconfig's directory, tokens and the insecure flag,
+// and reports each failure.
+func TestLoadKubeconfigClient(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{"ca.crt": "FILE-CA", "sub/client.crt": "FILE-CERT", "sub/client.key": "FILE-KEY", "token": "  file-token\n"} {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const kubeconfig = `apiVersion: v1
+kind: Config
+current-context: files
+preferences: {colors: true}
+clusters:
+- name: c-files
+  cluster: {server: "https://files:6443", certificate-authority: ca.crt}
+- name: c-data
+  cluster: {server: "https://data:6443", certificate-authority: nosuch, certificate-authority-data: REFUQS1DQQ==, insecure-skip-tls-verify: true}
+- name: c-bad
+  cluster: {server: "https://bad:6443", certificate-authority-data: "!!"}
+- name: c-missing
+  cluster: {server: "https://missing:6443", certificate-authority: nosuch.crt}
+users:
+- name: u-files
+  user: {client-certificate: sub/client.crt, client-key: sub/client.key, tokenFile: token}
+- name: u-data
+  user: {client-certificate-data: REFUQS1DRVJU, client-key-data: REFUQS1LRVk=, client-key: nosuch, token: data-token, tokenFile: nosuch}
+- name: u-bad-key
+  user: {client-key-data: "??"}
+contexts:
+- name: files
+  context: {cluster: c-files, user: u-files}
+- name: data
+  context: {cluster: c-data, user: u-data}
+- name: no-entries
+  context: {cluster: nosuch, user: nosuch}
+- name: bad-ca
+  context: {cluster: c-bad, user: u-data}
+- name: bad-key
+  context: {cluster: c-data, user: u-bad-key}
+- name: missing-ca
+  context: {cluster: c-missing, user: u-data}
+`
+	path := filepath.Join(dir, "config")
+	if err := os.WriteFile(path, []byte(kubeconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		context string
+		want    *KubeconfigClient
+		wantErr string
+	}{
+		{context: "", want: &KubeconfigClient{Server: "https://files:6443", CAPEM: []byte("FILE-CA"), CertPEM: []byte("FILE-CERT"), KeyPEM: []byte("FILE-KEY"), Token: "file-token"}},
+		{context: "data", want: &KubeconfigClient{Server: "https://data:6443", CAPEM: []byte("DATA-CA"), CertPEM: []byte("DATA-CERT"), KeyPEM: []byte("DATA-KEY"), Token: "data-token", InsecureSkipTLSVerify: true}},
+		{context: "no-entries", want: &KubeconfigClient{}},
+		{context: "nosuch", wantErr: `kubeconfig ` + path + `: context "nosuch" not found`},
+		{context: "bad-ca", wantErr: `kubeconfig ` + path + `: certificate-authority-data: illegal base64 data at input byte 0`},
+		{context: "bad-key", wantErr: `kubeconfig ` + path + `: client-key-data: illegal base64 data at input byte 0`},
+		{context: "missing-ca", wantErr: `open ` + filepath.Join(dir, "nosuch.crt") + `: no such file or directory`},
+	}
+	for _, tc := range cases {
+		got, err := LoadKubeconfigClient(path, tc.context)
+		if tc.wantErr != "" {
+			if err == nil || err.Error() != tc.wantErr {
+				t.Errorf("context %q: err %v, want %s", tc.context, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("context %q: %+v %v, want %+v", tc.context, got, err, tc.want)
+		}
+	}
+	var ce base64.CorruptInputError
+	if _, err := LoadKubeconfigClient(path, "bad-ca"); !errors.As(err, &ce) {
+		t.Errorf("bad base64: %#v, want a base64.CorruptInputError", err)
+	}
+	if _, err := LoadKubeconfigClient(path, "missing-ca"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing CA file: %v, want fs.ErrNotExist", err)
+	}
+	if _, err := LoadKubeconfigClient(filepath.Join(dir, "absent"), ""); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing kubeconfig: %v, want fs.ErrNotExist", err)
+	}
+	bad := filepath.Join(dir, "bad")
+	os.WriteFile(bad, []byte("clusters: [\n"), 0o600)
+	if _, err := LoadKubeconfigClient(bad, ""); err == nil || !strings.HasPrefix(err.Error(), "kubeconfig "+bad+": ") {
+		t.Errorf("bad YAML: %v, want kubeconfig %s: ...", err, bad)
+	}
+}
+
+// TestParseKubeconfigWriteRead: the model reads back what it writes,
+// field for field.
+func TestParseKubeconfigWriteRead(t *testing.T) {
+	kc, err := NewKubeconfig("https://x:1", []byte("CA"), nil, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := kc.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseKubeconfig(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, kc) {
+		t.Errorf("read back %+v, want %+v", back, kc)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -273,7 +272,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	c.rec.ResponseWriter = w
 	b := h.serve(&c.rec, r, c)
-	code := c.rec.code
+	code := c.rec.WrittenCode()
 	if code == 0 {
 		code = http.StatusOK
 		if c.upgraded {
@@ -360,17 +359,10 @@ func (h *Handler) Do(ctx context.Context, req *http.Request, user *authenticatio
 	}
 	out := req.Clone(ctx)
 	out.RequestURI = ""
-	out.URL = &url.URL{Scheme: "https", Host: loc.Host, Path: req.URL.Path, RawQuery: encodeQuery(req.URL.RawQuery)}
-	out.Host = loc.Host
+	// No client address: the aggregator's own requests carry no
+	// X-Forwarded-For.
 	out.RemoteAddr = ""
-	if out.Header == nil {
-		out.Header = http.Header{}
-	}
-	SetIdentityHeaders(out.Header, user)
-	setForwardedHeaders(out.Header, out, loc.Host, req.URL.Path, isUpgrade(out.Header))
-	if _, ok := out.Header["User-Agent"]; !ok {
-		out.Header["User-Agent"] = []string{""} // suppress Go's default, as httputil does
-	}
+	rewriteRequest(out, out, loc.Host, user)
 	return b.entry.rt.RoundTrip(out)
 }
 
@@ -396,8 +388,10 @@ type proxyCall struct {
 	err      error // first error that ended the request
 	upgraded bool  // the backend answered 101
 	// rec is the writer handed to the ReverseProxy when Options.OnRequest
-	// is set (unused otherwise).
-	rec statusRecorder
+	// is set (unused otherwise). OnRequest gets the code the Handler wrote
+	// (WrittenCode), not 101 for a hijack: a protocol switch that fails
+	// after the hijack reports the error answer's 503.
+	rec request.StatusRecorder
 }
 
 // callKey is the context key under which a proxyCall answers itself.
@@ -429,20 +423,48 @@ func callFrom(ctx context.Context) *proxyCall {
 // headers are gone and before any other hook.
 func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 	c := callFrom(pr.In.Context())
-	out, in := pr.Out, pr.In
-	out.URL.Scheme = "https"
-	out.URL.Host = c.host
-	out.URL.Opaque = ""
-	out.URL.User = nil
-	out.URL.Path = in.URL.Path
-	out.URL.RawPath = ""
-	out.URL.RawQuery = encodeQuery(in.URL.RawQuery)
-	out.URL.ForceQuery = false
-	out.URL.Fragment = ""
-	out.URL.RawFragment = ""
-	out.Host = c.host
-	SetIdentityHeaders(out.Header, c.user)
-	setForwardedHeaders(out.Header, in, c.host, in.URL.Path, isUpgrade(out.Header))
+	rewriteRequest(pr.Out, pr.In, c.host, c.user)
+}
+
+// rewriteRequest makes out, a copy of in, the request to send to the
+// backend at host (host:port) as user; both ServeHTTP (through rewrite)
+// and Do use it, so these rules exist once:
+//   - the URL is https://host + in's decoded path (no raw path, user
+//     info, opaque part or fragment) + in's query re-encoded (encodeQuery),
+//     and the Host header is host;
+//   - SetIdentityHeaders(user): no Authorization, Impersonate-* or
+//     client X-Remote-* header survives, the identity headers are set;
+//   - setForwardedHeaders: X-Forwarded-For from in's client address (none
+//     when in.RemoteAddr is empty), X-Forwarded-Host/Proto/Uri except on
+//     an upgrade;
+//   - no User-Agent unless the client sent one (Go's default is
+//     suppressed, as httputil.ReverseProxy does after Rewrite).
+//
+// out and in may be the same request: everything read from in is read
+// before out is changed.
+func rewriteRequest(out, in *http.Request, host string, user *authentication.UserInfo) {
+	p, query := in.URL.Path, encodeQuery(in.URL.RawQuery)
+	u := out.URL
+	u.Scheme = "https"
+	u.Opaque = ""
+	u.User = nil
+	u.Host = host
+	u.Path = p
+	u.RawPath = ""
+	u.OmitHost = false
+	u.ForceQuery = false
+	u.RawQuery = query
+	u.Fragment = ""
+	u.RawFragment = ""
+	out.Host = host
+	if out.Header == nil {
+		out.Header = http.Header{}
+	}
+	SetIdentityHeaders(out.Header, user)
+	setForwardedHeaders(out.Header, in, host, p, isUpgrade(out.Header))
+	if _, ok := out.Header["User-Agent"]; !ok {
+		out.Header["User-Agent"] = []string{""} // suppress Go's default
+	}
 }
 
 // modifyResponse removes CORS headers, rejects or rewrites redirects and
@@ -508,33 +530,6 @@ func (h *Handler) errorHandler(w http.ResponseWriter, r *http.Request, err error
 	http.Error(w, msgReachPrefix+err.Error(), http.StatusServiceUnavailable)
 }
 
-// statusRecorder notes the status code of one request for
-// Options.OnRequest. It exposes the wrapped writer through Unwrap so that
-// http.ResponseController can flush and hijack it.
-type statusRecorder struct {
-	http.ResponseWriter
-	code int
-}
-
-// WriteHeader notes the first final status code and passes it on.
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.code == 0 && code >= 200 {
-		s.code = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-// Write notes an implicit 200 and passes p on.
-func (s *statusRecorder) Write(p []byte) (int, error) {
-	if s.code == 0 {
-		s.code = http.StatusOK
-	}
-	return s.ResponseWriter.Write(p)
-}
-
-// Unwrap returns the wrapped writer (for http.ResponseController).
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
 // copyBufferSize is the size of the ReverseProxy copy buffers, in bytes.
 const copyBufferSize = 32 << 10
 
@@ -562,6 +557,5 @@ func (b *bufferPool) Put(buf []byte) {
 var (
 	_ http.Handler        = (*Handler)(nil)
 	_ httputil.BufferPool = (*bufferPool)(nil)
-	_ http.ResponseWriter = (*statusRecorder)(nil)
 	_ ServiceResolver     = ResolverFunc(serviceDNSResolver)
 )

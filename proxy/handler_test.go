@@ -658,3 +658,112 @@ func TestIsDiscoveryPath(t *testing.T) {
 		}
 	}
 }
+
+// brokenHijacker is a ResponseWriter whose Hijack succeeds with a
+// connection every write to fails, as when the client went away just as
+// the backend switched protocols.
+type brokenHijacker struct {
+	h    http.Header
+	code int
+}
+
+func (w *brokenHijacker) Header() http.Header { return w.h }
+
+func (w *brokenHijacker) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+}
+
+func (w *brokenHijacker) Write(p []byte) (int, error) { return len(p), nil }
+
+func (w *brokenHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, peer := net.Pipe()
+	peer.Close()
+	return c, bufio.NewReadWriter(bufio.NewReader(c), bufio.NewWriter(c)), nil
+}
+
+// TestOnRequestCodeFailedSwitch: when the backend switches protocols but
+// the 101 cannot be written to the hijacked client connection, OnRequest
+// reports the code of the error answer the Handler then writes (503), not
+// 101: the proxy's recorder counts what the Handler wrote, ignoring the
+// hijack. (The chain's access log counts the hijack as the final 101; see
+// aggregator's TestChainCodeAfterHijack.)
+func TestOnRequestCodeFailedSwitch(t *testing.T) {
+	m := metricSink{called: make(chan struct{})}
+	b := newBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		c, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+		brw.Flush()
+		io.Copy(io.Discard, c)
+	})
+	h := newTestHandler(t, b, "127.0.0.1", Options{OnRequest: m.record})
+	r := newRequest(flunderPath)
+	r.Header.Set("Connection", "Upgrade")
+	r.Header.Set("Upgrade", "websocket")
+	w := &brokenHijacker{h: http.Header{}}
+	h.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), testUser())))
+	got := m.last(t)
+	if got.code != http.StatusServiceUnavailable || errText(got.err) != "response flush: io: read/write on closed pipe" {
+		t.Errorf("OnRequest code %d err %v, want 503 and response flush: io: read/write on closed pipe", got.code, got.err)
+	}
+	if w.code != http.StatusServiceUnavailable {
+		t.Errorf("writer got WriteHeader(%d), want 503", w.code)
+	}
+}
+
+// TestDoRewritesLikeServeHTTP: Do applies the proxy's request rules to
+// whatever the caller put in req: credentials, impersonation and spoofed
+// identity or forwarding headers are dropped, the path is sent decoded
+// with the query re-encoded (the pair with a ";" dropped), user info and fragment are dropped, and a
+// RemoteAddr set on req adds no X-Forwarded-For.
+func TestDoRewritesLikeServeHTTP(t *testing.T) {
+	b := newBackend(t, nil)
+	h := newTestHandler(t, b, "localhost", Options{})
+	req, err := http.NewRequest(http.MethodGet, "https://who:pw@elsewhere.example/apis/wardle.example.com/v1alpha1/a%2Fb?z=1&a=2;x#frag", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.RemoteAddr = "192.0.2.7:5555"
+	req.Header = http.Header{
+		"Authorization":     {"Bearer secret"},
+		"Impersonate-User":  {"root"},
+		"X-Remote-User":     {"evil"},
+		"X-Remote-Extra-A":  {"b"},
+		"X-Forwarded-For":   {"192.0.2.99"},
+		"X-Forwarded-Host":  {"spoofed.example"},
+		"X-Forwarded-Uri":   {"/elsewhere"},
+		"User-Agent":        {"aggsim-test"},
+		"Accept":            {"application/json"},
+		"x-remote-group":    {"lower-case spoof"},
+		"impersonate-extra": {"lower-case spoof"},
+	}
+	resp, err := h.Do(context.Background(), req, &authentication.UserInfo{Username: "system:kube-aggregator", Groups: []string{"system:masters"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	hostPort := "localhost:" + b.port()
+	want := http.Header{
+		"Accept":            {"application/json"},
+		"Accept-Encoding":   {"gzip"},
+		"User-Agent":        {"aggsim-test"},
+		"X-Forwarded-Host":  {hostPort},
+		"X-Forwarded-Proto": {"https"},
+		"X-Forwarded-Uri":   {"/apis/wardle.example.com/v1alpha1/a/b"},
+		"X-Remote-Group":    {"system:masters"},
+		"X-Remote-User":     {"system:kube-aggregator"},
+	}
+	got := b.received()[0]
+	if !reflect.DeepEqual(got.Header, want) || got.Host != hostPort || got.Path != "/apis/wardle.example.com/v1alpha1/a/b" || got.Query != "z=1" {
+		t.Errorf("host %q path %q query %q headers:\n%s", got.Host, got.Path, got.Query, headerDiff(got.Header, want))
+	}
+	if req.URL.Host != "elsewhere.example" || req.Header.Get("Authorization") != "Bearer secret" {
+		t.Errorf("Do changed the caller's request: %v %v", req.URL, req.Header)
+	}
+}

@@ -243,14 +243,19 @@ func (b *backendTransport) CloseIdleConnections() {
 	b.upgrade.CloseIdleConnections()
 }
 
+// nextProtos is the ALPN list of the main backend transport: h2 and
+// http/1.1, or only http/1.1 when HTTP/2 is disabled.
+func (t *Transports) nextProtos() []string {
+	if t.opts.DisableHTTP2 {
+		return []string{"http/1.1"}
+	}
+	return []string{"h2", "http/1.1"}
+}
+
 func (t *Transports) newBackendTransport(tlsCfg *tls.Config) *backendTransport {
 	h2 := !t.opts.DisableHTTP2
 	mainCfg := tlsCfg.Clone()
-	if h2 {
-		mainCfg.NextProtos = []string{"h2", "http/1.1"}
-	} else {
-		mainCfg.NextProtos = []string{"http/1.1"}
-	}
+	mainCfg.NextProtos = t.nextProtos()
 	upCfg := tlsCfg.Clone()
 	upCfg.NextProtos = []string{"http/1.1"}
 
@@ -266,12 +271,19 @@ func (t *Transports) newBackendTransport(tlsCfg *tls.Config) *backendTransport {
 	return &backendTransport{main: main, upgrade: up}
 }
 
-func (t *Transports) newHTTPTransport(tlsCfg *tls.Config) *http.Transport {
-	d := &tlsDialer{
+// newTLSDialer returns the dialer of every backend connection: TCP with
+// DialTimeout, then the handshake with tlsCfg bounded by
+// TLSHandshakeTimeout.
+func (t *Transports) newTLSDialer(tlsCfg *tls.Config) *tlsDialer {
+	return &tlsDialer{
 		net:     &net.Dialer{Timeout: t.opts.DialTimeout, KeepAlive: defaultKeepAlive},
 		tls:     tlsCfg,
 		timeout: t.opts.TLSHandshakeTimeout,
 	}
+}
+
+func (t *Transports) newHTTPTransport(tlsCfg *tls.Config) *http.Transport {
+	d := t.newTLSDialer(tlsCfg)
 	return &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
 		DialContext:         d.dial,
@@ -281,6 +293,46 @@ func (t *Transports) newHTTPTransport(tlsCfg *tls.Config) *http.Transport {
 		MaxIdleConnsPerHost: defaultMaxIdleConnsPerHost,
 		IdleConnTimeout:     defaultIdleConnTimeout,
 	}
+}
+
+// CaptureChain connects to the backend at addr (host:port) the way a
+// Handler's transport does for ServerName serverName — same TCP dial and
+// handshake timeouts, SNI serverName, the front-proxy client certificate
+// (TransportOptions.GetClientCertificate), the same ALPN offer — but
+// without verifying the serving certificate, and returns the certificate
+// chain the backend presented, leaf first (certificates that do not parse
+// are left out). The chain is returned even when the handshake fails after
+// the backend sent it (for example when the backend then rejects the client
+// certificate); the connection is closed before CaptureChain returns. ctx
+// bounds the dial and the handshake. aggsim's APIService explanation uses
+// it to verify the chain as the proxy would; it has no upstream
+// counterpart (upstream's proxy transport,
+// kube-aggregator/pkg/apiserver/handler_proxy.go, verifies during the
+// handshake and keeps no chain).
+//
+// Errors: a *DialError wrapping the net error of the TCP dial or the
+// crypto/tls error of the handshake (its message is theirs unchanged).
+func (t *Transports) CaptureChain(ctx context.Context, addr, serverName string) ([]*x509.Certificate, error) {
+	cfg, err := t.clientTLSConfig(TLSConfig{ServerName: serverName, Insecure: true})
+	if err != nil {
+		return nil, err // unreachable: only a caBundle can fail
+	}
+	cfg.NextProtos = t.nextProtos()
+	var chain []*x509.Certificate
+	cfg.VerifyPeerCertificate = func(raw [][]byte, _ [][]*x509.Certificate) error {
+		for _, der := range raw {
+			if c, err := x509.ParseCertificate(der); err == nil {
+				chain = append(chain, c)
+			}
+		}
+		return nil
+	}
+	conn, err := t.newTLSDialer(cfg).dialTLS(ctx, "tcp", addr)
+	if err != nil {
+		return chain, err
+	}
+	conn.Close()
+	return chain, nil
 }
 
 // tlsDialer dials TCP and does the TLS handshake itself so that every

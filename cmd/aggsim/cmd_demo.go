@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/aggsim/aggsim/aggregator"
 	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/demo"
@@ -123,14 +121,8 @@ func kubeconfigServer(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var kc struct {
-		Clusters []struct {
-			Cluster struct {
-				Server string `json:"server"`
-			} `json:"cluster"`
-		} `json:"clusters"`
-	}
-	if err := yaml.Unmarshal(data, &kc); err != nil {
+	kc, err := certs.ParseKubeconfig(data)
+	if err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
 	}
 	if len(kc.Clusters) == 0 || kc.Clusters[0].Cluster.Server == "" {

@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,9 +15,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"github.com/aggsim/aggsim/aggregator"
+	"github.com/aggsim/aggsim/certs"
 )
 
 // explainOptions are the flags of `aggsim explain apiservice`: where the
@@ -92,11 +91,11 @@ func runExplain(o *explainOptions, name string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	client, err := cfg.httpClient(o.requestTimout)
+	client, err := explainHTTPClient(cfg, o.requestTimout)
 	if err != nil {
 		return err
 	}
-	u := strings.TrimRight(cfg.server, "/") + aggregator.DebugAPIServicesPath
+	u := strings.TrimRight(cfg.Server, "/") + aggregator.DebugAPIServicesPath
 	if name != "" {
 		u += "/" + url.PathEscape(name)
 	}
@@ -109,8 +108,8 @@ func runExplain(o *explainOptions, name string, out io.Writer) error {
 	} else {
 		req.Header.Set("Accept", "text/plain")
 	}
-	if cfg.token != "" {
-		req.Header.Set("Authorization", "Bearer "+cfg.token)
+	if cfg.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+cfg.Token)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -134,49 +133,6 @@ func runExplain(o *explainOptions, name string, out io.Writer) error {
 	return err
 }
 
-// clientConfig is where and how to reach the server.
-type clientConfig struct {
-	server   string
-	caPEM    []byte
-	certPEM  []byte
-	keyPEM   []byte
-	token    string
-	insecure bool
-}
-
-// kubeconfigFile is the part of a kubeconfig (client-go/tools/clientcmd/api/v1)
-// explain reads.
-type kubeconfigFile struct {
-	Clusters []struct {
-		Name    string `json:"name"`
-		Cluster struct {
-			Server                   string `json:"server"`
-			CertificateAuthority     string `json:"certificate-authority"`
-			CertificateAuthorityData string `json:"certificate-authority-data"`
-			InsecureSkipTLSVerify    bool   `json:"insecure-skip-tls-verify"`
-		} `json:"cluster"`
-	} `json:"clusters"`
-	Users []struct {
-		Name string `json:"name"`
-		User struct {
-			ClientCertificate     string `json:"client-certificate"`
-			ClientCertificateData string `json:"client-certificate-data"`
-			ClientKey             string `json:"client-key"`
-			ClientKeyData         string `json:"client-key-data"`
-			Token                 string `json:"token"`
-			TokenFile             string `json:"tokenFile"`
-		} `json:"user"`
-	} `json:"users"`
-	Contexts []struct {
-		Name    string `json:"name"`
-		Context struct {
-			Cluster string `json:"cluster"`
-			User    string `json:"user"`
-		} `json:"context"`
-	} `json:"contexts"`
-	CurrentContext string `json:"current-context"`
-}
-
 // kubeconfigPath is --kubeconfig, else the first file of $KUBECONFIG, else
 // ~/.kube/config; "" when none is set and the default does not exist.
 func (o *explainOptions) kubeconfigPath() string {
@@ -195,12 +151,13 @@ func (o *explainOptions) kubeconfigPath() string {
 	return ""
 }
 
-// clientConfig merges the kubeconfig (if any) with the flags; flags win.
-// Paths inside the kubeconfig are relative to its directory.
-func (o *explainOptions) clientConfig() (*clientConfig, error) {
-	cfg := &clientConfig{}
+// clientConfig merges the kubeconfig (if any, see
+// certs.LoadKubeconfigClient) with the flags; flags win.
+func (o *explainOptions) clientConfig() (*certs.KubeconfigClient, error) {
+	cfg := &certs.KubeconfigClient{}
 	if path := o.kubeconfigPath(); path != "" {
-		if err := cfg.loadKubeconfig(path, o.context); err != nil {
+		var err error
+		if cfg, err = certs.LoadKubeconfigClient(path, o.context); err != nil {
 			return nil, err
 		}
 	} else if o.server == "" {
@@ -208,131 +165,48 @@ func (o *explainOptions) clientConfig() (*clientConfig, error) {
 	}
 	var err error
 	if o.server != "" {
-		cfg.server = o.server
+		cfg.Server = o.server
 	}
 	if o.caFile != "" {
-		if cfg.caPEM, err = os.ReadFile(o.caFile); err != nil {
+		if cfg.CAPEM, err = os.ReadFile(o.caFile); err != nil {
 			return nil, err
 		}
 	}
 	if o.certFile != "" {
-		if cfg.certPEM, err = os.ReadFile(o.certFile); err != nil {
+		if cfg.CertPEM, err = os.ReadFile(o.certFile); err != nil {
 			return nil, err
 		}
 	}
 	if o.keyFile != "" {
-		if cfg.keyPEM, err = os.ReadFile(o.keyFile); err != nil {
+		if cfg.KeyPEM, err = os.ReadFile(o.keyFile); err != nil {
 			return nil, err
 		}
 	}
 	if o.token != "" {
-		cfg.token = o.token
+		cfg.Token = o.token
 	}
 	if o.insecure {
-		cfg.insecure = true
+		cfg.InsecureSkipTLSVerify = true
 	}
-	if cfg.server == "" {
+	if cfg.Server == "" {
 		return nil, errors.New("no server: the kubeconfig context has no cluster server and --server is empty")
 	}
 	return cfg, nil
 }
 
-func (c *clientConfig) loadKubeconfig(path, contextName string) error {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var kc kubeconfigFile
-	if err := yaml.Unmarshal(raw, &kc); err != nil {
-		return fmt.Errorf("kubeconfig %s: %w", path, err)
-	}
-	if contextName == "" {
-		contextName = kc.CurrentContext
-	}
-	var clusterName, userName string
-	found := false
-	for _, ctx := range kc.Contexts {
-		if ctx.Name == contextName {
-			clusterName, userName, found = ctx.Context.Cluster, ctx.Context.User, true
-		}
-	}
-	if !found {
-		return fmt.Errorf("kubeconfig %s: context %q not found", path, contextName)
-	}
-	dir := filepath.Dir(path)
-	readRel := func(p string) ([]byte, error) {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		return os.ReadFile(p)
-	}
-	for _, cl := range kc.Clusters {
-		if cl.Name != clusterName {
-			continue
-		}
-		c.server = cl.Cluster.Server
-		c.insecure = cl.Cluster.InsecureSkipTLSVerify
-		switch {
-		case cl.Cluster.CertificateAuthorityData != "":
-			if c.caPEM, err = base64.StdEncoding.DecodeString(cl.Cluster.CertificateAuthorityData); err != nil {
-				return fmt.Errorf("kubeconfig %s: certificate-authority-data: %w", path, err)
-			}
-		case cl.Cluster.CertificateAuthority != "":
-			if c.caPEM, err = readRel(cl.Cluster.CertificateAuthority); err != nil {
-				return err
-			}
-		}
-	}
-	for _, u := range kc.Users {
-		if u.Name != userName {
-			continue
-		}
-		us := u.User
-		switch {
-		case us.ClientCertificateData != "":
-			if c.certPEM, err = base64.StdEncoding.DecodeString(us.ClientCertificateData); err != nil {
-				return fmt.Errorf("kubeconfig %s: client-certificate-data: %w", path, err)
-			}
-		case us.ClientCertificate != "":
-			if c.certPEM, err = readRel(us.ClientCertificate); err != nil {
-				return err
-			}
-		}
-		switch {
-		case us.ClientKeyData != "":
-			if c.keyPEM, err = base64.StdEncoding.DecodeString(us.ClientKeyData); err != nil {
-				return fmt.Errorf("kubeconfig %s: client-key-data: %w", path, err)
-			}
-		case us.ClientKey != "":
-			if c.keyPEM, err = readRel(us.ClientKey); err != nil {
-				return err
-			}
-		}
-		c.token = us.Token
-		if c.token == "" && us.TokenFile != "" {
-			b, err := readRel(us.TokenFile)
-			if err != nil {
-				return err
-			}
-			c.token = strings.TrimSpace(string(b))
-		}
-	}
-	return nil
-}
-
-// httpClient returns a client that trusts caPEM (or the system roots) and
-// presents the client certificate when there is one.
-func (c *clientConfig) httpClient(timeout time.Duration) (*http.Client, error) {
-	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.insecure} //nolint:gosec // --insecure-skip-tls-verify
-	if len(c.caPEM) > 0 && !c.insecure {
+// explainHTTPClient returns a client that trusts c.CAPEM (or the system
+// roots) and presents the client certificate when there is one.
+func explainHTTPClient(c *certs.KubeconfigClient, timeout time.Duration) (*http.Client, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.InsecureSkipTLSVerify} //nolint:gosec // --insecure-skip-tls-verify
+	if len(c.CAPEM) > 0 && !c.InsecureSkipTLSVerify {
 		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(c.caPEM) {
+		if !pool.AppendCertsFromPEM(c.CAPEM) {
 			return nil, errors.New("certificate authority: no PEM certificate found")
 		}
 		tc.RootCAs = pool
 	}
-	if len(c.certPEM) > 0 || len(c.keyPEM) > 0 {
-		cert, err := tls.X509KeyPair(c.certPEM, c.keyPEM)
+	if len(c.CertPEM) > 0 || len(c.KeyPEM) > 0 {
+		cert, err := tls.X509KeyPair(c.CertPEM, c.KeyPEM)
 		if err != nil {
 			return nil, fmt.Errorf("client certificate: %w", err)
 		}
