@@ -6,46 +6,49 @@
 //
 // # What it owns
 //
-//   - Handler: one per remote APIService. It answers 503 `service unavailable`
-//     when the aggregator says the APIService is not Available, resolves
-//     spec.service to a host:port through a ServiceResolver, rewrites the
-//     request (decoded path, query re-encoded with sorted keys, Host and
+//   - Handler (handler.go): one per remote APIService. It answers 503
+//     `service unavailable` when the aggregator says the APIService is not
+//     Available, resolves spec.service to a host:port, rewrites the request
+//     (decoded path, query re-encoded with sorted keys, Host and
 //     X-Forwarded-* set to the dialled backend) and streams the exchange
 //     through net/http/httputil.ReverseProxy (watches flush at once,
-//     WebSocket/SPDY upgrades pass through over HTTP/1.1).
-//   - The front-proxy identity headers (headers.go): Authorization,
-//     Impersonate-* and every client-sent X-Remote-* header are removed
-//     before X-Remote-User, X-Remote-Uid, X-Remote-Group (one field per
-//     group) and X-Remote-Extra-<escaped key> are set from the user the
-//     authentication filter put in the request context (registry.UserFrom).
-//     No hook can run before this happens.
-//   - Service resolution (resolve.go): ExternalName services resolve to
-//     https://<externalName>:<spec.service.port>; ClusterIP, NodePort and
-//     LoadBalancer services resolve through their Endpoints to a ready
-//     address carrying the port whose name matches the service port.
-//   - Backend TLS (transport.go): Transports caches one client transport per
-//     distinct (caBundle, ServerName <service>.<namespace>.svc,
-//     insecureSkipTLSVerify), presents the front-proxy client certificate,
-//     speaks HTTP/2 when the backend offers it, and wraps "never connected"
-//     failures in *DialError.
+//     WebSocket/SPDY upgrades pass through over HTTP/1.1). The front-proxy
+//     identity headers are set there too: Authorization, Impersonate-* and
+//     every client-sent X-Remote-* header are removed before X-Remote-User,
+//     X-Remote-Uid, X-Remote-Group (one field per group) and
+//     X-Remote-Extra-<escaped key> are set from the user in the request
+//     context (request.UserFrom). Handler.Do sends the aggregator's own
+//     requests (discovery, OpenAPI) through the same rewrite.
+//   - Finding and reaching the backend (backend.go): the resolver over a
+//     ServiceCache the aggregator feeds from its informers (ExternalName
+//     services resolve to https://<externalName>:<spec.service.port>;
+//     ClusterIP, NodePort and LoadBalancer services through their Endpoints
+//     to a ready address carrying the port whose name matches the service
+//     port), and Transports: one client transport per distinct (caBundle,
+//     ServerName <service>.<namespace>.svc, insecureSkipTLSVerify) that
+//     presents the front-proxy client certificate, speaks HTTP/2 when the
+//     backend offers it and wraps "never connected" failures in *DialError.
+//     CaptureChain does the same handshake without verification, for
+//     explain.
+//   - The errors (errors.go): the resolver's typed errors with upstream's
+//     texts, and ClassifyError, the one place a backend error is sorted
+//     into dial, tls, resolve, unavailable or other.
 //
 // # What it must not know
 //
 // It never decides availability: the aggregator's availability controller
 // does, and passes the verdict in Target.Available. It does not import the
-// aggregator or discovery packages, does not read the registry's storage
-// (the aggregator adapts its Service and Endpoints objects to the
-// ServiceLister interface), and does not serve local APIServices (those
-// without spec.service).
+// aggregator, discovery or the registry's store (internal/archtest checks
+// it), and does not serve local APIServices (those without spec.service).
 //
 // # Caveats
 //
 //   - Handler and Transports hold atomics and mutexes: do not copy them.
 //   - Every request served by a Handler must carry a user in its context
-//     (registry.WithUser); without one the Handler answers 500
+//     (request.WithUser); without one the Handler answers 500
 //     `missing user`, as upstream does.
 //   - The Audit-ID request header is forwarded as received; the aggregator's
-//     request-id filter is expected to set it on the incoming request.
+//     request chain is expected to set it on the incoming request.
 //   - When the front-proxy client certificate changes, call
 //     Transports.CloseIdleConnections: cached transports are dropped, so the
 //     next request opens a new connection that presents the new
