@@ -85,19 +85,29 @@ func (m *Memory) List(ctx context.Context, prefix string) ([]KV, int64, error) {
 	return out, m.rev, nil
 }
 
-// Create implements Storage.Create.
-func (m *Memory) Create(ctx context.Context, key string, value []byte) (int64, error) {
+// lockWrite checks a write's key and context and takes m.mu; on success
+// the caller must unlock. Errors: checkKey's, ctx.Err(), ErrClosed.
+func (m *Memory) lockWrite(ctx context.Context, key string) error {
 	if err := checkKey(key); err != nil {
-		return 0, err
+		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return 0, err
+		return err
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.closed {
-		return 0, ErrClosed
+		m.mu.Unlock()
+		return ErrClosed
 	}
+	return nil
+}
+
+// Create implements Storage.Create.
+func (m *Memory) Create(ctx context.Context, key string, value []byte) (int64, error) {
+	if err := m.lockWrite(ctx, key); err != nil {
+		return 0, err
+	}
+	defer m.mu.Unlock()
 	if _, ok := m.items[key]; ok {
 		return 0, ErrKeyExists
 	}
@@ -112,17 +122,10 @@ func (m *Memory) Create(ctx context.Context, key string, value []byte) (int64, e
 
 // Update implements Storage.Update.
 func (m *Memory) Update(ctx context.Context, key string, value []byte, expected int64) (int64, error) {
-	if err := checkKey(key); err != nil {
+	if err := m.lockWrite(ctx, key); err != nil {
 		return 0, err
 	}
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed {
-		return 0, ErrClosed
-	}
 	old, ok := m.items[key]
 	if !ok {
 		return 0, ErrKeyNotFound
@@ -139,17 +142,10 @@ func (m *Memory) Update(ctx context.Context, key string, value []byte, expected 
 
 // Delete implements Storage.Delete.
 func (m *Memory) Delete(ctx context.Context, key string, expected int64) (int64, KV, error) {
-	if err := checkKey(key); err != nil {
+	if err := m.lockWrite(ctx, key); err != nil {
 		return 0, KV{}, err
 	}
-	if err := ctx.Err(); err != nil {
-		return 0, KV{}, err
-	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed {
-		return 0, KV{}, ErrClosed
-	}
 	old, ok := m.items[key]
 	if !ok {
 		return 0, KV{}, ErrKeyNotFound
