@@ -186,6 +186,7 @@ type impersonationRequest struct {
 	kind, namespace, name, apiVersion, fieldPath string
 }
 
+// String prints r as fmt prints upstream's ObjectReference, for messages.
 func (r impersonationRequest) String() string {
 	// ObjectReference fields: Kind Namespace Name UID APIVersion ResourceVersion FieldPath.
 	return "{" + r.kind + " " + r.namespace + " " + r.name + " " + "" + " " + r.apiVersion + " " + "" + " " + r.fieldPath + "}"

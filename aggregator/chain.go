@@ -456,6 +456,8 @@ type timeoutWriter struct {
 	hijacked    bool
 }
 
+// Header returns the handler's own header map, copied out on its first
+// write unless the deadline passed first.
 func (tw *timeoutWriter) Header() http.Header { return tw.h }
 
 func (tw *timeoutWriter) writeHeaderLocked(code int) {
@@ -475,6 +477,7 @@ func (tw *timeoutWriter) writeHeaderLocked(code int) {
 	tw.w.WriteHeader(code)
 }
 
+// WriteHeader passes the handler's code on unless the request timed out.
 func (tw *timeoutWriter) WriteHeader(code int) {
 	tw.mu.Lock()
 	defer tw.mu.Unlock()
@@ -484,6 +487,7 @@ func (tw *timeoutWriter) WriteHeader(code int) {
 	tw.writeHeaderLocked(code)
 }
 
+// Write passes p on unless the request timed out (then http.ErrHandlerTimeout).
 func (tw *timeoutWriter) Write(p []byte) (int, error) {
 	tw.mu.Lock()
 	defer tw.mu.Unlock()

@@ -548,10 +548,12 @@ type discoveryFailure struct {
 	err error
 }
 
+// Error returns `failing or missing response from <url>: <err>`.
 func (e *discoveryFailure) Error() string {
 	return fmt.Sprintf("failing or missing response from %s: %v", e.url, e.err)
 }
 
+// Unwrap returns the attempt's error.
 func (e *discoveryFailure) Unwrap() error { return e.err }
 
 // badStatusError is the probe error for a response outside 200..299:
@@ -561,10 +563,12 @@ type badStatusError struct {
 	code int
 }
 
+// Error returns `bad status from <url>: <code>`.
 func (e *badStatusError) Error() string { return fmt.Sprintf("bad status from %s: %d", e.url, e.code) }
 
 // guardTimeoutError is the probe error when an attempt has not finished
 // after the 6 s guard timer: `timed out waiting for <url>`.
 type guardTimeoutError struct{ url string }
 
+// Error returns `timed out waiting for <url>`.
 func (e *guardTimeoutError) Error() string { return "timed out waiting for " + e.url }

@@ -118,7 +118,7 @@ func (s GenericStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
 // Validate checks name, scope, the raw bodies' JSON type and ValidateFn.
 func (s GenericStrategy) Validate(obj meta.Object) meta.FieldErrors {
 	o := obj.(*GenericObject)
-	errs := meta.ValidateObjectName(&o.ObjectMeta, meta.DnsSubdomainName)
+	errs := meta.ValidateObjectName(&o.ObjectMeta, meta.NameIsDNSSubdomain)
 	errs = append(errs, meta.ValidateNamespaceField(&o.ObjectMeta, s.Resource.Namespaced)...)
 	errs = append(errs, s.validateBody(o)...)
 	return errs

@@ -159,6 +159,9 @@ type openAPIV3Doc struct {
 	hash string
 }
 
+// NewController returns a Controller that fetches through fetch, logs to
+// logger and stamps documents with now; it serves aggsim's own documents
+// until Run has fetched the backends'.
 func NewController(fetch Fetcher, logger *slog.Logger, now func() time.Time) *Controller {
 	c := &Controller{
 		fetch:    fetch,

@@ -50,6 +50,9 @@ type RequestInfo struct {
 	// [flunders, foo, status].
 	Parts []string
 }
+
+// RequestInfoKey is the context key of a request's RequestInfo; the
+// aggregator's chain answers it from its own per-request state.
 type RequestInfoKey struct{}
 
 // WithRequestInfoContext returns a copy of ctx carrying ri.

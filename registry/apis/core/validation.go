@@ -19,7 +19,7 @@ var supportedProtocols = []string{ProtocolSCTP, ProtocolTCP, ProtocolUDP}
 // ValidateNamespace checks a Namespace: the name is a DNS-1123 label, the
 // object is cluster-scoped.
 func ValidateNamespace(ns *Namespace) meta.FieldErrors {
-	errs := meta.ValidateObjectName(&ns.ObjectMeta, meta.DnsLabelName)
+	errs := meta.ValidateObjectName(&ns.ObjectMeta, meta.NameIsDNSLabel)
 	errs = append(errs, meta.ValidateNamespaceField(&ns.ObjectMeta, false)...)
 	for i, f := range ns.Spec.Finalizers {
 		if f == "" {
@@ -41,7 +41,7 @@ func ValidateNamespaceUpdate(ns, old *Namespace) meta.FieldErrors {
 // there is more than one port and must be unique DNS-1123 labels;
 // ExternalName Services need spec.externalName.
 func ValidateService(s *Service) meta.FieldErrors {
-	errs := meta.ValidateObjectName(&s.ObjectMeta, meta.Dns1035Name)
+	errs := meta.ValidateObjectName(&s.ObjectMeta, meta.NameIsDNS1035Label)
 	errs = append(errs, meta.ValidateNamespaceField(&s.ObjectMeta, true)...)
 	headless := s.Spec.ClusterIP == ClusterIPNone
 
@@ -175,7 +175,7 @@ func ValidateServiceUpdate(s, old *Service) meta.FieldErrors {
 // while kube-apiserver answers `may not be in the loopback range
 // (127.0.0.0/8, ::1/128)`.
 func ValidateEndpoints(e *Endpoints) meta.FieldErrors {
-	errs := meta.ValidateObjectName(&e.ObjectMeta, meta.DnsSubdomainName)
+	errs := meta.ValidateObjectName(&e.ObjectMeta, meta.NameIsDNSSubdomain)
 	errs = append(errs, meta.ValidateNamespaceField(&e.ObjectMeta, true)...)
 	for i, ss := range e.Subsets {
 		path := fmt.Sprintf("subsets[%d]", i)
@@ -228,7 +228,7 @@ const MaxConfigMapSize = 1 << 20
 // every key is a valid config key, unique across data and binaryData; the
 // total size is at most 1 MiB.
 func ValidateConfigMap(c *ConfigMap) meta.FieldErrors {
-	errs := meta.ValidateObjectName(&c.ObjectMeta, meta.DnsSubdomainName)
+	errs := meta.ValidateObjectName(&c.ObjectMeta, meta.NameIsDNSSubdomain)
 	errs = append(errs, meta.ValidateNamespaceField(&c.ObjectMeta, true)...)
 	total := 0
 	for _, k := range sortedKeys(c.Data) {

@@ -188,7 +188,7 @@ func IsValidIP(value string) []string {
 	return nil
 }
 
-// validateObjectName applies a name-format function to metadata.name (or
+// ValidateObjectName applies a name-format function to metadata.name (or
 // the generateName prefix) and returns one FieldError per problem, as
 // upstream's ValidateObjectMeta does. Required when both are empty.
 func ValidateObjectName(meta *ObjectMeta, check func(string, bool) []string) FieldErrors {
@@ -210,7 +210,7 @@ func ValidateObjectName(meta *ObjectMeta, check func(string, bool) []string) Fie
 	return errs
 }
 
-// validateNamespaceField checks metadata.namespace for namespaced (must be
+// ValidateNamespaceField checks metadata.namespace for namespaced (must be
 // a DNS-1123 label, Required when empty) or cluster-scoped (must be empty)
 // resources, as ValidateObjectMeta does.
 func ValidateNamespaceField(meta *ObjectMeta, namespaced bool) FieldErrors {
@@ -230,25 +230,28 @@ func ValidateNamespaceField(meta *ObjectMeta, namespaced bool) FieldErrors {
 	return errs
 }
 
-// dnsSubdomainName adapts IsDNS1123Subdomain to the name-check signature
+// NameIsDNSSubdomain adapts IsDNS1123Subdomain to the name-check signature
+// of ValidateObjectName (apimachinery api/validation NameIsDNSSubdomain)
 // (a generateName prefix may end in '-', so it is checked with a suffix).
-func DnsSubdomainName(name string, prefix bool) []string {
+func NameIsDNSSubdomain(name string, prefix bool) []string {
 	if prefix {
 		name = maskTrailingDash(name)
 	}
 	return IsDNS1123Subdomain(name)
 }
 
-// dnsLabelName adapts IsDNS1123Label to the name-check signature.
-func DnsLabelName(name string, prefix bool) []string {
+// NameIsDNSLabel adapts IsDNS1123Label to the name-check signature
+// (apimachinery api/validation NameIsDNSLabel).
+func NameIsDNSLabel(name string, prefix bool) []string {
 	if prefix {
 		name = maskTrailingDash(name)
 	}
 	return IsDNS1123Label(name)
 }
 
-// dns1035Name adapts IsDNS1035Label to the name-check signature.
-func Dns1035Name(name string, prefix bool) []string {
+// NameIsDNS1035Label adapts IsDNS1035Label to the name-check signature
+// (apimachinery api/validation NameIsDNS1035Label).
+func NameIsDNS1035Label(name string, prefix bool) []string {
 	if prefix {
 		name = maskTrailingDash(name)
 	}
@@ -262,7 +265,7 @@ func maskTrailingDash(name string) string {
 	return name
 }
 
-// validateObjectMetaUpdate reports changes to metadata that may never
+// ValidateObjectMetaUpdate reports changes to metadata that may never
 // change, as ValidateObjectMetaUpdate: name, namespace, uid and
 // creationTimestamp ("field is immutable").
 func ValidateObjectMetaUpdate(m, old *ObjectMeta) FieldErrors {
