@@ -118,8 +118,7 @@ func (s GenericStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
 // Validate checks name, scope, the raw bodies' JSON type and ValidateFn.
 func (s GenericStrategy) Validate(obj meta.Object) meta.FieldErrors {
 	o := obj.(*GenericObject)
-	errs := meta.ValidateObjectName(&o.ObjectMeta, meta.NameIsDNSSubdomain)
-	errs = append(errs, meta.ValidateNamespaceField(&o.ObjectMeta, s.Resource.Namespaced)...)
+	errs := meta.ValidateObjectMeta(&o.ObjectMeta, s.Resource.Namespaced, meta.NameIsDNSSubdomain)
 	errs = append(errs, s.validateBody(o)...)
 	return errs
 }
@@ -127,7 +126,8 @@ func (s GenericStrategy) Validate(obj meta.Object) meta.FieldErrors {
 // ValidateUpdate checks the updated object as Validate does.
 func (s GenericStrategy) ValidateUpdate(obj, old meta.Object) meta.FieldErrors {
 	o := obj.(*GenericObject)
-	errs := meta.ValidateNamespaceField(&o.ObjectMeta, s.Resource.Namespaced)
+	errs := meta.ValidateObjectMetaUpdate(&o.ObjectMeta, &old.(*GenericObject).ObjectMeta)
+	errs = append(errs, meta.ValidateNamespaceField(&o.ObjectMeta, s.Resource.Namespaced)...)
 	return append(errs, s.validateBody(o)...)
 }
 

@@ -32,8 +32,7 @@ func ValidateAPIService(a *APIService) meta.FieldErrors {
 		}
 		return nil
 	}
-	errs := meta.ValidateObjectName(&a.ObjectMeta, nameRule)
-	errs = append(errs, meta.ValidateNamespaceField(&a.ObjectMeta, false)...)
+	errs := meta.ValidateObjectMeta(&a.ObjectMeta, false, nameRule)
 
 	if a.Spec.Group == "" && a.Spec.Version != "v1" {
 		errs = append(errs, meta.Required("spec.group", "only v1 may have an empty group and it better be legacy kube"))

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 
@@ -19,8 +20,7 @@ var supportedProtocols = []string{ProtocolSCTP, ProtocolTCP, ProtocolUDP}
 // ValidateNamespace checks a Namespace: the name is a DNS-1123 label, the
 // object is cluster-scoped.
 func ValidateNamespace(ns *Namespace) meta.FieldErrors {
-	errs := meta.ValidateObjectName(&ns.ObjectMeta, meta.NameIsDNSLabel)
-	errs = append(errs, meta.ValidateNamespaceField(&ns.ObjectMeta, false)...)
+	errs := validateObjectMeta(&ns.ObjectMeta, false, meta.NameIsDNSLabel)
 	for i, f := range ns.Spec.Finalizers {
 		if f == "" {
 			errs = append(errs, meta.Required(fmt.Sprintf("spec.finalizers[%d]", i), ""))
@@ -31,7 +31,7 @@ func ValidateNamespace(ns *Namespace) meta.FieldErrors {
 
 // ValidateNamespaceUpdate checks an update (also of /status).
 func ValidateNamespaceUpdate(ns, old *Namespace) meta.FieldErrors {
-	errs := meta.ValidateObjectMetaUpdate(&ns.ObjectMeta, &old.ObjectMeta)
+	errs := validateObjectMetaUpdate(&ns.ObjectMeta, &old.ObjectMeta)
 	return append(errs, ValidateNamespace(ns)...)
 }
 
@@ -41,8 +41,7 @@ func ValidateNamespaceUpdate(ns, old *Namespace) meta.FieldErrors {
 // there is more than one port and must be unique DNS-1123 labels;
 // ExternalName Services need spec.externalName.
 func ValidateService(s *Service) meta.FieldErrors {
-	errs := meta.ValidateObjectName(&s.ObjectMeta, meta.NameIsDNS1035Label)
-	errs = append(errs, meta.ValidateNamespaceField(&s.ObjectMeta, true)...)
+	errs := validateObjectMeta(&s.ObjectMeta, true, meta.NameIsDNS1035Label)
 	headless := s.Spec.ClusterIP == ClusterIPNone
 
 	if len(s.Spec.Ports) == 0 && !headless && s.Spec.Type != ServiceTypeExternalName {
@@ -158,7 +157,7 @@ func validateProtocol(proto, path string) meta.FieldErrors {
 // ValidateService checks, and that an allocated clusterIP does not change
 // (unless the Service becomes or was ExternalName).
 func ValidateServiceUpdate(s, old *Service) meta.FieldErrors {
-	errs := meta.ValidateObjectMetaUpdate(&s.ObjectMeta, &old.ObjectMeta)
+	errs := validateObjectMetaUpdate(&s.ObjectMeta, &old.ObjectMeta)
 	if s.Spec.Type != ServiceTypeExternalName && old.Spec.Type != ServiceTypeExternalName &&
 		old.Spec.ClusterIP != "" && s.Spec.ClusterIP != old.Spec.ClusterIP {
 		errs = append(errs, meta.Invalid("spec.clusterIPs[0]", s.Spec.ClusterIP, "may not change once set"))
@@ -175,8 +174,7 @@ func ValidateServiceUpdate(s, old *Service) meta.FieldErrors {
 // while kube-apiserver answers `may not be in the loopback range
 // (127.0.0.0/8, ::1/128)`.
 func ValidateEndpoints(e *Endpoints) meta.FieldErrors {
-	errs := meta.ValidateObjectName(&e.ObjectMeta, meta.NameIsDNSSubdomain)
-	errs = append(errs, meta.ValidateNamespaceField(&e.ObjectMeta, true)...)
+	errs := validateObjectMeta(&e.ObjectMeta, true, meta.NameIsDNSSubdomain)
 	for i, ss := range e.Subsets {
 		path := fmt.Sprintf("subsets[%d]", i)
 		if len(ss.Addresses) == 0 && len(ss.NotReadyAddresses) == 0 {
@@ -216,7 +214,7 @@ func validateEndpointAddress(a *EndpointAddress, path string) meta.FieldErrors {
 
 // ValidateEndpointsUpdate checks an update.
 func ValidateEndpointsUpdate(e, old *Endpoints) meta.FieldErrors {
-	errs := meta.ValidateObjectMetaUpdate(&e.ObjectMeta, &old.ObjectMeta)
+	errs := validateObjectMetaUpdate(&e.ObjectMeta, &old.ObjectMeta)
 	return append(errs, ValidateEndpoints(e)...)
 }
 
@@ -228,8 +226,7 @@ const MaxConfigMapSize = 1 << 20
 // every key is a valid config key, unique across data and binaryData; the
 // total size is at most 1 MiB.
 func ValidateConfigMap(c *ConfigMap) meta.FieldErrors {
-	errs := meta.ValidateObjectName(&c.ObjectMeta, meta.NameIsDNSSubdomain)
-	errs = append(errs, meta.ValidateNamespaceField(&c.ObjectMeta, true)...)
+	errs := validateObjectMeta(&c.ObjectMeta, true, meta.NameIsDNSSubdomain)
 	total := 0
 	for _, k := range sortedKeys(c.Data) {
 		for _, msg := range meta.IsConfigMapKey(k) {
@@ -261,7 +258,7 @@ func ValidateConfigMap(c *ConfigMap) meta.FieldErrors {
 // ConfigMap rules, and that an immutable ConfigMap keeps its data and
 // stays immutable.
 func ValidateConfigMapUpdate(c, old *ConfigMap) meta.FieldErrors {
-	errs := meta.ValidateObjectMetaUpdate(&c.ObjectMeta, &old.ObjectMeta)
+	errs := validateObjectMetaUpdate(&c.ObjectMeta, &old.ObjectMeta)
 	if old.Immutable != nil && *old.Immutable {
 		if c.Immutable == nil || !*c.Immutable {
 			errs = append(errs, meta.Forbidden("immutable", "field is immutable when `immutable` is set"))
@@ -307,4 +304,39 @@ func equalBytesMaps(a, b map[string][]byte) bool {
 		}
 	}
 	return true
+}
+
+// standardFinalizers are the finalizer names core objects may use without
+// a domain prefix (core helper IsStandardFinalizerName).
+var standardFinalizers = []string{FinalizerKubernetes, meta.FinalizerOrphanDependents, meta.FinalizerDeleteDependents}
+
+// validateObjectMetaUpdate is core's ValidateObjectMetaUpdate:
+// meta.ValidateObjectMetaUpdate plus the finalizer rules of
+// validateObjectMeta.
+func validateObjectMetaUpdate(m, old *meta.ObjectMeta) meta.FieldErrors {
+	return append(meta.ValidateObjectMetaUpdate(m, old), validateKubeFinalizers(m)...)
+}
+
+// validateObjectMeta is core's ValidateObjectMeta: meta.ValidateObjectMeta
+// plus, for each finalizer, the name check again at its index and the rule
+// that a name without a '/' must be a standard one
+// (validateKubeFinalizerName).
+func validateObjectMeta(m *meta.ObjectMeta, namespaced bool, nameFn func(string, bool) []string) meta.FieldErrors {
+	return append(meta.ValidateObjectMeta(m, namespaced, nameFn), validateKubeFinalizers(m)...)
+}
+
+// validateKubeFinalizers checks each finalizer at its index: a qualified
+// name, and a standard one when it has no '/'.
+func validateKubeFinalizers(m *meta.ObjectMeta) meta.FieldErrors {
+	var errs meta.FieldErrors
+	for i, f := range m.Finalizers {
+		path := fmt.Sprintf("metadata.finalizers[%d]", i)
+		for _, msg := range meta.IsQualifiedName(f) {
+			errs = append(errs, meta.Invalid(path, f, msg))
+		}
+		if !strings.Contains(f, "/") && !slices.Contains(standardFinalizers, f) {
+			errs = append(errs, meta.Invalid(path, f, "name is neither a standard finalizer name nor is it fully qualified"))
+		}
+	}
+	return errs
 }

@@ -144,6 +144,10 @@ func formatBadValue(v any) string {
 			return "null"
 		}
 		return fmt.Sprint(*x)
+	case []string:
+		return fmt.Sprintf("%#v", x) // upstream's fallback: []string{"a", "b"}
+	case fmt.Stringer:
+		return x.String()
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

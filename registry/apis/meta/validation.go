@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -265,11 +266,25 @@ func maskTrailingDash(name string) string {
 	return name
 }
 
-// ValidateObjectMetaUpdate reports changes to metadata that may never
-// change, as ValidateObjectMetaUpdate: name, namespace, uid and
-// creationTimestamp ("field is immutable").
+// ValidateObjectMetaUpdate is the one validation of an update's ObjectMeta,
+// as ValidateObjectMetaAccessorUpdate: no new finalizers once the object is
+// being deleted, name, namespace, uid and creationTimestamp immutable
+// ("field is immutable"), then the labels, annotations, ownerReferences and
+// finalizers of the new object as ValidateObjectMeta checks them.
 func ValidateObjectMetaUpdate(m, old *ObjectMeta) FieldErrors {
 	var errs FieldErrors
+	if old.DeletionTimestamp != nil {
+		var added []string
+		for _, f := range m.Finalizers {
+			if !slices.Contains(old.Finalizers, f) && !slices.Contains(added, f) {
+				added = append(added, f)
+			}
+		}
+		if len(added) > 0 {
+			slices.Sort(added)
+			errs = append(errs, Forbidden("metadata.finalizers", fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added)))
+		}
+	}
 	if m.Name != old.Name {
 		errs = append(errs, Invalid("metadata.name", m.Name, "field is immutable"))
 	}
@@ -282,5 +297,212 @@ func ValidateObjectMetaUpdate(m, old *ObjectMeta) FieldErrors {
 	if !m.CreationTimestamp.IsZero() && !old.CreationTimestamp.IsZero() && !m.CreationTimestamp.Equal(old.CreationTimestamp.Time) {
 		errs = append(errs, Invalid("metadata.creationTimestamp", m.CreationTimestamp, "field is immutable"))
 	}
+	errs = append(errs, ValidateLabels(m.Labels, "metadata.labels")...)
+	errs = append(errs, ValidateAnnotations(m.Annotations, "metadata.annotations")...)
+	errs = append(errs, ValidateOwnerReferences(m.OwnerReferences, "metadata.ownerReferences")...)
+	errs = append(errs, ValidateFinalizers(m.Finalizers, "metadata.finalizers")...)
 	return errs
+}
+
+const (
+	qualifiedNameCharFmt = "[A-Za-z0-9]"
+	qualifiedNameFmt     = "(" + qualifiedNameCharFmt + "[-A-Za-z0-9_.]*)?" + qualifiedNameCharFmt
+	qualifiedNameErrMsg  = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+	labelValueFmt        = "(" + qualifiedNameFmt + ")?"
+	labelValueErrMsg     = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+	// QualifiedNameMaxLength is the longest name part of a qualified name
+	// (label keys, annotation keys, finalizers): 63.
+	QualifiedNameMaxLength = 63
+	// LabelValueMaxLength is the longest label value: 63.
+	LabelValueMaxLength = 63
+	// TotalAnnotationSizeLimitB is the most bytes all annotation keys and
+	// values of one object may hold together: 256 KiB.
+	TotalAnnotationSizeLimitB = 256 * 1024
+)
+
+var (
+	qualifiedNameRE = regexp.MustCompile("^" + qualifiedNameFmt + "$")
+	labelValueRE    = regexp.MustCompile("^" + labelValueFmt + "$")
+)
+
+// IsQualifiedName reports why value is not a qualified name: an optional
+// DNS-1123 subdomain prefix and '/', then a name part of at most 63
+// alphanumerics, '-', '_' or '.' that starts and ends alphanumeric. Label
+// keys, annotation keys (lower-cased first) and finalizers use it. Mirrors
+// validation.IsQualifiedName, messages included.
+func IsQualifiedName(value string) []string {
+	var errs []string
+	parts := strings.Split(value, "/")
+	var name string
+	switch len(parts) {
+	case 1:
+		name = parts[0]
+	case 2:
+		var prefix string
+		prefix, name = parts[0], parts[1]
+		if len(prefix) == 0 {
+			errs = append(errs, "prefix part must be non-empty")
+		} else if msgs := IsDNS1123Subdomain(prefix); len(msgs) != 0 {
+			for _, m := range msgs {
+				errs = append(errs, "prefix part "+m)
+			}
+		}
+	default:
+		return append(errs, "a qualified name "+regexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc")+
+			" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")
+	}
+	if len(name) == 0 {
+		errs = append(errs, "name part must be non-empty")
+	} else if len(name) > QualifiedNameMaxLength {
+		errs = append(errs, "name part "+maxLenError(QualifiedNameMaxLength))
+	}
+	if !qualifiedNameRE.MatchString(name) {
+		errs = append(errs, "name part "+regexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc"))
+	}
+	return errs
+}
+
+// IsValidLabelValue reports why value is not a label value: empty, or at
+// most 63 alphanumerics, '-', '_' or '.' starting and ending alphanumeric.
+// Mirrors validation.IsValidLabelValue.
+func IsValidLabelValue(value string) []string {
+	var errs []string
+	if len(value) > LabelValueMaxLength {
+		errs = append(errs, maxLenError(LabelValueMaxLength))
+	}
+	if !labelValueRE.MatchString(value) {
+		errs = append(errs, regexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"))
+	}
+	return errs
+}
+
+// ValidateObjectMeta is the one validation of ObjectMeta every resource
+// runs, in upstream's order (apimachinery api/validation objectmeta.go
+// ValidateObjectMetaAccessor): generateName and name with nameFn,
+// namespace (required and a DNS-1123 label when namespaced, forbidden
+// otherwise), generation, labels, annotations (keys and the 256 KiB total),
+// ownerReferences and finalizers. Labels and annotations are checked in
+// key order (upstream ranges over the map, so its order varies).
+func ValidateObjectMeta(m *ObjectMeta, namespaced bool, nameFn func(name string, prefix bool) []string) FieldErrors {
+	errs := ValidateObjectName(m, nameFn)
+	errs = append(errs, ValidateNamespaceField(m, namespaced)...)
+	if m.Generation < 0 {
+		errs = append(errs, Invalid("metadata.generation", m.Generation, "must be greater than or equal to 0"))
+	}
+	errs = append(errs, ValidateLabels(m.Labels, "metadata.labels")...)
+	errs = append(errs, ValidateAnnotations(m.Annotations, "metadata.annotations")...)
+	errs = append(errs, ValidateOwnerReferences(m.OwnerReferences, "metadata.ownerReferences")...)
+	errs = append(errs, ValidateFinalizers(m.Finalizers, "metadata.finalizers")...)
+	return errs
+}
+
+// ValidateLabels checks label keys (qualified names) and values, each
+// error on the map's path as upstream reports it (v1validation.ValidateLabels).
+func ValidateLabels(labels map[string]string, path string) FieldErrors {
+	var errs FieldErrors
+	for _, k := range sortedMapKeys(labels) {
+		for _, msg := range IsQualifiedName(k) {
+			errs = append(errs, Invalid(path, k, msg))
+		}
+		for _, msg := range IsValidLabelValue(labels[k]) {
+			errs = append(errs, Invalid(path, labels[k], msg))
+		}
+	}
+	return errs
+}
+
+// ValidateAnnotations checks annotation keys (qualified names, case
+// ignored) and that keys and values together stay within
+// TotalAnnotationSizeLimitB (ValidateAnnotations).
+func ValidateAnnotations(annotations map[string]string, path string) FieldErrors {
+	var errs FieldErrors
+	size := 0
+	for _, k := range sortedMapKeys(annotations) {
+		for _, msg := range IsQualifiedName(strings.ToLower(k)) {
+			errs = append(errs, Invalid(path, k, msg))
+		}
+		size += len(k) + len(annotations[k])
+	}
+	if size > TotalAnnotationSizeLimitB {
+		errs = append(errs, &FieldError{Type: FieldValueTooLong, Field: path, Detail: fmt.Sprintf("may not be more than %d bytes", TotalAnnotationSizeLimitB)})
+	}
+	return errs
+}
+
+// ValidateOwnerReferences checks each reference's apiVersion (a version is
+// required), kind, name and uid, and that at most one is the controller
+// (ValidateOwnerReferences).
+func ValidateOwnerReferences(refs []OwnerReference, path string) FieldErrors {
+	var errs FieldErrors
+	firstController := ""
+	for _, r := range refs {
+		version := r.APIVersion
+		if i := strings.LastIndexByte(version, '/'); i >= 0 {
+			version = version[i+1:]
+		}
+		if version == "" {
+			errs = append(errs, Invalid(path+".apiVersion", r.APIVersion, "version must not be empty"))
+		}
+		if r.Kind == "" {
+			errs = append(errs, Invalid(path+".kind", r.Kind, "must not be empty"))
+		}
+		if r.Name == "" {
+			errs = append(errs, Invalid(path+".name", r.Name, "must not be empty"))
+		}
+		if r.UID == "" {
+			errs = append(errs, Invalid(path+".uid", r.UID, "must not be empty"))
+		}
+		if r.Controller != nil && *r.Controller {
+			cur := r.Kind + "/" + r.Name
+			if firstController != "" {
+				errs = append(errs, &FieldError{Type: FieldValueInvalid, Field: path, BadValue: omittedValue{},
+					Detail: fmt.Sprintf("Only one reference can have Controller set to true. Found \"true\" in references for %s and %s", firstController, cur)})
+			} else {
+				firstController = cur
+			}
+		}
+	}
+	return errs
+}
+
+// The finalizers the garbage collector understands (metav1).
+const (
+	FinalizerOrphanDependents = "orphan"
+	FinalizerDeleteDependents = "foregroundDeletion"
+)
+
+// ValidateFinalizers checks that each finalizer is a qualified name and
+// that orphan and foregroundDeletion are not both set (ValidateFinalizers).
+func ValidateFinalizers(finalizers []string, path string) FieldErrors {
+	var errs FieldErrors
+	orphan, foreground := false, false
+	for _, f := range finalizers {
+		for _, msg := range IsQualifiedName(f) {
+			errs = append(errs, Invalid(path, f, msg))
+		}
+		orphan = orphan || f == FinalizerOrphanDependents
+		foreground = foreground || f == FinalizerDeleteDependents
+	}
+	if orphan && foreground {
+		errs = append(errs, &FieldError{Type: FieldValueInvalid, Field: path, BadValue: finalizers,
+			Detail: fmt.Sprintf("finalizer %s and %s cannot be both set", FinalizerOrphanDependents, FinalizerDeleteDependents)})
+	}
+	return errs
+}
+
+// omittedValue stands for a bad value upstream prints as a Go struct dump
+// with pointer addresses (so never the same twice); aggsim prints it as
+// "[...]".
+type omittedValue struct{}
+
+// String returns "[...]".
+func (omittedValue) String() string { return "[...]" }
+
+func sortedMapKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
