@@ -229,10 +229,16 @@ func init() {
 			{
 				Type: reflect.TypeFor[PartialObjectMetadata](),
 				Doc:  "PartialObjectMetadata is an object reduced to its metadata (metav1.PartialObjectMetadata), used in table rows and for as=PartialObjectMetadata requests.",
+				Fields: []apidoc.Field{
+					{Name: "ObjectMeta", Doc: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"},
+				},
 			},
 			{
 				Type: reflect.TypeFor[PartialObjectMetadataList](),
 				Doc:  "PartialObjectMetadataList is a list of PartialObjectMetadata.",
+				Fields: []apidoc.Field{
+					{Name: "ListMeta", Doc: "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"},
+				},
 			},
 		},
 	})
