@@ -12,16 +12,16 @@ import (
 // or OpenAPI 3 (refs to #/components/schemas/, wrapped in allOf when the
 // property carries its own description or default; defaults only in v3).
 type Schema struct {
-	Type        string
-	Format      string
-	Description string
-	Ref         string // definition name
-	Items       *Schema
-	AddlProps   *Schema
-	Props       map[string]*Schema
-	Required    []string
-	Default     any
-	Ext         map[string]any
+	Type        string             // "object", "string", "integer", "boolean", "array"
+	Format      string             // "int32", "int64", "byte", "date-time", "int-or-string"
+	Description string             // the doc comment of the type or field
+	Ref         string             // the definition name this schema refers to
+	Items       *Schema            // an array's items
+	AddlProps   *Schema            // a map's values (additionalProperties)
+	Props       map[string]*Schema // an object's properties by JSON name
+	Required    []string           // the required properties, in field order
+	Default     any                // the default (rendered in v3 only)
+	Ext         map[string]any     // x-kubernetes-* extensions
 }
 
 func (s *Schema) render(v3 bool) map[string]any {

@@ -105,7 +105,9 @@ func (m *ObjectMeta) GetObjectMeta() *ObjectMeta { return m }
 // object. An owning object must be in the same namespace as the dependent, or
 // be cluster-scoped, so there is no namespace field.
 // ---
-// OwnerReference mirrors metav1.OwnerReference.
+// OwnerReference mirrors metav1.OwnerReference. The markers on its
+// required fields keep the default "" kube-apiserver 1.33 gives them out
+// of aggsim's OpenAPI documents, which have never had it.
 // +structType=atomic
 type OwnerReference struct {
 	// API version of the referent.
@@ -285,7 +287,9 @@ type StatusCause struct {
 // Resource.
 // ---
 // Condition is the shape shared by status conditions (metav1.Condition-like,
-// as APIServiceCondition is).
+// as APIServiceCondition is). The markers on Type and Status keep the
+// default "" kube-apiserver 1.33 gives them out of aggsim's OpenAPI
+// documents, which have never had it.
 type Condition struct {
 	// type of condition in CamelCase or in foo.example.com/CamelCase.
 	// +openapi:noDefault
