@@ -9,6 +9,7 @@ import (
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/negotiation"
+	"github.com/aggsim/aggsim/registry/openapi"
 )
 
 // OpenAPI documents of the demo backend, served at /openapi/v2 (swagger
@@ -64,17 +65,14 @@ func OpenAPIV3(gvPath string) ([]byte, bool) {
 }
 
 func buildOpenAPIDocs() *openAPIDocs {
-	var infos []registry.ResourceInfo
+	var resources []openapi.Resource
 	for _, s := range Strategies(nil) {
-		infos = append(infos, s.Info())
+		info := s.Info()
+		resources = append(resources, info.OpenAPIResource(OpenAPIDefinitionName(info.Version, info.Kind), OpenAPIDefinitionName(info.Version, info.ListKind)))
 	}
-	docs, err := registry.BuildOpenAPI(registry.OpenAPIDocumentSpec{
+	docs, err := openapi.Build(openapi.DocumentSpec{
 		Title: "Wardle", Version: "0.1",
-		Resources: infos,
-		DefinitionName: func(info registry.ResourceInfo, kind string) string {
-			return OpenAPIDefinitionName(info.Version, kind)
-		},
-		Definitions: wardleDefinitions(),
+		Resources: resources, Definitions: wardleDefinitions(),
 	})
 	if err != nil {
 		panic("demo: " + err.Error()) // the definitions below are static
@@ -105,33 +103,33 @@ func openAPIV3Index(entries []registry.OpenAPIV3IndexEntry) []byte {
 }
 
 // wardleDefinitions are the schemas of the wardle kinds in both versions.
-func wardleDefinitions() map[string]*registry.OpenAPISchema {
+func wardleDefinitions() map[string]*openapi.Schema {
 	const metaV1 = "io.k8s.apimachinery.pkg.apis.meta.v1."
-	d := map[string]*registry.OpenAPISchema{}
+	d := map[string]*openapi.Schema{}
 	for _, v := range []string{V1alpha1, V1beta1} {
 		name := func(kind string) string { return OpenAPIDefinitionName(v, kind) }
-		d[name("Flunder")] = registry.OpenAPIKindSchema(Group, v, "Flunder", "Flunder is an example type with a spec and a status.", map[string]*registry.OpenAPISchema{
+		d[name("Flunder")] = openapi.KindSchema(Group, v, "Flunder", "Flunder is an example type with a spec and a status.", map[string]*openapi.Schema{
 			"spec":   {Ref: name("FlunderSpec"), Default: map[string]any{}},
 			"status": {Ref: name("FlunderStatus"), Default: map[string]any{}},
 		})
-		d[name("FlunderList")] = registry.OpenAPIListSchema(Group, v, "FlunderList", name("Flunder"), "FlunderList is a list of Flunder objects.")
-		d[name("FlunderSpec")] = &registry.OpenAPISchema{Type: "object", Description: "FlunderSpec is the specification of a Flunder.", Props: map[string]*registry.OpenAPISchema{
+		d[name("FlunderList")] = openapi.ListSchema(Group, v, "FlunderList", name("Flunder"), "FlunderList is a list of Flunder objects.")
+		d[name("FlunderSpec")] = &openapi.Schema{Type: "object", Description: "FlunderSpec is the specification of a Flunder.", Props: map[string]*openapi.Schema{
 			"reference":     {Type: "string", Description: "A name of another flunder or fischer, depending on the reference type."},
 			"referenceType": {Type: "string", Description: "The reference type, Flunder or Fischer; required with reference."},
 		}}
-		d[name("FlunderStatus")] = &registry.OpenAPISchema{Type: "object", Description: "FlunderStatus is the status of a Flunder.", Props: map[string]*registry.OpenAPISchema{
+		d[name("FlunderStatus")] = &openapi.Schema{Type: "object", Description: "FlunderStatus is the status of a Flunder.", Props: map[string]*openapi.Schema{
 			"conditions": {Type: "array", Description: "Conditions are free-form conditions written through /status (an aggsim addition).",
-				Items: &registry.OpenAPISchema{Ref: metaV1 + "Condition", Default: map[string]any{}},
+				Items: &openapi.Schema{Ref: metaV1 + "Condition", Default: map[string]any{}},
 				Ext:   map[string]any{"x-kubernetes-list-type": "atomic"}},
 		}}
 	}
 	name := func(kind string) string { return OpenAPIDefinitionName(V1alpha1, kind) }
-	d[name("Fischer")] = registry.OpenAPIKindSchema(Group, V1alpha1, "Fischer", "Fischer names flunders that may not exist.", map[string]*registry.OpenAPISchema{
+	d[name("Fischer")] = openapi.KindSchema(Group, V1alpha1, "Fischer", "Fischer names flunders that may not exist.", map[string]*openapi.Schema{
 		"disallowedFlunders": {Type: "array", Description: "DisallowedFlunders holds a list of Flunder.Names that are disallowed.",
-			Items: &registry.OpenAPISchema{Type: "string", Default: ""},
+			Items: &openapi.Schema{Type: "string", Default: ""},
 			Ext:   map[string]any{"x-kubernetes-list-type": "atomic"}},
 	})
-	d[name("FischerList")] = registry.OpenAPIListSchema(Group, V1alpha1, "FischerList", name("Fischer"), "FischerList is a list of Fischer objects.")
+	d[name("FischerList")] = openapi.ListSchema(Group, V1alpha1, "FischerList", name("Fischer"), "FischerList is a list of Fischer objects.")
 	return d
 }
 

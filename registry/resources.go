@@ -1,7 +1,10 @@
 package registry
 
 import (
+	"reflect"
 	"time"
+
+	"github.com/aggsim/aggsim/internal/apidoc"
 
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
@@ -41,10 +44,14 @@ func nowOr(f func() time.Time) time.Time {
 }
 
 // Column descriptions shared by every table: upstream takes them from the
-// ObjectMeta field docs (metav1.ObjectMeta.SwaggerDoc).
+// ObjectMeta field docs (metav1.ObjectMeta.SwaggerDoc). The name column's
+// is the description of meta.ObjectMeta.Name; the age column's is
+// upstream's full creationTimestamp text, which aggsim's OpenAPI documents
+// shorten.
+var nameColumnDescription = apidoc.FieldDoc(reflect.TypeFor[meta.ObjectMeta](), "Name")
+
 const (
-	nameColumnDescription = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"
-	ageColumnDescription  = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+	ageColumnDescription = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
 )
 
 func nameColumn() meta.TableColumnDefinition {

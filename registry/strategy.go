@@ -1,6 +1,9 @@
 package registry
 
-import "github.com/aggsim/aggsim/registry/apis/meta"
+import (
+	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/openapi"
+)
 
 // ResourceInfo describes one REST resource for routing, discovery and error
 // messages, as an APIResource does.
@@ -30,6 +33,16 @@ func (i ResourceInfo) APIVersion() string {
 		return i.Version
 	}
 	return i.Group + "/" + i.Version
+}
+
+// OpenAPIResource describes the resource for openapi.Build, its kind and
+// list kind defined by the definitions kindDefinition and listDefinition.
+func (i ResourceInfo) OpenAPIResource(kindDefinition, listDefinition string) openapi.Resource {
+	return openapi.Resource{
+		Group: i.Group, Version: i.Version, Kind: i.Kind, ListKind: i.ListKind,
+		Resource: i.Resource, Namespaced: i.Namespaced, HasStatus: i.HasStatus,
+		KindDefinition: kindDefinition, ListDefinition: listDefinition,
+	}
 }
 
 // Strategy is the per-resource behaviour the generic store calls, as in

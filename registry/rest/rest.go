@@ -705,21 +705,10 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	}
 }
 
-// deleteOptions mirrors the fields of metav1.DeleteOptions aggsim uses.
-type deleteOptions struct {
-	Kind               string              `json:"kind,omitempty"`
-	APIVersion         string              `json:"apiVersion,omitempty"`
-	GracePeriodSeconds *int64              `json:"gracePeriodSeconds,omitempty"`
-	Preconditions      *meta.Preconditions `json:"preconditions,omitempty"`
-	OrphanDependents   *bool               `json:"orphanDependents,omitempty"`
-	PropagationPolicy  *string             `json:"propagationPolicy,omitempty"`
-	DryRun             []string            `json:"dryRun,omitempty"`
-}
-
 // readDeleteOptions reads DeleteOptions from the body (JSON or YAML) and
 // the query (dryRun, gracePeriodSeconds, propagationPolicy).
-func readDeleteOptions(r *http.Request) (deleteOptions, writeOptions, error) {
-	var d deleteOptions
+func readDeleteOptions(r *http.Request) (meta.DeleteOptions, writeOptions, error) {
+	var d meta.DeleteOptions
 	o, err := writeOptionsFromQuery(r, "DeleteOptions")
 	if err != nil {
 		return d, o, err

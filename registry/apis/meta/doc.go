@@ -1,14 +1,16 @@
-// Package meta holds the wire types and rules every API group shares, as
-// k8s.io/apimachinery/pkg/apis/meta/v1 and its helpers do: TypeMeta,
-// ObjectMeta, ListMeta, Time, Status and StatusError, Condition, tables,
-// discovery documents (APIResourceList, APIVersions), label and field
-// selectors, field errors, and the name and ObjectMeta validation of
-// apimachinery's validation package.
+// Package meta holds the wire types shared by every API group (ObjectMeta,
+// ListMeta, Time, Status, DeleteOptions, Condition, Table, discovery
+// documents...), mirroring k8s.io/apimachinery/pkg/apis/meta/v1, plus the
+// error vocabulary (Status reasons, StatusError, FieldError), selectors and
+// metadata validation every resource shares.
 //
-// The error vocabulary lives here: one constant per Status reason
-// (StatusReasonNotFound, ...), constructors with upstream's messages
-// (NewNotFound, NewInvalid, ...), and sentinels (ErrNotFound, ErrConflict,
-// ...) that any *StatusError of that reason matches under errors.Is.
+// The Go types are the one description of the wire schema: their json and
+// protobuf struct tags, doc comments and markers (see internal/apidoc) are
+// what protobuf tables and OpenAPI schemas are derived from;
+// zz_generated.docs.go is generated from them (go generate). The package
+// must not depend on the registry, storage or HTTP serving.
 //
-// It must not import storage, HTTP handling or any other aggsim package.
+// +upstreamPackage=k8s.io/apimachinery/pkg/apis/meta/v1
 package meta
+
+//go:generate go run github.com/aggsim/aggsim/internal/apigen

@@ -29,13 +29,17 @@ type TableRow struct {
 // (metav1.PartialObjectMetadata), used in table rows and for
 // as=PartialObjectMetadata requests.
 type PartialObjectMetadata struct {
-	TypeMeta   `json:",inline"`
+	TypeMeta `json:",inline"`
+	// Standard object's metadata. More info:
+	// https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 	ObjectMeta `json:"metadata"`
 }
 
 // PartialObjectMetadataList is a list of PartialObjectMetadata.
 type PartialObjectMetadataList struct {
 	TypeMeta `json:",inline"`
+	// Standard list metadata. More info:
+	// https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
 	ListMeta `json:"metadata"`
 	Items    []PartialObjectMetadata `json:"items"`
 }
