@@ -27,6 +27,7 @@ var rank = map[string]int{
 	"proxy":                         50,
 	"aggregator/request":            40,
 	"registry/rest":                 35,
+	"registry/openapi":              25, // OpenAPI documents derived from the wire types
 	"registry":                      30,
 	"registry/storage":              20,
 	"registry/negotiation":          15,
@@ -37,6 +38,8 @@ var rank = map[string]int{
 	"registry/apis/meta":            10,
 	"certs":                         10,
 	"internal/latencybench":         5,
+	"internal/apidoc":               5,  // the doc model the wire types register
+	"internal/apigen":               95, // go:generate tool, imported by nothing
 	"internal/archtest":             1,
 }
 
