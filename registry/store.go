@@ -474,22 +474,8 @@ func generateName(prefix string) string {
 	return prefix + string(suffix)
 }
 
-// dedupeFieldErrors drops errors whose text appeared before.
-func dedupeFieldErrors(errs meta.FieldErrors) meta.FieldErrors {
-	seen := map[string]bool{}
-	out := errs[:0:0]
-	for _, e := range errs {
-		if seen[e.Error()] {
-			continue
-		}
-		seen[e.Error()] = true
-		out = append(out, e)
-	}
-	return out
-}
-
 func (s *Store) invalid(name string, errs meta.FieldErrors) error {
-	return meta.NewInvalid(s.info.Group, s.info.Kind, name, dedupeFieldErrors(errs))
+	return meta.NewInvalid(s.info.Group, s.info.Kind, name, errs)
 }
 
 // checkNamespace returns 404 `namespaces "<ns>" not found` when the

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -100,14 +101,22 @@ func decodeObject(body []byte, info registry.ResourceInfo, into meta.Object, opt
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, meta.NewBadRequest(fmt.Sprintf("Object 'Kind' is missing in '%s'", string(body)))
 	}
+	// Find the kind as upstream's serializer does (json.Unmarshal into a
+	// struct of apiVersion and kind): its errors, nesting deeper than
+	// 10,000 levels included, are encoding/json's, checked before anything
+	// is built.
+	var findKind struct {
+		APIVersion string `json:"apiVersion,omitempty"`
+		Kind       string `json:"kind,omitempty"`
+	}
+	if err := json.Unmarshal(body, &findKind); err != nil {
+		return nil, unrecognized(info, fmt.Errorf("couldn't get version/kind; json parse error: %w", err), body)
+	}
 	generic, dups, err := parseJSONStrict(body)
 	if err != nil {
-		return nil, meta.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: %v", err))
+		return nil, unrecognized(info, fmt.Errorf("couldn't get version/kind; json parse error: %w", err), body)
 	}
-	top, ok := generic.(map[string]any)
-	if !ok {
-		return nil, meta.NewBadRequest(fmt.Sprintf("couldn't get version/kind; json parse error: json: cannot unmarshal %s into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }", jsonTypeName(generic)))
-	}
+	top, _ := generic.(map[string]any)
 	kind, _ := top["kind"].(string)
 	apiVersion, _ := top["apiVersion"].(string)
 	if kind == "" {
@@ -148,6 +157,29 @@ func decodeObject(body []byte, info registry.ResourceInfo, into meta.Object, opt
 		return nil, meta.NewBadRequest("strict decoding error: " + strings.Join(problems, ", "))
 	}
 	return problems, nil
+}
+
+// unrecognized is upstream's 400 for a body whose kind cannot be found
+// (transformDecodeError in apiserver endpoints/handlers/create.go):
+// `the object provided is unrecognized (must be of type <Kind>): <err>
+// (<summary>)`, the summary being the first 30 bytes of a JSON object or the
+// hex of anything else, " ..." when cut.
+func unrecognized(info registry.ResourceInfo, err error, body []byte) error {
+	const max = 30
+	var summary string
+	switch {
+	case len(body) == 0:
+		summary = "<empty>"
+	case body[0] == '{' && len(body) > max:
+		summary = string(body[:max]) + " ..."
+	case body[0] == '{':
+		summary = string(body)
+	case len(body) > max:
+		summary = hex.EncodeToString(body[:max]) + " ..."
+	default:
+		summary = hex.EncodeToString(body)
+	}
+	return meta.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v (%s)", info.Kind, err, summary))
 }
 
 func jsonTypeName(v any) string {

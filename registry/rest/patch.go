@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
+	"net/http"
 	"reflect"
 	"sort"
 	"strings"
@@ -47,7 +48,7 @@ const (
 	MaxJSONPatchOperations = 10000
 	// MaxJSONPatchCopyBytes bounds how much "copy" operations may grow the
 	// document (3 MiB, the request body limit); beyond it the patch fails
-	// with 422 and the library's message.
+	// with upstream's generic 422.
 	MaxJSONPatchCopyBytes = 3 * 1024 * 1024
 )
 
@@ -68,7 +69,12 @@ func applyPatch(patchType string, original, patch []byte, mergeKeys map[string]s
 		opts.AccumulatedCopySizeLimit = MaxJSONPatchCopyBytes
 		out, err := p.ApplyWithOptions(original, opts)
 		if err != nil {
-			return nil, meta.NewStatusError(422, meta.StatusReasonInvalid, err.Error())
+			// upstream answers every apply failure (a failed test, a missing
+			// path, too much copying) with apierrors' generic 422
+			// (NewGenericServerResponse), not the library's text.
+			e := meta.NewStatusError(http.StatusUnprocessableEntity, meta.StatusReasonInvalid, "the server rejected our request due to an error in our request")
+			e.Status.Details = &meta.StatusDetails{}
+			return nil, e
 		}
 		return out, nil
 	case PatchMerge:

@@ -773,8 +773,14 @@ func (a *API) serveDelete(w http.ResponseWriter, r *http.Request, rq resourceReq
 	}
 	m := out.GetObjectMeta()
 	if m.DeletionTimestamp != nil && len(m.Finalizers) > 0 {
-		// Not deleted yet: finalizers pending.
-		return writeObject(w, r, f, rq.store, http.StatusAccepted, out)
+		// Not deleted yet, finalizers pending: 200 with the object, or 202
+		// when the client asked for cascading deletion with
+		// orphanDependents=false (apiserver endpoints/handlers/delete.go).
+		code := http.StatusOK
+		if d.OrphanDependents != nil && !*d.OrphanDependents {
+			code = http.StatusAccepted
+		}
+		return writeObject(w, r, f, rq.store, code, out)
 	}
 	if dr, ok := rq.store.Strategy().(registry.DeletedObjectReturner); ok && dr.ReturnDeletedObject() {
 		return writeObject(w, r, f, rq.store, http.StatusOK, out)

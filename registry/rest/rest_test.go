@@ -69,7 +69,7 @@ func TestErrors(t *testing.T) {
 			`Widget in version "v1" cannot be handled as a Widget: illegal base64 data at input byte 0`},
 		{"wrong apiVersion", "POST", widgets, "application/json", `{"kind":"Widget","apiVersion":"toys.example.com/v2","metadata":{"name":"x"}}`, nil, 400, "BadRequest",
 			`the API version in the data (toys.example.com/v2) does not match the expected API version (toys.example.com/v1)`},
-		{"malformed json", "POST", widgets, "application/json", `{"kind":`, nil, 400, "BadRequest", `couldn't get version/kind; json parse error: unexpected EOF`},
+		{"malformed json", "POST", widgets, "application/json", `{"kind":`, nil, 400, "BadRequest", `the object provided is unrecognized (must be of type Widget): couldn't get version/kind; json parse error: unexpected end of JSON input ({"kind":)`},
 		{"strict unknown field", "POST", widgets + "?fieldValidation=Strict", "application/json", `{"kind":"Widget","apiVersion":"toys.example.com/v1","metadata":{"name":"x"},"spec":{"foo":1,"size":1,"ports":[{"port":1,"bar":2}]}}`, nil, 400, "BadRequest",
 			`strict decoding error: unknown field "spec.foo", unknown field "spec.ports[0].bar"`},
 		{"strict duplicate field", "POST", widgets + "?fieldValidation=Strict", "application/json", `{"kind":"Widget","apiVersion":"toys.example.com/v1","metadata":{"name":"x"},"spec":{"size":1,"size":2}}`, nil, 400, "BadRequest",
@@ -260,14 +260,19 @@ func TestDeleteResponses(t *testing.T) {
 	if w.Code != 200 || g.Kind != "Gizmo" || g.Name != "g" {
 		t.Errorf("gizmo delete: %d %s", w.Code, w.Body)
 	}
-	// Finalizers: 202 with deletionTimestamp, removed when cleared.
+	// Finalizers: 200 with deletionTimestamp as kube-apiserver 1.33 answers
+	// (202 only for orphanDependents=false), removed when cleared.
 	body := `{"kind":"Widget","apiVersion":"toys.example.com/v1","metadata":{"name":"f","finalizers":["x/y"]}}`
 	do(t, a, "POST", widgets, "application/json", body)
 	w = do(t, a, "DELETE", widgets+"/f", "", "")
 	var f Widget
 	_ = json.Unmarshal(w.Body.Bytes(), &f)
-	if w.Code != 202 || f.DeletionTimestamp == nil {
+	if w.Code != 200 || f.DeletionTimestamp == nil {
 		t.Fatalf("finalizer delete: %d %s", w.Code, w.Body)
+	}
+	w = do(t, a, "DELETE", widgets+"/f", "application/json", `{"orphanDependents":false}`)
+	if w.Code != 202 {
+		t.Fatalf("finalizer delete with orphanDependents=false: %d %s", w.Code, w.Body)
 	}
 	w = do(t, a, "PATCH", widgets+"/f", "application/merge-patch+json", `{"metadata":{"finalizers":null}}`)
 	if w.Code != 200 {

@@ -314,26 +314,35 @@ var standardFinalizers = []string{FinalizerKubernetes, meta.FinalizerOrphanDepen
 // meta.ValidateObjectMetaUpdate plus the finalizer rules of
 // validateObjectMeta.
 func validateObjectMetaUpdate(m, old *meta.ObjectMeta) meta.FieldErrors {
-	return append(meta.ValidateObjectMetaUpdate(m, old), validateKubeFinalizers(m)...)
+	errs := meta.ValidateObjectMetaUpdate(m, old)
+	if old.DeletionTimestamp != nil {
+		// core checks the finalizers of an object being deleted a second
+		// time, so upstream's Status lists that cause twice.
+		for _, e := range errs {
+			if e.Field == "metadata.finalizers" && e.Type == meta.FieldValueForbidden {
+				errs = append(errs, e)
+				break
+			}
+		}
+	}
+	return append(errs, validateKubeFinalizers(m)...)
 }
 
 // validateObjectMeta is core's ValidateObjectMeta: meta.ValidateObjectMeta
-// plus, for each finalizer, the name check again at its index and the rule
-// that a name without a '/' must be a standard one
+// plus, for each finalizer, the rule that a name without a '/' must be a
+// standard one
 // (validateKubeFinalizerName).
 func validateObjectMeta(m *meta.ObjectMeta, namespaced bool, nameFn func(string, bool) []string) meta.FieldErrors {
 	return append(meta.ValidateObjectMeta(m, namespaced, nameFn), validateKubeFinalizers(m)...)
 }
 
-// validateKubeFinalizers checks each finalizer at its index: a qualified
-// name, and a standard one when it has no '/'.
+// validateKubeFinalizers checks each finalizer at its index: one without a
+// '/' must be a standard one (validateKubeFinalizerName; the qualified-name
+// check itself is meta.ValidateFinalizers').
 func validateKubeFinalizers(m *meta.ObjectMeta) meta.FieldErrors {
 	var errs meta.FieldErrors
 	for i, f := range m.Finalizers {
 		path := fmt.Sprintf("metadata.finalizers[%d]", i)
-		for _, msg := range meta.IsQualifiedName(f) {
-			errs = append(errs, meta.Invalid(path, f, msg))
-		}
 		if !strings.Contains(f, "/") && !slices.Contains(standardFinalizers, f) {
 			errs = append(errs, meta.Invalid(path, f, "name is neither a standard finalizer name nor is it fully qualified"))
 		}

@@ -259,14 +259,19 @@ func NewInternalError(err error) *StatusError {
 }
 
 // NewInvalid mirrors apierrors.NewInvalid: 422 Invalid with one cause per
-// field error, several errors joined as `[a, b]` in the message.
+// field error, the distinct texts joined as `[a, b]` in the message (an
+// aggregate error lists a repeated text once).
 // kind is the Kind ("APIService"), group its API group.
 func NewInvalid(group, kind, name string, errs FieldErrors) *StatusError {
 	causes := make([]StatusCause, 0, len(errs))
 	msgs := make([]string, 0, len(errs))
+	seen := map[string]bool{}
 	for _, fe := range errs {
 		causes = append(causes, StatusCause{Reason: string(fe.Type), Message: fe.ErrorBody(), Field: fe.Field})
-		msgs = append(msgs, fe.Error())
+		if m := fe.Error(); !seen[m] { // the message lists each text once, the causes every error
+			seen[m] = true
+			msgs = append(msgs, m)
+		}
 	}
 	qualified := kind
 	if group != "" {

@@ -444,18 +444,18 @@ func ValidateOwnerReferences(refs []OwnerReference, path string) FieldErrors {
 			errs = append(errs, Invalid(path+".apiVersion", r.APIVersion, "version must not be empty"))
 		}
 		if r.Kind == "" {
-			errs = append(errs, Invalid(path+".kind", r.Kind, "must not be empty"))
+			errs = append(errs, Invalid(path+".kind", r.Kind, "kind must not be empty"))
 		}
 		if r.Name == "" {
-			errs = append(errs, Invalid(path+".name", r.Name, "must not be empty"))
+			errs = append(errs, Invalid(path+".name", r.Name, "name must not be empty"))
 		}
 		if r.UID == "" {
-			errs = append(errs, Invalid(path+".uid", r.UID, "must not be empty"))
+			errs = append(errs, Invalid(path+".uid", r.UID, "uid must not be empty"))
 		}
 		if r.Controller != nil && *r.Controller {
 			cur := r.Kind + "/" + r.Name
 			if firstController != "" {
-				errs = append(errs, &FieldError{Type: FieldValueInvalid, Field: path, BadValue: omittedValue{},
+				errs = append(errs, &FieldError{Type: FieldValueInvalid, Field: path, BadValue: ownerReferencesValue(refs),
 					Detail: fmt.Sprintf("Only one reference can have Controller set to true. Found \"true\" in references for %s and %s", firstController, cur)})
 			} else {
 				firstController = cur
@@ -490,13 +490,32 @@ func ValidateFinalizers(finalizers []string, path string) FieldErrors {
 	return errs
 }
 
-// omittedValue stands for a bad value upstream prints as a Go struct dump
-// with pointer addresses (so never the same twice); aggsim prints it as
-// "[...]".
-type omittedValue struct{}
+// ownerReferencesValue prints a list of owner references as upstream's
+// field errors print it (Go's %#v of []v1.OwnerReference). A set pointer
+// prints as its address there, which differs on every request; aggsim
+// prints the pointer of its own copy.
+type ownerReferencesValue []OwnerReference
 
-// String returns "[...]".
-func (omittedValue) String() string { return "[...]" }
+// String returns `[]v1.OwnerReference{v1.OwnerReference{APIVersion:"v1", ...}}`.
+func (refs ownerReferencesValue) String() string {
+	ptr := func(p *bool) string {
+		if p == nil {
+			return "(*bool)(nil)"
+		}
+		return fmt.Sprintf("(*bool)(%p)", p)
+	}
+	var sb strings.Builder
+	sb.WriteString("[]v1.OwnerReference{")
+	for i, r := range refs {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "v1.OwnerReference{APIVersion:%q, Kind:%q, Name:%q, UID:%q, Controller:%s, BlockOwnerDeletion:%s}",
+			r.APIVersion, r.Kind, r.Name, r.UID, ptr(r.Controller), ptr(r.BlockOwnerDeletion))
+	}
+	sb.WriteString("}")
+	return sb.String()
+}
 
 func sortedMapKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))
