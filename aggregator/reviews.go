@@ -77,25 +77,38 @@ func newReviewHandler(tokens *TokenFile, authz Authorizer, logger *slog.Logger, 
 	}
 }
 
-// reviewPaths lists the exact paths the handler is registered for; the
+// reviewPaths lists the exact paths of the review resources; the
 // namespaced localsubjectaccessreviews live under pathAuthorizationNamespaces.
 var reviewPaths = []string{
 	pathTokenReviews, pathSelfSubjectReviews,
 	pathSubjectAccessReviews, pathSelfSubjectAccessReviews, pathSelfSubjectRulesReviews,
 }
 
-// installReviewRoutes registers the handler on m: each review path exactly
-// (winning over the generic /apis/<g>/<v>/ prefix the registration
-// controller installs) and the namespaced prefix of
+// isReviewPath reports whether p (with or without a trailing slash) is a
+// review resource's path, or lies under the namespaced prefix of
 // localsubjectaccessreviews.
-func installReviewRoutes(m *Mux, h *reviewHandler) {
-	m.Update(func(tx *MuxTx) {
-		for _, p := range reviewPaths {
-			tx.UnlistedHandle(p, h)
-			tx.UnlistedHandle(p+"/", h)
-		}
-		tx.UnlistedHandlePrefix(pathAuthorizationNamespaces, h)
-	})
+func isReviewPath(p string) bool {
+	return slices.Contains(reviewPaths, strings.TrimSuffix(p, "/")) || strings.HasPrefix(p, pathAuthorizationNamespaces)
+}
+
+// builtinAPI serves aggsim's own group/versions: the review resources
+// (TokenReview, SubjectAccessReview and their siblings) by the review
+// handler, everything else by the REST API. The router routes it like any
+// APIService's handler, so a review path answers only while its group's
+// APIService is local, as upstream's aggregator serves them through the
+// local delegate.
+type builtinAPI struct {
+	*rest.API
+	reviews http.Handler
+}
+
+// ServeHTTP sends review paths to the review handler, the rest to the API.
+func (b *builtinAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isReviewPath(r.URL.Path) {
+		b.reviews.ServeHTTP(w, r)
+		return
+	}
+	b.API.ServeHTTP(w, r)
 }
 
 // ServeHTTP dispatches on the path; only POST is served.

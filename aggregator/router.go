@@ -77,8 +77,7 @@ type Mux struct {
 // serves the version, as for a Local APIService of a group aggsim does not
 // serve), Proxied says Handler proxies to a remote backend, and
 // GroupHandler serves /apis/<Group> while any APIService of the group
-// exists. The legacy core group (Group "") is served at /api and gets no
-// route.
+// exists. The legacy core group (Group "") is the /api tree: see Legacy.
 type APIServiceRoute struct {
 	Name, Group, Version string
 	Handler              http.Handler

@@ -139,7 +139,10 @@ type Server struct {
 	// reviews answers TokenReviews and access reviews
 	// (reviews.go); extensionAuth writes the
 	// extension-apiserver-authentication ConfigMap (extension_configmap.go).
-	reviews       *reviewHandler
+	reviews *reviewHandler
+	// builtin serves aggsim's own group/versions: the REST API plus the
+	// review resources (reviews.go).
+	builtin       *builtinAPI
 	extensionAuth *extensionAuthWriter
 }
 
@@ -233,10 +236,10 @@ func New(opts Options) (*Server, error) {
 	s.installStaticRoutes()
 	// Review resources and the extension-apiserver-authentication writer.
 	s.reviews = newReviewHandler(tokens, authz, logger, now)
-	installReviewRoutes(s.mux, s.reviews)
+	s.builtin = &builtinAPI{API: s.api, reviews: s.reviews}
 	s.extensionAuth = newExtensionAuthWriter(s)
 	s.apiHandlers = &apiHandlerManager{
-		router: s.mux, local: s.api, newProxy: s.newProxyHandler,
+		router: s.mux, local: s.builtin, newProxy: s.newProxyHandler,
 		discovery: s.discovery, openapi: s.openapi, groupHandler: s.groupHandler,
 	}
 	s.registration = registrationController{lister: s.apiServices, handlers: s.apiHandlers}
