@@ -115,12 +115,7 @@ func (m *apiHandlerManager) AddAPIService(a *apiregistration.APIService) {
 	}
 	prev := m.proxyHandler(a.Name)
 	rt := APIServiceRoute{Name: a.Name, Group: group, Version: version}
-	if group == "" {
-		// The legacy core group is served at /api and not listed in /apis.
-		m.router.SetAPIService(rt)
-		return
-	}
-	if group != apiregistration.GroupAPIRegistration {
+	if group != "" && group != apiregistration.GroupAPIRegistration {
 		rt.GroupHandler = m.groupHandler(group)
 	}
 	d := discovery.APIService{
@@ -129,7 +124,9 @@ func (m *apiHandlerManager) AddAPIService(a *apiregistration.APIService) {
 		CABundle: a.Spec.CABundle, InsecureSkipTLSVerify: a.Spec.InsecureSkipTLSVerify,
 		Available: a.IsAvailable(),
 	}
-	if a.Spec.Service == nil {
+	if a.Spec.Service == nil && group == "" {
+		// The legacy core group's /api tree is the router's (Mux.Legacy).
+	} else if a.Spec.Service == nil {
 		if res, ok := m.local.APIResourceList(group, version); ok {
 			d.Resources = res
 			rt.Handler = m.local
@@ -158,6 +155,9 @@ func (m *apiHandlerManager) AddAPIService(a *apiregistration.APIService) {
 	m.router.SetAPIService(rt)
 	if prev != nil && rt.Handler != prev {
 		prev.Close()
+	}
+	if group == "" {
+		return // not listed in /apis, and its documents are aggsim's own
 	}
 	m.discovery.Update(d)
 	m.openapi.Update(a)

@@ -68,6 +68,9 @@ type Mux struct {
 	apiServices map[string]APIServiceRoute
 	groupRefs   map[string]int
 	builtin     map[string]bool
+	// legacy serves the /api tree while the v1. APIService is local (see
+	// Legacy); nil until Legacy is called.
+	legacy http.Handler
 }
 
 // APIServiceRoute is what the router serves for one APIService, as
@@ -350,6 +353,40 @@ func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.ServeHTTP(w, r)
 }
 
+// Legacy registers h for the legacy core group's /api tree: /api, /api/
+// and every path under /api/. A remote v1. APIService replaces h with its
+// proxy for the whole tree, as upstream's aggregator proxies /api for the
+// APIService named "v1." (legacyAPIServiceName in kube-aggregator
+// pkg/apiserver/apiserver.go); a local one, or none, restores h.
+func (m *Mux) Legacy(h http.Handler) {
+	m.Update(func(tx *MuxTx) {
+		m.legacy = h
+		tx.Handle("/api", h)
+		tx.Handle("/api/", h)
+		tx.HandlePrefix("/api/", h)
+	})
+}
+
+// routeLegacy points the /api tree Legacy registered at h, keeping its
+// listing. Called inside Update.
+func (tx *MuxTx) routeLegacy(h http.Handler, proxied bool) {
+	if tx.m.legacy == nil {
+		return
+	}
+	for _, p := range []string{"/api", "/api/"} {
+		sh := tx.writable(p)
+		r := sh[p]
+		if r.exact != nil {
+			r.exact = h
+		}
+		if r.prefix != nil {
+			r.prefix = h
+		}
+		r.proxied = proxied
+		sh[p] = r
+	}
+}
+
 // Builtin marks /apis/<group>/<version> as served by aggsim itself: an
 // APIService with a spec.service for that group/version is listed in the
 // router's state but never takes the path (SetAPIService keeps the built-in
@@ -380,6 +417,11 @@ func (m *Mux) SetAPIService(rt APIServiceRoute) {
 		}
 		m.apiServices[rt.Name] = rt
 		if rt.Group == "" {
+			if rt.Proxied && rt.Handler != nil {
+				tx.routeLegacy(rt.Handler, true)
+			} else {
+				tx.routeLegacy(m.legacy, false)
+			}
 			return
 		}
 		gvPath := "/apis/" + rt.Group + "/" + rt.Version
@@ -425,6 +467,7 @@ func (tx *MuxTx) removeAPIService(rt APIServiceRoute) {
 	m := tx.m
 	delete(m.apiServices, rt.Name)
 	if rt.Group == "" {
+		tx.routeLegacy(m.legacy, false)
 		return
 	}
 	gvPath := "/apis/" + rt.Group + "/" + rt.Version

@@ -396,9 +396,7 @@ func (s *Server) ensureLocalAPIServices(ctx context.Context) error {
 // installStaticRoutes registers what does not depend on APIServices.
 func (s *Server) installStaticRoutes() {
 	m := s.mux
-	m.Handle("/api", http.HandlerFunc(s.serveAPIRoot))
-	m.Handle("/api/", http.HandlerFunc(s.serveAPIRoot))
-	m.HandlePrefix("/api/", s.api)
+	m.Legacy(http.HandlerFunc(s.serveLegacy))
 	m.Handle("/apis", http.HandlerFunc(s.discovery.ServeAPIs))
 	m.Handle("/apis/", http.HandlerFunc(s.discovery.ServeAPIs))
 	g := apiregistration.GroupAPIRegistration
@@ -410,6 +408,17 @@ func (s *Server) installStaticRoutes() {
 	s.installHealthRoutes()
 	s.installOpenAPIRoutes()
 	s.installMetricsAndDebugRoutes() // /metrics, /debug/aggsim/apiservices (metrics.go, explain.go)
+}
+
+// serveLegacy serves the /api tree while the v1. APIService is local:
+// /api and /api/ are discovery (aggregated when asked for, else
+// APIVersions), everything below is the built-in REST API.
+func (s *Server) serveLegacy(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/api" || r.URL.Path == "/api/" {
+		s.serveAPIRoot(w, r)
+		return
+	}
+	s.builtin.ServeHTTP(w, r)
 }
 
 // serveAPIRoot answers /api: aggregated discovery when asked for, else

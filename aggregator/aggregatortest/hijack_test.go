@@ -99,3 +99,37 @@ func TestRemoteAPIServiceOfABuiltinGroupIsProxied(t *testing.T) {
 	}
 	waitFor("local again", http.StatusCreated, `"allowed":true`)
 }
+
+// TestRemoteLegacyAPIServiceProxiesAPI: the APIService "v1." stands for
+// the whole /api tree; with a spec.service a real kube-apiserver 1.33
+// proxies /api and /api/v1/... to it (measured: 503 `service unavailable`
+// for a missing service), and so does aggsim until the service is removed.
+func TestRemoteLegacyAPIServiceProxiesAPI(t *testing.T) {
+	srv := aggregatortest.Start(t)
+	wait := func(what, path string, want int, wantBody string) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			code, body := send(t, srv, "GET", path, "", "")
+			if code == want && strings.Contains(body, wantBody) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: GET %s = %d %.200s, want %d with %q", what, path, code, body, want, wantBody)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if code, body := send(t, srv, "PATCH", "/apis/apiregistration.k8s.io/v1/apiservices/v1.", "application/merge-patch+json",
+		`{"spec":{"service":{"namespace":"x","name":"y","port":443},"insecureSkipTLSVerify":true}}`); code != http.StatusOK {
+		t.Fatalf("patch: %d %s", code, body)
+	}
+	wait("remote", "/api/v1/namespaces", http.StatusServiceUnavailable, "service unavailable")
+	wait("remote", "/api", http.StatusServiceUnavailable, "service unavailable")
+	if code, body := send(t, srv, "PATCH", "/apis/apiregistration.k8s.io/v1/apiservices/v1.", "application/json-patch+json",
+		`[{"op":"remove","path":"/spec/service"},{"op":"remove","path":"/spec/insecureSkipTLSVerify"}]`); code != http.StatusOK {
+		t.Fatalf("patch back: %d %s", code, body)
+	}
+	wait("local again", "/api/v1/namespaces", http.StatusOK, `"kind":"NamespaceList"`)
+	wait("local again", "/api", http.StatusOK, `"kind":"APIVersions"`)
+}
