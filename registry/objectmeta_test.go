@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -54,5 +56,27 @@ func TestEveryStrategyValidatesObjectMeta(t *testing.T) {
 			st.PrepareForUpdate(n, old)
 			check("update", st.ValidateUpdate(n, old))
 		})
+	}
+}
+
+// TestMergeKeysFromTags: the strategic-merge-patch keys of every typed
+// resource come from its struct tags (patchStrategy/patchMergeKey), the one
+// description of the type, and are what upstream declares.
+func TestMergeKeysFromTags(t *testing.T) {
+	want := map[string]map[string]string{
+		"apiservices": {"metadata.ownerReferences": "uid", "metadata.finalizers": "", "status.conditions": "type"},
+		"namespaces":  {"metadata.ownerReferences": "uid", "metadata.finalizers": "", "status.conditions": "type"},
+		"services":    {"metadata.ownerReferences": "uid", "metadata.finalizers": "", "spec.ports": "port", "status.conditions": "type"},
+		"configmaps":  {"metadata.ownerReferences": "uid", "metadata.finalizers": ""},
+	}
+	for _, st := range Strategies(nil) {
+		w, ok := want[st.Info().Resource]
+		if !ok {
+			continue
+		}
+		got := MergeKeysOf(reflect.TypeOf(st.New()))
+		if !maps.Equal(got, w) {
+			t.Errorf("%s: %v, want %v", st.Info().Resource, got, w)
+		}
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +37,51 @@ type StoreOptions struct {
 	// BookmarkInterval is how often a watch with allowWatchBookmarks sends
 	// a BOOKMARK event; zero means one minute (as upstream's watch cache).
 	BookmarkInterval time.Duration
+}
+
+// MergeKeysOf derives the strategic-merge-patch keys of a wire type from
+// its struct tags, as upstream's strategicpatch reads them
+// (patchStrategy:"merge" with patchMergeKey:"<key>"): the dotted JSON path
+// of each merged list (without indices; embedded ObjectMeta as
+// "metadata") mapped to its key, "" for a list of scalars merged as a set.
+// Types are walked once per path; recursion stops at a type already on the
+// path.
+func MergeKeysOf(t reflect.Type) map[string]string {
+	out := map[string]string{}
+	var walk func(t reflect.Type, path string, seen map[reflect.Type]bool)
+	walk = func(t reflect.Type, path string, seen map[reflect.Type]bool) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || seen[t] {
+			return
+		}
+		seen[t] = true
+		defer delete(seen, t)
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			p := path
+			if name != "" {
+				if p != "" {
+					p += "."
+				}
+				p += name
+			}
+			if f.Tag.Get("patchStrategy") == "merge" && f.Type.Kind() == reflect.Slice {
+				out[p] = f.Tag.Get("patchMergeKey")
+			}
+			walk(f.Type, p, seen)
+		}
+	}
+	walk(t, "", map[reflect.Type]bool{})
+	return out
 }
 
 // Store is the generic registry store: create, get, list, update, delete
@@ -113,9 +160,11 @@ func NewStore(st storage.Storage, s Strategy, opts StoreOptions) *Store {
 	if store.bookmark <= 0 {
 		store.bookmark = time.Minute
 	}
-	store.mergeKeys = map[string]string{
-		"metadata.ownerReferences": "uid",
-		"metadata.finalizers":      "",
+	store.mergeKeys = MergeKeysOf(reflect.TypeOf(s.New()))
+	if _, ok := store.mergeKeys["metadata.finalizers"]; !ok {
+		// Kinds without a Go schema (GenericObject) still merge ObjectMeta's
+		// lists as every kind does.
+		maps.Copy(store.mergeKeys, MergeKeysOf(reflect.TypeOf(meta.ObjectMeta{})))
 	}
 	if pm, ok := s.(PatchMetaProvider); ok {
 		for k, v := range pm.MergeKeys() {

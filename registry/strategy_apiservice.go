@@ -24,7 +24,6 @@ var (
 	_ Strategy             = APIServiceStrategy{}
 	_ CreateOnUpdater      = APIServiceStrategy{}
 	_ UnconditionalUpdater = APIServiceStrategy{}
-	_ PatchMetaProvider    = APIServiceStrategy{}
 )
 
 // Info describes apiservices as upstream's discovery does: cluster-scoped,
@@ -137,9 +136,3 @@ func (APIServiceStrategy) AllowCreateOnUpdate() bool { return false }
 // AllowUnconditionalUpdate is false: an update must carry
 // metadata.resourceVersion.
 func (APIServiceStrategy) AllowUnconditionalUpdate() bool { return false }
-
-// MergeKeys are the strategic-merge-patch keys of APIService lists
-// (field path → merge key): status.conditions merge on type.
-func (APIServiceStrategy) MergeKeys() map[string]string {
-	return map[string]string{"status.conditions": "type"}
-}

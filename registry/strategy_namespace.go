@@ -22,7 +22,6 @@ type NamespaceStrategy struct {
 var (
 	_ Strategy              = NamespaceStrategy{}
 	_ DeletedObjectReturner = NamespaceStrategy{}
-	_ PatchMetaProvider     = NamespaceStrategy{}
 )
 
 // Info describes namespaces as /api/v1 discovery does (short name ns, no
@@ -123,8 +122,3 @@ func (NamespaceStrategy) AllowUnconditionalUpdate() bool { return true }
 
 // ReturnDeletedObject is true: DELETE answers with the namespace.
 func (NamespaceStrategy) ReturnDeletedObject() bool { return true }
-
-// MergeKeys are the strategic-merge-patch keys of Namespace lists.
-func (NamespaceStrategy) MergeKeys() map[string]string {
-	return map[string]string{"status.conditions": "type"}
-}

@@ -36,7 +36,6 @@ const (
 var (
 	_ Strategy              = ServiceStrategy{}
 	_ DeletedObjectReturner = ServiceStrategy{}
-	_ PatchMetaProvider     = ServiceStrategy{}
 )
 
 // Info describes services as /api/v1 discovery does (short name svc,
@@ -279,9 +278,3 @@ func (ServiceStrategy) AllowUnconditionalUpdate() bool { return true }
 
 // ReturnDeletedObject is true: DELETE answers with the Service.
 func (ServiceStrategy) ReturnDeletedObject() bool { return true }
-
-// MergeKeys are the strategic-merge-patch keys of Service lists:
-// spec.ports merge on port, status.conditions on type.
-func (ServiceStrategy) MergeKeys() map[string]string {
-	return map[string]string{"spec.ports": "port", "status.conditions": "type"}
-}
