@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/aggsim/aggsim/registry/apis/authentication"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 type userKey struct{}
@@ -178,61 +179,16 @@ func NewRequestInfo(r *http.Request) (*RequestInfo, error) {
 // to equal (`field=v` or `field==v`), as fields.Selector.RequiresExactMatch
 // does; a selector that does not parse matches nothing.
 func fieldSelectorExactMatch(sel, field string) (string, bool) {
-	var terms []string
-	var cur strings.Builder
-	escaped := false
-	for i := 0; i < len(sel); i++ {
-		c := sel[i]
-		switch {
-		case escaped:
-			cur.WriteByte('\\')
-			cur.WriteByte(c)
-			escaped = false
-		case c == '\\':
-			escaped = true
-		case c == ',':
-			terms = append(terms, cur.String())
-			cur.Reset()
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	if escaped {
+	reqs, err := meta.ParseFieldSelector(sel)
+	if err != nil {
 		return "", false
 	}
-	terms = append(terms, cur.String())
-	value, found := "", false
-	for _, t := range terms {
-		if t == "" {
-			continue
-		}
-		var lhs, rhs string
-		var exact bool
-		if i := strings.Index(t, "!="); i >= 0 {
-			lhs, rhs = t[:i], t[i+2:]
-		} else if i := strings.Index(t, "=="); i >= 0 {
-			lhs, rhs, exact = t[:i], t[i+2:], true
-		} else if i := strings.Index(t, "="); i >= 0 {
-			lhs, rhs, exact = t[:i], t[i+1:], true
-		} else {
-			return "", false // invalid selector
-		}
-		if strings.TrimSpace(lhs) == field && exact && !found {
-			value, found = unescapeSelectorValue(rhs), true
+	for _, r := range reqs {
+		if r.Field == field && !r.Not {
+			return r.Value, true
 		}
 	}
-	return value, found
-}
-
-func unescapeSelectorValue(v string) string {
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		if v[i] == '\\' && i+1 < len(v) {
-			i++
-		}
-		b.WriteByte(v[i])
-	}
-	return b.String()
+	return "", false
 }
 
 // validPathSegmentName mirrors path.IsValidPathSegmentName.
