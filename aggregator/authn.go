@@ -548,8 +548,12 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (*h
 		if err != nil {
 			a.logger.Debug("unable to authenticate the request", "err", err, "path", r.URL.Path)
 		}
+		closeUnauthenticatedHTTP2(w, r)
 		negotiation.WriteStatus(w, r, newUnauthorized())
 		return r, false
+	}
+	if u.Username == UserAnonymous {
+		closeUnauthenticatedHTTP2(w, r)
 	}
 	r.Header.Del("Authorization")
 	clearAuthHeaders(r.Header, standardRequestHeaders.UsernameHeaders, standardRequestHeaders.UIDHeaders,
@@ -561,6 +565,18 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (*h
 	ctx := request.WithUser(r.Context(), u)
 	noteUser(ctx, u, false)
 	return r.WithContext(ctx), true
+}
+
+// closeUnauthenticatedHTTP2 ends an HTTP/2 connection after this response
+// when its request was not authenticated (401) or is anonymous: Go's HTTP/2
+// server answers "Connection: close" with a GOAWAY. HTTP/2 is cheap to
+// abuse (CVE-2023-44487), so, as kube-apiserver does since 1.29
+// (UnauthenticatedHTTP2DOSMitigation, filters/authentication.go),
+// unauthenticated clients get no long-lived HTTP/2 connection.
+func closeUnauthenticatedHTTP2(w http.ResponseWriter, r *http.Request) {
+	if r.ProtoMajor == 2 {
+		w.Header().Set("Connection", "close")
+	}
 }
 
 // newUnauthorized mirrors apierrors.NewUnauthorized("Unauthorized").
