@@ -39,8 +39,11 @@ func (s FlunderStrategy) Info() registry.ResourceInfo {
 // New returns an empty *Flunder.
 func (FlunderStrategy) New() meta.Object { return &Flunder{} }
 
-// PrepareForCreate clears status.
-func (FlunderStrategy) PrepareForCreate(obj meta.Object) { obj.(*Flunder).Status = FlunderStatus{} }
+// PrepareForCreate clears status and starts generation at 1.
+func (FlunderStrategy) PrepareForCreate(obj meta.Object) {
+	f := obj.(*Flunder)
+	f.Status, f.Generation = FlunderStatus{}, 1
+}
 
 // PrepareForUpdate keeps the old status and bumps generation when the spec
 // changed.

@@ -562,7 +562,6 @@ func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error
 	now := meta.NewTime(s.clock())
 	m.UID = newUID()
 	m.CreationTimestamp = now
-	m.Generation = 1
 	m.ResourceVersion = ""
 	m.SelfLink = ""
 	m.DeletionTimestamp = nil

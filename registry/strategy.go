@@ -49,8 +49,11 @@ func (i ResourceInfo) OpenAPIResource(kindDefinition, listDefinition string) ope
 // the "Registry and Strategy" design of custom API servers (upstream:
 // kube-aggregator/pkg/registry/apiservice/strategy.go). The store owns
 // metadata bookkeeping (uid, resourceVersion, creationTimestamp,
-// generateName, generation = 1 on create); a strategy bumps generation in
-// PrepareForUpdate when the spec changed (use BumpGeneration).
+// generateName) and keeps metadata.generation as it was; a strategy whose
+// kind tracks generation upstream sets it to 1 in PrepareForCreate and bumps
+// it in PrepareForUpdate when the spec changed (use BumpGeneration). Kinds
+// that do not (ConfigMap, Namespace, Service, Endpoints, APIService) leave
+// it alone, so it stays whatever the client created the object with.
 type Strategy interface {
 	// Info describes the resource.
 	Info() ResourceInfo

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"reflect"
 	"time"
 
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
@@ -55,13 +54,12 @@ func (s APIServiceStrategy) PrepareForCreate(obj meta.Object) {
 	}
 }
 
-// PrepareForUpdate keeps the old status, defaults the port and bumps
-// generation when the spec changed.
+// PrepareForUpdate keeps the old status and defaults the port. An
+// APIService has no generation upstream (the store keeps whatever it had).
 func (APIServiceStrategy) PrepareForUpdate(obj, old meta.Object) {
 	a, o := obj.(*apiregistration.APIService), old.(*apiregistration.APIService)
 	a.Status = o.Status
 	apiregistration.DefaultAPIService(a)
-	BumpGeneration(&a.ObjectMeta, &o.ObjectMeta, !reflect.DeepEqual(a.Spec, o.Spec))
 }
 
 // PrepareForStatusUpdate keeps the old spec, labels, annotations,

@@ -36,11 +36,9 @@ func (ConfigMapStrategy) New() meta.Object { return &core.ConfigMap{} }
 // PrepareForCreate does nothing: a ConfigMap is stored as sent.
 func (ConfigMapStrategy) PrepareForCreate(meta.Object) {}
 
-// PrepareForUpdate keeps generation (ConfigMaps have no spec).
-func (ConfigMapStrategy) PrepareForUpdate(obj, old meta.Object) {
-	c, o := obj.(*core.ConfigMap), old.(*core.ConfigMap)
-	BumpGeneration(&c.ObjectMeta, &o.ObjectMeta, false)
-}
+// PrepareForUpdate does nothing: the store keeps generation (ConfigMaps
+// have no spec).
+func (ConfigMapStrategy) PrepareForUpdate(obj, old meta.Object) {}
 
 // PrepareForStatusUpdate is never called: ConfigMaps have no /status.
 func (ConfigMapStrategy) PrepareForStatusUpdate(obj, old meta.Object) {}

@@ -48,9 +48,7 @@ func (EndpointsStrategy) PrepareForCreate(obj meta.Object) {
 // PrepareForUpdate applies defaults; Endpoints have no spec, so
 // generation is kept.
 func (EndpointsStrategy) PrepareForUpdate(obj, old meta.Object) {
-	e, o := obj.(*core.Endpoints), old.(*core.Endpoints)
-	core.DefaultEndpoints(e)
-	BumpGeneration(&e.ObjectMeta, &o.ObjectMeta, false)
+	core.DefaultEndpoints(obj.(*core.Endpoints))
 }
 
 // PrepareForStatusUpdate is never called: Endpoints have no /status.

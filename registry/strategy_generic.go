@@ -95,6 +95,7 @@ func (s GenericStrategy) PrepareForCreate(obj meta.Object) {
 	o := obj.(*GenericObject)
 	s.shapeFields(o)
 	o.Status = nil
+	o.Generation = 1 // admission and flow-control kinds track generation upstream
 }
 
 // PrepareForUpdate keeps the old status and bumps generation when spec

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"reflect"
 	"time"
 
 	"github.com/aggsim/aggsim/registry/apis/core"
@@ -76,7 +75,6 @@ func (NamespaceStrategy) PrepareForUpdate(obj, old meta.Object) {
 	ns.Status = o.Status
 	ns.Spec.Finalizers = o.Spec.Finalizers
 	setNamespaceNameLabel(ns)
-	BumpGeneration(&ns.ObjectMeta, &o.ObjectMeta, !reflect.DeepEqual(ns.Spec, o.Spec))
 }
 
 // PrepareForStatusUpdate keeps the old spec and metadata.

@@ -3,7 +3,6 @@ package registry
 import (
 	"hash/fnv"
 	"net/netip"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -100,7 +99,6 @@ func (ServiceStrategy) PrepareForUpdate(obj, old meta.Object) {
 		}
 	}
 	allocateService(s)
-	BumpGeneration(&s.ObjectMeta, &o.ObjectMeta, !reflect.DeepEqual(s.Spec, o.Spec))
 }
 
 // allocateService fills clusterIP(s), ipFamilies, ipFamilyPolicy and
