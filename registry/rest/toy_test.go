@@ -55,8 +55,11 @@ func (widgetStrategy) Info() registry.ResourceInfo {
 		StatusVerbs: []string{"get", "patch", "update"},
 	}
 }
-func (widgetStrategy) New() meta.Object                 { return &Widget{} }
-func (widgetStrategy) PrepareForCreate(obj meta.Object) { obj.(*Widget).Status = WidgetStatus{} }
+func (widgetStrategy) New() meta.Object { return &Widget{} }
+func (widgetStrategy) PrepareForCreate(obj meta.Object) {
+	w := obj.(*Widget)
+	w.Status, w.Generation = WidgetStatus{}, 1 // a Widget tracks generation, as kinds with a spec do
+}
 func (widgetStrategy) PrepareForUpdate(obj, old meta.Object) {
 	n, o := obj.(*Widget), old.(*Widget)
 	n.Status = o.Status
