@@ -183,17 +183,15 @@ func Output(r *http.Request, target Target) (Format, error) {
 	return f, meta.NewNotAcceptable(SupportedMediaTypes)
 }
 
-// EncodeJSON is the JSON serialisation of v with a trailing newline, as
-// upstream's json.Encoder-based serializer writes it; indented when pretty.
-// It returns json.Marshal's error.
+// EncodeJSON is the JSON serialisation of v as upstream's serializer
+// writes it: compact with a trailing newline (json.Encoder), or, when
+// pretty, indented by two spaces without one (json.MarshalIndent). It
+// returns json.Marshal's error.
 func EncodeJSON(v any, pretty bool) ([]byte, error) {
-	var b []byte
-	var err error
 	if pretty {
-		b, err = json.MarshalIndent(v, "", "  ")
-	} else {
-		b, err = json.Marshal(v)
+		return json.MarshalIndent(v, "", "  ")
 	}
+	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
