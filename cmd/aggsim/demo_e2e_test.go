@@ -624,7 +624,7 @@ func TestDemoWalkthroughE2E(t *testing.T) {
 		if err := os.WriteFile(manifest, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		want := fmt.Sprintf(`Error from server (BadRequest): error when creating %q: strict decoding error: unknown field "spec.bogus"`+"\n", manifest)
+		want := fmt.Sprintf(`Error from server (BadRequest): error when creating %q: Flunder in version "v1alpha1" cannot be handled as a Flunder: strict decoding error: unknown field "spec.bogus"`+"\n", manifest)
 		for _, k := range kubectls {
 			cmd := exec.Command(k[1], "--kubeconfig", srv.kubeconfig, "create", "-f", manifest)
 			cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECONFIG=")

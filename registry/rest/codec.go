@@ -10,7 +10,6 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -112,7 +111,7 @@ func decodeObject(body []byte, info registry.ResourceInfo, into meta.Object, opt
 	if err := json.Unmarshal(body, &findKind); err != nil {
 		return nil, unrecognized(info, fmt.Errorf("couldn't get version/kind; json parse error: %w", err), body)
 	}
-	generic, dups, err := parseJSONStrict(body)
+	generic, problems, err := parseJSONStrict(body, reflect.TypeOf(into))
 	if err != nil {
 		return nil, unrecognized(info, fmt.Errorf("couldn't get version/kind; json parse error: %w", err), body)
 	}
@@ -143,18 +142,11 @@ func decodeObject(body []byte, info registry.ResourceInfo, into meta.Object, opt
 	if opts.fieldValidation == FieldValidationIgnore {
 		return nil, nil
 	}
-	var problems []string
-	for _, p := range unknownFields(generic, reflect.TypeOf(into), "") {
-		problems = append(problems, fmt.Sprintf("unknown field %q", p))
-	}
-	for _, d := range dups {
-		problems = append(problems, fmt.Sprintf("duplicate field %q", d))
-	}
 	if len(problems) == 0 {
 		return nil, nil
 	}
 	if opts.fieldValidation == FieldValidationStrict {
-		return nil, meta.NewBadRequest("strict decoding error: " + strings.Join(problems, ", "))
+		return nil, meta.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: strict decoding error: %s", kind, version, info.Kind, strings.Join(problems, ", ")))
 	}
 	return problems, nil
 }
@@ -240,18 +232,21 @@ func checkJSONDepth(b []byte) error {
 }
 
 // parseJSONStrict parses JSON into generic values (objects as
-// map[string]any, numbers as json.Number) and reports the paths of
-// duplicate object keys ("spec.group", "items[0].name"). Input nested
-// deeper than MaxJSONDepth is refused before parsing; the path of a value
-// is kept as a stack of segments and only joined for a duplicate, so
+// map[string]any, numbers as json.Number) and reports, in document order as
+// upstream's strict decoder does, the keys the Go type t does not know
+// (`unknown field "spec.foo"`, JSON names matched case-sensitively) and
+// repeated keys (`duplicate field "spec.group"`). Below a type that decodes
+// itself (json.Unmarshaler) or a free-form value nothing is unknown. Input
+// nested deeper than MaxJSONDepth is refused before parsing; the path of a
+// value is kept as a stack of segments and only joined for a problem, so
 // memory stays linear in the input.
-func parseJSONStrict(b []byte) (any, []string, error) {
+func parseJSONStrict(b []byte, t reflect.Type) (any, []string, error) {
 	if err := checkJSONDepth(b); err != nil {
 		return nil, nil, err
 	}
 	p := jsonParser{dec: json.NewDecoder(bytes.NewReader(b))}
 	p.dec.UseNumber()
-	v, err := p.value()
+	v, err := p.value(schemaOf(t))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -261,15 +256,15 @@ func parseJSONStrict(b []byte) (any, []string, error) {
 		}
 		return nil, nil, err
 	}
-	return v, p.dups, nil
+	return v, p.problems, nil
 }
 
 // jsonParser is parseJSONStrict's state: the decoder, the path segments of
-// the value being parsed ("key" or "[i]") and the duplicates found.
+// the value being parsed ("key" or "[i]") and the problems found.
 type jsonParser struct {
-	dec  *json.Decoder
-	path []string
-	dups []string
+	dec      *json.Decoder
+	path     []string
+	problems []string
 }
 
 // pathString joins the segments: "a.b[0].c".
@@ -284,7 +279,42 @@ func (p *jsonParser) pathString() string {
 	return sb.String()
 }
 
-func (p *jsonParser) value() (any, error) {
+// strictSchema is what the strict parser knows of the Go type a value decodes
+// into: nil for anything goes, the fields of a struct, or the element of a
+// map, slice or array.
+type strictSchema struct {
+	fields map[string]reflect.Type // struct: JSON name → Go type
+	elem   reflect.Type            // map, slice, array
+}
+
+// schemaOf returns the schema of t, nil when nothing below t is checked
+// (json.Unmarshaler, interfaces, scalars).
+func schemaOf(t reflect.Type) *strictSchema {
+	if t == nil {
+		return nil
+	}
+	for t.Kind() == reflect.Pointer {
+		if t.Implements(jsonUnmarshalerType) {
+			return nil
+		}
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(jsonUnmarshalerType) || t.Implements(jsonUnmarshalerType) {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		return &strictSchema{fields: jsonFields(t)}
+	case reflect.Map, reflect.Slice, reflect.Array:
+		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+			return nil // []byte is a base64 string
+		}
+		return &strictSchema{elem: t.Elem()}
+	}
+	return nil
+}
+
+func (p *jsonParser) value(sc *strictSchema) (any, error) {
 	tok, err := p.dec.Token()
 	if err != nil {
 		if err == io.EOF {
@@ -309,12 +339,24 @@ func (p *jsonParser) value() (any, error) {
 				return nil, fmt.Errorf("invalid object key %v", kt)
 			}
 			p.path = append(p.path, k)
-			v, err := p.value()
+			var child *strictSchema
+			switch {
+			case sc == nil:
+			case sc.fields != nil:
+				if ft, known := sc.fields[k]; known {
+					child = schemaOf(ft)
+				} else {
+					p.problems = append(p.problems, fmt.Sprintf("unknown field %q", p.pathString()))
+				}
+			case sc.elem != nil:
+				child = schemaOf(sc.elem)
+			}
+			v, err := p.value(child)
 			if err != nil {
 				return nil, err
 			}
 			if _, seen := m[k]; seen {
-				p.dups = append(p.dups, p.pathString())
+				p.problems = append(p.problems, fmt.Sprintf("duplicate field %q", p.pathString()))
 			}
 			p.path = p.path[:len(p.path)-1]
 			m[k] = v
@@ -324,10 +366,14 @@ func (p *jsonParser) value() (any, error) {
 		}
 		return m, nil
 	case '[':
+		var child *strictSchema
+		if sc != nil && sc.elem != nil {
+			child = schemaOf(sc.elem)
+		}
 		l := []any{}
 		for i := 0; p.dec.More(); i++ {
 			p.path = append(p.path, "["+strconv.Itoa(i)+"]")
-			v, err := p.value()
+			v, err := p.value(child)
 			if err != nil {
 				return nil, err
 			}
@@ -344,72 +390,6 @@ func (p *jsonParser) value() (any, error) {
 
 var jsonUnmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
 
-// unknownFields lists the paths of keys in v that the Go type t does not
-// know, matching JSON names case-sensitively (as upstream's strict
-// decoder does).
-func unknownFields(v any, t reflect.Type, path string) []string {
-	for t.Kind() == reflect.Pointer {
-		if t.Implements(jsonUnmarshalerType) {
-			return nil
-		}
-		t = t.Elem()
-	}
-	if reflect.PointerTo(t).Implements(jsonUnmarshalerType) || t.Implements(jsonUnmarshalerType) {
-		return nil
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		fields := jsonFields(t)
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var out []string
-		for _, k := range keys {
-			ft, ok := fields[k]
-			if !ok {
-				out = append(out, joinPath(path, k))
-				continue
-			}
-			out = append(out, unknownFields(m[k], ft, joinPath(path, k))...)
-		}
-		return out
-	case reflect.Map:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var out []string
-		for _, k := range keys {
-			out = append(out, unknownFields(m[k], t.Elem(), joinPath(path, k))...)
-		}
-		return out
-	case reflect.Slice, reflect.Array:
-		l, ok := v.([]any)
-		if !ok {
-			return nil
-		}
-		var out []string
-		for i, e := range l {
-			out = append(out, unknownFields(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i))...)
-		}
-		return out
-	}
-	return nil
-}
-
-// jsonFields maps the JSON names of a struct's fields (embedded structs
-// without a name inlined) to their types.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
