@@ -351,16 +351,16 @@ func decodeContinue(s string) (continueToken, error) {
 	var t continueToken
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return t, meta.NewBadRequest(fmt.Sprintf("continue key is not valid: %v", err))
+		return t, meta.NewBadRequest(fmt.Sprintf("invalid continue token: continue key is not valid: %v", err))
 	}
 	if err := json.Unmarshal(b, &t); err != nil {
-		return t, meta.NewBadRequest(fmt.Sprintf("continue key is not valid: %v", err))
+		return t, meta.NewBadRequest(fmt.Sprintf("invalid continue token: continue key is not valid: %v", err))
 	}
 	if t.APIVersion != "meta.k8s.io/v1" {
-		return t, meta.NewBadRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+		return t, meta.NewBadRequest("invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
 	}
 	if t.StartKey == "" || strings.Contains(t.StartKey, "..") || strings.HasPrefix(t.StartKey, "/") {
-		return t, meta.NewBadRequest("continue key is not valid: invalid start key")
+		return t, meta.NewBadRequest("invalid continue token: continue key is not valid: invalid start key")
 	}
 	return t, nil
 }
@@ -375,17 +375,25 @@ func (s *Store) compileSelector(opts ListOptions) (selector, error) {
 	if err != nil {
 		return selector{}, err
 	}
+	fp, custom := s.strategy.(meta.FieldsProvider)
 	var extra map[string]string
-	if fp, ok := s.strategy.(meta.FieldsProvider); ok {
+	if custom {
 		extra = fp.SelectableFields(s.strategy.New())
 	}
 	for _, r := range fs {
 		if r.Field == "metadata.name" || r.Field == "metadata.namespace" {
 			continue
 		}
-		if _, ok := extra[r.Field]; !ok {
+		if _, ok := extra[r.Field]; ok {
+			continue
+		}
+		// A kind with its own field label conversion (upstream's
+		// AddFieldLabelConversionFunc) refuses others one way, a kind
+		// without one the default converter's way.
+		if custom {
 			return selector{}, meta.NewBadRequest(fmt.Sprintf("field label not supported: %s", r.Field))
 		}
+		return selector{}, meta.NewBadRequest(fmt.Sprintf(`%q is not a known field selector: only "metadata.name", "metadata.namespace"`, r.Field))
 	}
 	return selector{labels: ls, fields: fs}, nil
 }

@@ -21,6 +21,7 @@ type NamespaceStrategy struct {
 var (
 	_ Strategy              = NamespaceStrategy{}
 	_ DeletedObjectReturner = NamespaceStrategy{}
+	_ meta.FieldsProvider   = NamespaceStrategy{}
 )
 
 // Info describes namespaces as /api/v1 discovery does (short name ns, no
@@ -120,3 +121,9 @@ func (NamespaceStrategy) AllowUnconditionalUpdate() bool { return true }
 
 // ReturnDeletedObject is true: DELETE answers with the namespace.
 func (NamespaceStrategy) ReturnDeletedObject() bool { return true }
+
+// SelectableFields adds status.phase to the name, the field selectors
+// namespaces support upstream (core/v1 conversion.go).
+func (NamespaceStrategy) SelectableFields(obj meta.Object) map[string]string {
+	return map[string]string{"status.phase": obj.(*core.Namespace).Status.Phase}
+}

@@ -276,3 +276,11 @@ func (ServiceStrategy) AllowUnconditionalUpdate() bool { return true }
 
 // ReturnDeletedObject is true: DELETE answers with the Service.
 func (ServiceStrategy) ReturnDeletedObject() bool { return true }
+
+// SelectableFields adds spec.clusterIP and spec.type to name and
+// namespace, the field selectors services support upstream (core/v1
+// conversion.go).
+func (ServiceStrategy) SelectableFields(obj meta.Object) map[string]string {
+	svc := obj.(*core.Service)
+	return map[string]string{"spec.clusterIP": svc.Spec.ClusterIP, "spec.type": svc.Spec.Type}
+}

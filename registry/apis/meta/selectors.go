@@ -1,6 +1,7 @@
 package meta
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -112,8 +113,13 @@ func ParseLabelSelector(s string) (LabelSelector, error) {
 	}
 	for {
 		r, err := p.requirement()
-		if err != nil {
-			return nil, NewBadRequest(err.Error())
+		var nr notRequirement
+		switch {
+		case errors.As(err, &nr):
+			return nil, NewBadRequest(nr.Error())
+		case err != nil:
+			// labels.Parser.parse wraps every error of parseRequirement.
+			return nil, NewBadRequest("unable to parse requirement: " + err.Error())
 		}
 		out = append(out, r)
 		p.skipSpace()
@@ -125,8 +131,8 @@ func ParseLabelSelector(s string) (LabelSelector, error) {
 		}
 		p.i++
 		p.skipSpace()
-		if p.eof() {
-			return nil, NewBadRequest("found '', expected: !, identifier, or 'end of string'")
+		if p.eof() || (p.s[p.i] != '!' && isSelSpecial(p.s[p.i])) {
+			return nil, NewBadRequest(fmt.Sprintf("found '%s', expected: identifier after ','", p.rest()))
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
@@ -163,8 +169,75 @@ func (p *selParser) word() string {
 	return p.s[start:p.i]
 }
 
+// values parses the "(a, b)" of in and notin with the messages of
+// upstream's parseValues and parseIdentifiersList (labels/selector.go),
+// their missing comma in "found 'x' expected: '('" included. An empty
+// element ("(a,)", "(,)", "()") is the value "".
+func (p *selParser) values(key string) ([]string, error) {
+	if p.eof() || p.s[p.i] != '(' {
+		return nil, fmt.Errorf("found '%s' expected: '('", p.rest())
+	}
+	p.i++
+	p.skipSpace()
+	switch {
+	case !p.eof() && p.s[p.i] == ')':
+		p.i++
+		return []string{""}, nil
+	case p.eof() || (p.s[p.i] != ',' && isSelSpecial(p.s[p.i])):
+		return nil, fmt.Errorf("found '%s', expected: ',', ')' or identifier", p.rest())
+	}
+	var vals []string
+	for {
+		p.skipSpace()
+		switch {
+		case !p.eof() && !isSelSpecial(p.s[p.i]):
+			v := p.word()
+			if err := validateLabelValue(key, v); err != nil {
+				return nil, err
+			}
+			vals = append(vals, v)
+			p.skipSpace()
+			switch {
+			case !p.eof() && p.s[p.i] == ',':
+				continue
+			case !p.eof() && p.s[p.i] == ')':
+				p.i++
+				return vals, nil
+			}
+			return nil, fmt.Errorf("found '%s', expected: ',' or ')'", p.rest())
+		case !p.eof() && p.s[p.i] == ',':
+			p.i++
+			if len(vals) == 0 {
+				vals = append(vals, "")
+			}
+			p.skipSpace()
+			switch {
+			case !p.eof() && p.s[p.i] == ')':
+				p.i++
+				return append(vals, ""), nil
+			case !p.eof() && p.s[p.i] == ',':
+				p.i++
+				vals = append(vals, "")
+			}
+		default:
+			return nil, fmt.Errorf("found '%s', expected: ',', or identifier", p.rest())
+		}
+	}
+}
+
+// notRequirement is the error for a token that cannot start a
+// requirement, which upstream's parser reports without the
+// "unable to parse requirement: " prefix of errors inside one.
+type notRequirement string
+
+// Error returns the message.
+func (e notRequirement) Error() string { return string(e) }
+
 func (p *selParser) requirement() (Requirement, error) {
 	p.skipSpace()
+	if strings.HasPrefix(p.s[p.i:], "!=") {
+		return Requirement{}, notRequirement("found '!=', expected: !, identifier, or 'end of string'")
+	}
 	if !p.eof() && p.s[p.i] == '!' {
 		p.i++
 		p.skipSpace()
@@ -179,7 +252,7 @@ func (p *selParser) requirement() (Requirement, error) {
 	}
 	key := p.word()
 	if key == "" {
-		return Requirement{}, fmt.Errorf("found '%s', expected: !, identifier, or 'end of string'", p.rest())
+		return Requirement{}, notRequirement(fmt.Sprintf("found '%s', expected: !, identifier, or 'end of string'", p.rest()))
 	}
 	if err := validateLabelKey(key); err != nil {
 		return Requirement{}, err
@@ -213,30 +286,9 @@ func (p *selParser) requirement() (Requirement, error) {
 	}
 	p.skipSpace()
 	if op == OpIn || op == OpNotIn {
-		if p.eof() || p.s[p.i] != '(' {
-			return Requirement{}, fmt.Errorf("found '%s', expected: '('", p.rest())
-		}
-		p.i++
-		var vals []string
-		for {
-			p.skipSpace()
-			v := p.word()
-			if err := validateLabelValue(key, v); err != nil {
-				return Requirement{}, err
-			}
-			vals = append(vals, v)
-			p.skipSpace()
-			if p.eof() {
-				return Requirement{}, fmt.Errorf("found '', expected: ',', or ')'")
-			}
-			if p.s[p.i] == ')' {
-				p.i++
-				break
-			}
-			if p.s[p.i] != ',' {
-				return Requirement{}, fmt.Errorf("found '%s', expected: ',', or ')'", p.rest())
-			}
-			p.i++
+		vals, err := p.values(key)
+		if err != nil {
+			return Requirement{}, err
 		}
 		sort.Strings(vals)
 		return Requirement{Key: key, Op: op, Values: dedupeSorted(vals)}, nil
@@ -244,7 +296,7 @@ func (p *selParser) requirement() (Requirement, error) {
 	v := p.word()
 	if op == OpGreaterThan || op == OpLessThan {
 		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
-			return Requirement{}, fmt.Errorf("unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer")
+			return Requirement{}, fmt.Errorf("for 'Gt', 'Lt' operators, the value must be an integer")
 		}
 	} else if err := validateLabelValue(key, v); err != nil {
 		return Requirement{}, err
@@ -283,11 +335,11 @@ func validateLabelKey(k string) error {
 		prefix := k[:i]
 		name = k[i+1:]
 		if prefix == "" || len(prefix) > 253 || !isDNSSubdomain(prefix) {
-			return fmt.Errorf("unable to parse requirement: key: Invalid value: %q: prefix part must be a lowercase RFC 1123 subdomain", k)
+			return fmt.Errorf("key: Invalid value: %q: prefix part must be a lowercase RFC 1123 subdomain", k)
 		}
 	}
 	if name == "" || len(name) > 63 || !isQualifiedNamePart(name) {
-		return fmt.Errorf("unable to parse requirement: key: Invalid value: %q: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')", k)
+		return fmt.Errorf("key: Invalid value: %q: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')", k)
 	}
 	return nil
 }
@@ -297,7 +349,7 @@ func validateLabelValue(key, v string) error {
 		return nil
 	}
 	if len(v) > 63 || !isQualifiedNamePart(v) {
-		return fmt.Errorf("unable to parse requirement: values[0][%s]: Invalid value: %q: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')", key, v)
+		return fmt.Errorf("values[0][%s]: Invalid value: %q: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')", key, v)
 	}
 	return nil
 }
