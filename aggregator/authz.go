@@ -332,6 +332,7 @@ func impersonateAs(w http.ResponseWriter, r *http.Request, reqs []impersonationR
 		decision, reason, err := a.Authorize(ctx, attrs)
 		if err != nil || decision != DecisionAllow {
 			logger.Debug("impersonation forbidden", "user", requestor.Username, "resource", attrs.Resource, "name", attrs.Name, "reason", reason, "err", err)
+			w.Header().Set("X-Content-Type-Options", "nosniff") // responsewriters.Forbidden sets it
 			negotiation.WriteStatus(w, r, forbiddenStatus(attrs, reason))
 			return r, false
 		}
@@ -492,6 +493,7 @@ func authorizeRequest(w http.ResponseWriter, r *http.Request, ri *request.Reques
 		internalError(w, r, err)
 		return false
 	}
+	w.Header().Set("X-Content-Type-Options", "nosniff") // responsewriters.Forbidden sets it
 	negotiation.WriteStatus(w, r, forbiddenStatus(attrs, reason))
 	return false
 }

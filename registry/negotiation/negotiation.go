@@ -227,16 +227,17 @@ func AddWarning(w http.ResponseWriter, text string) {
 	w.Header().Add("Warning", `299 - "`+esc+`"`)
 }
 
-// WriteStatus answers err as a metav1.Status JSON with its HTTP code, as
-// upstream's responsewriters.ErrorNegotiated does for JSON: meta.ToStatus
-// turns err into the Status (a *meta.StatusError is used as is, anything
-// else is 500 InternalError); kind/apiVersion default to Status/v1 and
-// status to Failure; Content-Type application/json and
-// X-Content-Type-Options nosniff are set, and Retry-After when the details
-// carry retryAfterSeconds. The body is compact JSON plus "\n", or indented
-// JSON without a trailing newline when the client asks for pretty output
-// (IsPrettyPrint). r may be nil (never pretty). It is the one place aggsim
-// writes a Status error.
+// WriteStatus answers err as a metav1.Status with its HTTP code, as
+// upstream's responsewriters.ErrorNegotiated does: meta.ToStatus turns err
+// into the Status (a *meta.StatusError is used as is, anything else is 500
+// InternalError); kind/apiVersion default to Status/v1 and status to
+// Failure; Retry-After is set when the details carry retryAfterSeconds.
+// The body is YAML when the request's Accept header picks YAML (see
+// Output), else JSON: compact plus "\n", or indented without a newline when
+// the client asks for pretty output (IsPrettyPrint). r may be nil (JSON,
+// never pretty). Like upstream's, it sets no X-Content-Type-Options: the
+// refusals that carry nosniff upstream (authorization's Forbidden) set it
+// themselves. It is the one place aggsim writes a Status error.
 func WriteStatus(w http.ResponseWriter, r *http.Request, err error) {
 	st := meta.ToStatus(err).Status
 	if st.Kind == "" {
@@ -253,16 +254,21 @@ func WriteStatus(w http.ResponseWriter, r *http.Request, err error) {
 	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
 		h.Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
 	}
-	h.Set("Content-Type", MediaJSON)
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(code)
-	var body []byte
-	if IsPrettyPrint(r) {
-		body, _ = json.MarshalIndent(&st, "", "  ")
-	} else {
-		body, _ = json.Marshal(&st)
-		body = append(body, '\n')
+	if r != nil {
+		if f, ferr := Output(r, TargetObject); ferr == nil && f.YAML {
+			if b, err := EncodeJSON(&st, false); err == nil {
+				if y, err := yaml.JSONToYAML(b); err == nil {
+					h.Set("Content-Type", MediaYAML)
+					w.WriteHeader(code)
+					_, _ = w.Write(y)
+					return
+				}
+			}
+		}
 	}
+	h.Set("Content-Type", MediaJSON)
+	w.WriteHeader(code)
+	body, _ := EncodeJSON(&st, IsPrettyPrint(r))
 	_, _ = w.Write(body)
 }
 

@@ -4,6 +4,8 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"testing"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // TestEncodeJSONNewlines: compact JSON ends with a newline (json.Encoder),
@@ -39,5 +41,27 @@ func TestParseAcceptOrder(t *testing.T) {
 	}
 	if got[0].Params["v"] != "v1" || got[0].Params["as"] != "Table" || got[2].Q != 0.8 || got[3].Q != 0 {
 		t.Errorf("clauses %+v", got)
+	}
+}
+
+// TestWriteStatusFormats: the Status comes in YAML when the client asks
+// for YAML, as a real kube-apiserver 1.33 answers (keys sorted, no
+// trailing JSON newline), and carries no X-Content-Type-Options header.
+func TestWriteStatusFormats(t *testing.T) {
+	err := meta.NewNotFound(meta.GroupResource{Resource: "configmaps"}, "nope")
+	r := httptest.NewRequest("GET", "/api/v1/namespaces/default/configmaps/nope", nil)
+	r.Header.Set("Accept", "application/yaml")
+	w := httptest.NewRecorder()
+	WriteStatus(w, r, err)
+	want := "apiVersion: v1\ncode: 404\ndetails:\n  kind: configmaps\n  name: nope\nkind: Status\nmessage: configmaps \"nope\" not found\nmetadata: {}\nreason: NotFound\nstatus: Failure\n"
+	if w.Code != 404 || w.Header().Get("Content-Type") != "application/yaml" || w.Body.String() != want {
+		t.Errorf("YAML: %d %q %q", w.Code, w.Header().Get("Content-Type"), w.Body.String())
+	}
+	r.Header.Set("Accept", "application/json")
+	w = httptest.NewRecorder()
+	WriteStatus(w, r, err)
+	wantJSON := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \"nope\" not found","reason":"NotFound","details":{"name":"nope","kind":"configmaps"},"code":404}` + "\n"
+	if w.Header().Get("Content-Type") != "application/json" || w.Body.String() != wantJSON || w.Header().Get("X-Content-Type-Options") != "" {
+		t.Errorf("JSON: %q %q nosniff %q", w.Header().Get("Content-Type"), w.Body.String(), w.Header().Get("X-Content-Type-Options"))
 	}
 }
