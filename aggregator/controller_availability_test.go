@@ -389,6 +389,11 @@ func TestAvailabilityStates(t *testing.T) {
 
 	// Local APIServices are Available with reason Local, gauge 0.
 	e.waitCondition(t, "v1.", cond(apiregistration.ConditionTrue, apiregistration.ReasonLocal, apiregistration.MessageLocal))
+	// The strategy writes the Local condition at create; the gauge comes
+	// with the controller's first sync, which may still be under way.
+	for deadline := time.Now().Add(avTimeout); gaugeValue(t, s, "v1.") != 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if got := gaugeValue(t, s, "v1."); got != 0 {
 		t.Errorf("gauge v1. = %v, want 0", got)
 	}

@@ -347,7 +347,7 @@ func (h *reviewHandler) subjectAccessReview(r *http.Request, kind, namespace str
 		errs = append(errs, meta.Invalid("metadata", sar.ObjectMeta, "must be empty"))
 	}
 	if len(errs) > 0 {
-		return nil, meta.NewInvalid("authorization.k8s.io", kind, "", errs)
+		return nil, meta.NewInvalid("authorization.k8s.io", "", "", errs) // upstream names no kind here
 	}
 	u := &authentication.UserInfo{Username: spec.User, UID: spec.UID, Groups: spec.Groups, Extra: spec.Extra}
 	sar.Status = h.decide(r, kind, accessAttributes(u, spec.ResourceAttributes, spec.NonResourceAttributes))
@@ -372,7 +372,7 @@ func (h *reviewHandler) selfSubjectAccessReview(r *http.Request) (any, error) {
 	_ = ensureNamespace(&ssar.ObjectMeta, "")
 	ssar.TypeMeta = meta.TypeMeta{Kind: "SelfSubjectAccessReview", APIVersion: "authorization.k8s.io/v1"}
 	if errs := validateAccessSpec(ssar.Spec.ResourceAttributes, ssar.Spec.NonResourceAttributes); len(errs) > 0 {
-		return nil, meta.NewInvalid("authorization.k8s.io", "SelfSubjectAccessReview", "", errs)
+		return nil, meta.NewInvalid("authorization.k8s.io", "", "", errs) // upstream names no kind here
 	}
 	u, ok := request.UserFrom(r.Context())
 	if !ok {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 )
 
@@ -127,21 +128,24 @@ func (e *FieldError) ErrorBody() string {
 }
 
 func formatBadValue(v any) string {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return `"null"` // a typed nil pointer prints as upstream prints nil
+	}
 	switch x := v.(type) {
 	case nil:
-		return "null"
+		return `"null"` // upstream turns a nil value into the string "null", quoted
 	case string:
 		return fmt.Sprintf("%q", x)
 	case *string:
 		if x == nil {
-			return "null"
+			return `"null"`
 		}
 		return fmt.Sprintf("%q", *x)
 	case int, int32, int64, uint, uint32, uint64, bool, float64:
 		return fmt.Sprint(x)
 	case *int32:
 		if x == nil {
-			return "null"
+			return `"null"`
 		}
 		return fmt.Sprint(*x)
 	case []string:
