@@ -60,7 +60,7 @@ func (ConfigMapStrategy) Canonicalize(meta.Object) {}
 func (ConfigMapStrategy) TableColumns() []meta.TableColumnDefinition {
 	return []meta.TableColumnDefinition{
 		nameColumn(),
-		{Name: "Data", Type: "integer", Description: "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process."},
+		{Name: "Data", Type: "string", Description: "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process."},
 		ageColumn(),
 	}
 }
