@@ -271,7 +271,7 @@ type jsonParser struct {
 func (p *jsonParser) pathString() string {
 	var sb strings.Builder
 	for _, seg := range p.path {
-		if sb.Len() > 0 && seg[0] != '[' {
+		if sb.Len() > 0 && (seg == "" || seg[0] != '[') {
 			sb.WriteByte('.')
 		}
 		sb.WriteString(seg)

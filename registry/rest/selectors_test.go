@@ -131,6 +131,7 @@ func FuzzDecodeObject(f *testing.F) {
 	f.Add([]byte(`[1,2]`))
 	f.Add([]byte(`{"metadata":{"labels":{"a":1}}}`))
 	f.Add([]byte(`{`))
+	f.Add([]byte(`{"spec":{"":{"":1},"":2}}`)) // empty keys: a path segment "" (found by this fuzz target)
 	info := widgetStrategy{}.Info()
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, fv := range []string{FieldValidationStrict, FieldValidationWarn, FieldValidationIgnore} {
