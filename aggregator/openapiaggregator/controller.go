@@ -108,7 +108,11 @@ type Controller struct {
 
 	// own is aggsim's own swagger, decoded once.
 	own openAPIV2Parts
-	// snap holds what is served.
+	// ownOnce builds own and the first snapshot, on first use (see
+	// snapshot): aggsim's own documents take about 10 ms to build, which
+	// start-up need not wait for.
+	ownOnce sync.Once
+	// snap holds what is served; nil until ownOnce ran.
 	snap atomic.Pointer[openAPISnapshot]
 	// rebuilds counts snapshot builds (tests wait on it).
 	rebuilds atomic.Int64
@@ -176,13 +180,29 @@ func NewController(fetch Fetcher, logger *slog.Logger, now func() time.Time) *Co
 		kick:    make(chan struct{}, 1),
 		entries: map[string]*openAPIEntry{},
 	}
-	own, err := splitOpenAPIV2(registry.OpenAPIV2())
-	if err != nil {
-		logger.Error("decode aggsim's OpenAPI v2 document", "err", err)
-	}
-	c.own = own
-	c.snap.Store(c.build(nil))
 	return c
+}
+
+// initOwn builds aggsim's own documents and the first snapshot, once.
+func (c *Controller) initOwn() {
+	c.ownOnce.Do(func() {
+		own, err := splitOpenAPIV2(registry.OpenAPIV2())
+		if err != nil {
+			c.logger.Error("decode aggsim's OpenAPI v2 document", "err", err)
+		}
+		c.own = own
+		c.snap.CompareAndSwap(nil, c.build(nil))
+	})
+}
+
+// snapshot returns what is served, building aggsim's own documents on the
+// first call.
+func (c *Controller) snapshot() *openAPISnapshot {
+	if s := c.snap.Load(); s != nil {
+		return s
+	}
+	c.initOwn()
+	return c.snap.Load()
 }
 
 // Update records the current state of the APIService a. Local APIServices
@@ -254,6 +274,7 @@ func (c *Controller) poke() {
 // marks every available entry dirty on each tick, and returns when ctx
 // ends.
 func (c *Controller) Run(ctx context.Context) {
+	go c.initOwn() // warm aggsim's own documents off the start-up path
 	tick, stop := c.newTicker(c.interval)
 	defer stop()
 	for {
@@ -352,6 +373,7 @@ func (c *Controller) pass(ctx context.Context) {
 		}
 	}
 	c.mu.Unlock()
+	c.initOwn()
 	c.snap.Store(c.build(served))
 	c.rebuilds.Add(1)
 }
@@ -676,7 +698,7 @@ func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 // ServeV2 answers /openapi/v2: protobuf when the Accept header names one
 // of openAPIV2ProtobufTypes, JSON when it admits JSON, else 406 Status.
 func (c *Controller) ServeV2(w http.ResponseWriter, r *http.Request) {
-	snap := c.snap.Load()
+	snap := c.snapshot()
 	accept := r.Header.Get("Accept")
 	body, ct := snap.v2, "application/json"
 	switch {
@@ -699,7 +721,7 @@ func (c *Controller) ServeV2(w http.ResponseWriter, r *http.Request) {
 
 // ServeV3Index answers /openapi/v3.
 func (c *Controller) ServeV3Index(w http.ResponseWriter, r *http.Request) {
-	snap := c.snap.Load()
+	snap := c.snapshot()
 	w.Header().Set("Etag", snap.indexEtag)
 	w.Header().Set("Content-Type", "application/json")
 	if r.Header.Get("If-None-Match") == snap.indexEtag {
@@ -714,7 +736,7 @@ func (c *Controller) ServeV3Index(w http.ResponseWriter, r *http.Request) {
 // kube-aggregator's v3 handler answers).
 func (c *Controller) ServeV3Document(w http.ResponseWriter, r *http.Request) {
 	key := strings.TrimPrefix(r.URL.Path, "/openapi/v3/")
-	doc, ok := c.snap.Load().remote[key]
+	doc, ok := c.snapshot().remote[key]
 	if !ok {
 		body, found := registry.OpenAPIV3GroupVersion(key)
 		if !found {
