@@ -332,8 +332,7 @@ func impersonateAs(w http.ResponseWriter, r *http.Request, reqs []impersonationR
 		decision, reason, err := a.Authorize(ctx, attrs)
 		if err != nil || decision != DecisionAllow {
 			logger.Debug("impersonation forbidden", "user", requestor.Username, "resource", attrs.Resource, "name", attrs.Name, "reason", reason, "err", err)
-			w.Header().Set("X-Content-Type-Options", "nosniff") // responsewriters.Forbidden sets it
-			negotiation.WriteStatus(w, r, forbiddenStatus(attrs, reason))
+			writeForbidden(w, r, attrs, reason)
 			return r, false
 		}
 	}
@@ -427,6 +426,15 @@ func forbiddenMessage(a Attributes) string {
 	return fmt.Sprintf("User %q cannot %s resource %q in API group %q at the cluster scope", username, a.Verb, resource, a.APIGroup)
 }
 
+// writeForbidden answers the 403 of the impersonation and authorization
+// steps as upstream's responsewriters.Forbidden does: the Status of
+// forbiddenStatus, with X-Content-Type-Options: nosniff (which no other
+// Status answer carries).
+func writeForbidden(w http.ResponseWriter, r *http.Request, a Attributes, reason string) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	negotiation.WriteStatus(w, r, forbiddenStatus(a, reason))
+}
+
 // forbiddenStatus mirrors responsewriters.Forbidden + apierrors.NewForbidden:
 // 403 `<resource>.<group> "<name>" is forbidden: <message>[: <reason>]`, or
 // `forbidden: ...` for non-resource requests, details {name, group, kind}.
@@ -493,7 +501,6 @@ func authorizeRequest(w http.ResponseWriter, r *http.Request, ri *request.Reques
 		internalError(w, r, err)
 		return false
 	}
-	w.Header().Set("X-Content-Type-Options", "nosniff") // responsewriters.Forbidden sets it
-	negotiation.WriteStatus(w, r, forbiddenStatus(attrs, reason))
+	writeForbidden(w, r, attrs, reason)
 	return false
 }

@@ -872,3 +872,11 @@ func (s *Store) DeleteCollection(ctx context.Context, namespace string, opts Lis
 	}
 	return out, nil
 }
+
+// selector is the compiled label + field selector of one list or watch.
+type selector struct {
+	labels meta.LabelSelector
+	fields meta.FieldSelector
+}
+
+func (s selector) empty() bool { return len(s.labels) == 0 && len(s.fields) == 0 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -12,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
@@ -111,13 +111,7 @@ func decodeObject(body []byte, info registry.ResourceInfo, into meta.Object, opt
 	if err := json.Unmarshal(body, &findKind); err != nil {
 		return nil, unrecognized(info, fmt.Errorf("couldn't get version/kind; json parse error: %w", err), body)
 	}
-	generic, problems, err := parseJSONStrict(body, reflect.TypeOf(into))
-	if err != nil {
-		return nil, unrecognized(info, fmt.Errorf("couldn't get version/kind; json parse error: %w", err), body)
-	}
-	top, _ := generic.(map[string]any)
-	kind, _ := top["kind"].(string)
-	apiVersion, _ := top["apiVersion"].(string)
+	kind, apiVersion := findKind.Kind, findKind.APIVersion
 	if kind == "" {
 		kind = info.Kind
 	}
@@ -142,6 +136,7 @@ func decodeObject(body []byte, info registry.ResourceInfo, into meta.Object, opt
 	if opts.fieldValidation == FieldValidationIgnore {
 		return nil, nil
 	}
+	problems := strictProblems(body, reflect.TypeOf(into))
 	if len(problems) == 0 {
 		return nil, nil
 	}
@@ -190,85 +185,33 @@ func jsonTypeName(v any) string {
 	return "object"
 }
 
-// MaxJSONDepth is the deepest nesting of JSON arrays and objects a request
-// body may have: encoding/json's decoder, which upstream's serializers
-// build on, stops at 10,000 levels ("exceeded max depth").
-const MaxJSONDepth = 10000
-
-// errJSONTooDeep is encoding/json's error for nesting beyond MaxJSONDepth.
-var errJSONTooDeep = errors.New("exceeded max depth")
-
-// checkJSONDepth scans b once, without allocating, and returns
-// errJSONTooDeep when arrays and objects nest deeper than MaxJSONDepth; it
-// skips strings (with their escapes) and checks nothing else. Every JSON
-// body the REST layer parses token by token passes it first, so the parse
-// never holds more than MaxJSONDepth levels.
-func checkJSONDepth(b []byte) error {
-	depth, inString, escaped := 0, false, false
-	for _, c := range b {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			if depth++; depth > MaxJSONDepth {
-				return errJSONTooDeep
-			}
-		case '}', ']':
-			depth--
-		}
-	}
-	return nil
-}
-
-// parseJSONStrict parses JSON into generic values (objects as
-// map[string]any, numbers as json.Number) and reports, in document order as
-// upstream's strict decoder does, the keys the Go type t does not know
+// strictProblems reports, in document order as upstream's strict decoder
+// does, the keys of the JSON document b that the Go type t does not know
 // (`unknown field "spec.foo"`, JSON names matched case-sensitively) and
 // repeated keys (`duplicate field "spec.group"`). Below a type that decodes
-// itself (json.Unmarshaler) or a free-form value nothing is unknown. Input
-// nested deeper than MaxJSONDepth is refused before parsing; the path of a
-// value is kept as a stack of segments and only joined for a problem, so
-// memory stays linear in the input.
-func parseJSONStrict(b []byte, t reflect.Type) (any, []string, error) {
-	if err := checkJSONDepth(b); err != nil {
-		return nil, nil, err
+// itself (json.Unmarshaler) or a free-form value nothing is unknown. The
+// caller has already decoded b with json.Unmarshal (so it is valid and
+// nested at most 10,000 levels); the walk builds no values, only the key
+// set of the object being read, and keeps the path as a stack of segments
+// joined only for a problem, so its memory stays linear in the input.
+func strictProblems(b []byte, t reflect.Type) []string {
+	p := strictWalker{dec: json.NewDecoder(bytes.NewReader(b))}
+	if err := p.value(schemaOf(t)); err != nil {
+		return nil // unreachable: b decoded before
 	}
-	p := jsonParser{dec: json.NewDecoder(bytes.NewReader(b))}
-	p.dec.UseNumber()
-	v, err := p.value(schemaOf(t))
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := p.dec.Token(); err != io.EOF {
-		if err == nil {
-			return nil, nil, errors.New("invalid character after top-level value")
-		}
-		return nil, nil, err
-	}
-	return v, p.problems, nil
+	return p.problems
 }
 
-// jsonParser is parseJSONStrict's state: the decoder, the path segments of
-// the value being parsed ("key" or "[i]") and the problems found.
-type jsonParser struct {
+// strictWalker is strictProblems' state: the decoder, the path segments of
+// the value being read ("key" or "[i]") and the problems found.
+type strictWalker struct {
 	dec      *json.Decoder
 	path     []string
 	problems []string
 }
 
 // pathString joins the segments: "a.b[0].c".
-func (p *jsonParser) pathString() string {
+func (p *strictWalker) pathString() string {
 	var sb strings.Builder
 	for _, seg := range p.path {
 		if sb.Len() > 0 && (seg == "" || seg[0] != '[') {
@@ -279,20 +222,33 @@ func (p *jsonParser) pathString() string {
 	return sb.String()
 }
 
-// strictSchema is what the strict parser knows of the Go type a value decodes
-// into: nil for anything goes, the fields of a struct, or the element of a
-// map, slice or array.
+// strictSchema is what the strict walk knows of the Go type a value
+// decodes into: the fields of a struct, or the element of a map, slice or
+// array. nil means anything goes.
 type strictSchema struct {
 	fields map[string]reflect.Type // struct: JSON name → Go type
 	elem   reflect.Type            // map, slice, array
 }
 
+// schemas caches schemaOf per Go type: a type's fields are worked out once,
+// not on every request.
+var schemas sync.Map // reflect.Type → *strictSchema
+
 // schemaOf returns the schema of t, nil when nothing below t is checked
-// (json.Unmarshaler, interfaces, scalars).
+// (json.Unmarshaler, []byte, interfaces, scalars).
 func schemaOf(t reflect.Type) *strictSchema {
 	if t == nil {
 		return nil
 	}
+	if sc, ok := schemas.Load(t); ok {
+		return sc.(*strictSchema)
+	}
+	sc := buildSchema(t)
+	schemas.Store(t, sc)
+	return sc
+}
+
+func buildSchema(t reflect.Type) *strictSchema {
 	for t.Kind() == reflect.Pointer {
 		if t.Implements(jsonUnmarshalerType) {
 			return nil
@@ -314,30 +270,25 @@ func schemaOf(t reflect.Type) *strictSchema {
 	return nil
 }
 
-func (p *jsonParser) value(sc *strictSchema) (any, error) {
+// value walks one JSON value whose Go type has schema sc.
+func (p *strictWalker) value(sc *strictSchema) error {
 	tok, err := p.dec.Token()
 	if err != nil {
-		if err == io.EOF {
-			return nil, io.ErrUnexpectedEOF
-		}
-		return nil, err
+		return err
 	}
 	d, ok := tok.(json.Delim)
 	if !ok {
-		return tok, nil
+		return nil
 	}
 	switch d {
 	case '{':
-		m := map[string]any{}
+		seen := map[string]struct{}{}
 		for p.dec.More() {
 			kt, err := p.dec.Token()
 			if err != nil {
-				return nil, err
+				return err
 			}
-			k, ok := kt.(string)
-			if !ok {
-				return nil, fmt.Errorf("invalid object key %v", kt)
-			}
+			k, _ := kt.(string)
 			p.path = append(p.path, k)
 			var child *strictSchema
 			switch {
@@ -351,41 +302,33 @@ func (p *jsonParser) value(sc *strictSchema) (any, error) {
 			case sc.elem != nil:
 				child = schemaOf(sc.elem)
 			}
-			v, err := p.value(child)
-			if err != nil {
-				return nil, err
+			if err := p.value(child); err != nil {
+				return err
 			}
-			if _, seen := m[k]; seen {
+			if _, dup := seen[k]; dup {
 				p.problems = append(p.problems, fmt.Sprintf("duplicate field %q", p.pathString()))
 			}
+			seen[k] = struct{}{}
 			p.path = p.path[:len(p.path)-1]
-			m[k] = v
 		}
-		if _, err := p.dec.Token(); err != nil {
-			return nil, err
-		}
-		return m, nil
+		_, err := p.dec.Token()
+		return err
 	case '[':
 		var child *strictSchema
 		if sc != nil && sc.elem != nil {
 			child = schemaOf(sc.elem)
 		}
-		l := []any{}
 		for i := 0; p.dec.More(); i++ {
 			p.path = append(p.path, "["+strconv.Itoa(i)+"]")
-			v, err := p.value(child)
-			if err != nil {
-				return nil, err
+			if err := p.value(child); err != nil {
+				return err
 			}
 			p.path = p.path[:len(p.path)-1]
-			l = append(l, v)
 		}
-		if _, err := p.dec.Token(); err != nil {
-			return nil, err
-		}
-		return l, nil
+		_, err := p.dec.Token()
+		return err
 	}
-	return nil, fmt.Errorf("unexpected delimiter %v", d)
+	return nil
 }
 
 var jsonUnmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()

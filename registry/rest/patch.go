@@ -3,7 +3,9 @@ package rest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"reflect"
@@ -82,6 +84,11 @@ func applyPatch(patchType string, original, patch []byte, mergeKeys map[string]s
 	case PatchStrategic:
 		out, err := StrategicMergePatch(original, patch, mergeKeys)
 		if err != nil {
+			// A patch that is not a JSON object fails with encoding/json's
+			// text, as upstream decodes it into a map first.
+			if _, derr := decodePatchObject(patch); derr != nil {
+				err = derr
+			}
 			return nil, meta.NewBadRequest(err.Error())
 		}
 		return out, nil
@@ -125,20 +132,34 @@ func StrategicMergePatch(original, patch []byte, mergeKeys map[string]string) ([
 	return json.Marshal(out)
 }
 
-// mergePatch applies an RFC 7386 JSON merge patch to the JSON document
-// original: a patch that is not an object replaces the document; an
-// object's members merge recursively, a null member deletes the key, and
-// null members of a new subtree are dropped. It allocates linearly in the
-// documents' size at any nesting (the json-patch library's MergePatch
-// allocates quadratically in depth). Errors are the library's texts as 400
-// BadRequest: `Invalid JSON Patch`, `Invalid JSON Document`.
-func mergePatch(original, patch []byte) ([]byte, error) {
-	var p, doc any
+// decodePatchObject decodes a merge or strategic merge patch, which must
+// be a JSON object; its errors are encoding/json's, as upstream decodes the
+// patch into a map[string]interface{} first (apiserver
+// endpoints/handlers/patch.go): e.g. `json: cannot unmarshal array into Go
+// value of type map[string]interface {}`.
+func decodePatchObject(patch []byte) (map[string]any, error) {
+	var p map[string]any
 	if err := unmarshalNumber(patch, &p); err != nil {
-		return nil, meta.NewBadRequest("Invalid JSON Patch")
+		return nil, err
 	}
+	return p, nil
+}
+
+// mergePatch applies an RFC 7386 JSON merge patch to the JSON document
+// original: the patch's members merge recursively, a null member deletes
+// the key, and null members of a new subtree are dropped. It allocates
+// linearly in the documents' size at any nesting (the json-patch library's
+// MergePatch allocates quadratically in depth). A patch that is not a JSON
+// object is 400 `error decoding patch: <encoding/json's error>`, as
+// upstream answers.
+func mergePatch(original, patch []byte) ([]byte, error) {
+	p, err := decodePatchObject(patch)
+	if err != nil {
+		return nil, meta.NewBadRequest("error decoding patch: " + err.Error())
+	}
+	var doc any
 	if err := unmarshalNumber(original, &doc); err != nil {
-		return nil, meta.NewBadRequest("Invalid JSON Document")
+		return nil, meta.NewInternalError(err) // the stored object always decodes
 	}
 	return json.Marshal(mergeValue(doc, p))
 }
@@ -165,8 +186,18 @@ func mergeValue(target, patch any) any {
 
 func unmarshalNumber(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	return dec.Decode(v)
+	dec.UseNumber() // numbers stay exact
+	if err := dec.Decode(v); err == nil {
+		if _, err := dec.Token(); err == io.EOF {
+			return nil
+		}
+	}
+	// Only on failure, trailing data included: json.Unmarshal's error
+	// texts are upstream's.
+	if err := json.Unmarshal(b, reflect.New(reflect.TypeOf(v).Elem()).Interface()); err != nil {
+		return err
+	}
+	return errors.New("invalid character after top-level value")
 }
 
 const (

@@ -34,7 +34,7 @@ func TestLabelSelector(t *testing.T) {
 		{"app in web", false, "unable to parse requirement: found 'web' expected: '('"},
 		{"app=web,", false, "found '', expected: identifier after ','"},
 		{"app x", false, "unable to parse requirement: found 'x', expected: in, notin, =, ==, !=, gt, lt"},
-		{"n>x", false, "unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer"},
+		{"n>x", false, `unable to parse requirement: values[0]: Invalid value: "x": for 'Gt', 'Lt' operators, the value must be an integer`},
 		// Messages as a real kube-apiserver 1.33 answers them (measured).
 		{"!=", false, "found '!=', expected: !, identifier, or 'end of string'"},
 		{"a in (", false, "unable to parse requirement: found '', expected: ',', ')' or identifier"},
@@ -47,7 +47,10 @@ func TestLabelSelector(t *testing.T) {
 		{"a gt x", false, "unable to parse requirement: found 'gt', expected: in, notin, =, ==, !=, gt, lt"},
 		{"app in (web,)", true, ""},
 		{"missing notin (,,b)", true, ""},
-		{"-bad=1", false, `unable to parse requirement: key: Invalid value: "-bad": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`},
+		{"Bad_/x=1", false, `unable to parse requirement: <nil>: Invalid value: "Bad_/x": prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`},
+		{"a=!!!", false, "unable to parse requirement: found '!', expected: identifier"},
+		{"a in (y-,x)", false, `unable to parse requirement: values[1][a]: Invalid value: "y-": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`},
+		{"-bad=1", false, `unable to parse requirement: <nil>: Invalid value: "-bad": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`},
 	} {
 		s, err := meta.ParseLabelSelector(tc.sel)
 		if tc.wantErr != "" {

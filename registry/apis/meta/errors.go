@@ -299,6 +299,9 @@ func NewInvalid(group, kind, name string, errs FieldErrors) *StatusError {
 // (possibly wrapped) is returned as is; anything else becomes a 500
 // InternalError. This is the one place errors become HTTP codes.
 func ToStatus(err error) *StatusError {
+	if err == nil {
+		return NewInternalError(errors.New("no error"))
+	}
 	var se *StatusError
 	if errors.As(err, &se) {
 		return se

@@ -152,6 +152,9 @@ func (p *selParser) skipSpace() {
 	}
 }
 
+// isSelSpace reports the whitespace a selector may hold between tokens.
+func isSelSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 func isSelSpecial(c byte) bool {
 	switch c {
 	case ' ', '\t', '\n', '\r', ',', '=', '!', '(', ')', '<', '>':
@@ -173,7 +176,7 @@ func (p *selParser) word() string {
 // upstream's parseValues and parseIdentifiersList (labels/selector.go),
 // their missing comma in "found 'x' expected: '('" included. An empty
 // element ("(a,)", "(,)", "()") is the value "".
-func (p *selParser) values(key string) ([]string, error) {
+func (p *selParser) values() ([]string, error) {
 	if p.eof() || p.s[p.i] != '(' {
 		return nil, fmt.Errorf("found '%s' expected: '('", p.rest())
 	}
@@ -191,11 +194,7 @@ func (p *selParser) values(key string) ([]string, error) {
 		p.skipSpace()
 		switch {
 		case !p.eof() && !isSelSpecial(p.s[p.i]):
-			v := p.word()
-			if err := validateLabelValue(key, v); err != nil {
-				return nil, err
-			}
-			vals = append(vals, v)
+			vals = append(vals, p.word())
 			p.skipSpace()
 			switch {
 			case !p.eof() && p.s[p.i] == ',':
@@ -286,19 +285,26 @@ func (p *selParser) requirement() (Requirement, error) {
 	}
 	p.skipSpace()
 	if op == OpIn || op == OpNotIn {
-		vals, err := p.values(key)
+		vals, err := p.values()
 		if err != nil {
 			return Requirement{}, err
 		}
 		sort.Strings(vals)
-		return Requirement{Key: key, Op: op, Values: dedupeSorted(vals)}, nil
+		vals = dedupeSorted(vals)
+		if err := validateLabelValues(key, vals); err != nil {
+			return Requirement{}, err
+		}
+		return Requirement{Key: key, Op: op, Values: vals}, nil
+	}
+	if !p.eof() && isSelSpecial(p.s[p.i]) && p.s[p.i] != ',' && !isSelSpace(p.s[p.i]) {
+		return Requirement{}, fmt.Errorf("found '%s', expected: identifier", p.rest())
 	}
 	v := p.word()
 	if op == OpGreaterThan || op == OpLessThan {
 		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
-			return Requirement{}, fmt.Errorf("for 'Gt', 'Lt' operators, the value must be an integer")
+			return Requirement{}, fmt.Errorf("values[0]: Invalid value: %q: for 'Gt', 'Lt' operators, the value must be an integer", v)
 		}
-	} else if err := validateLabelValue(key, v); err != nil {
+	} else if err := validateLabelValues(key, []string{v}); err != nil {
 		return Requirement{}, err
 	}
 	return Requirement{Key: key, Op: op, Values: []string{v}}, nil
@@ -325,68 +331,6 @@ func dedupeSorted(v []string) []string {
 		}
 	}
 	return out
-}
-
-// validateLabelKey checks a qualified name ([prefix/]name), as
-// validation.IsQualifiedName does.
-func validateLabelKey(k string) error {
-	name := k
-	if i := strings.LastIndexByte(k, '/'); i >= 0 {
-		prefix := k[:i]
-		name = k[i+1:]
-		if prefix == "" || len(prefix) > 253 || !isDNSSubdomain(prefix) {
-			return fmt.Errorf("key: Invalid value: %q: prefix part must be a lowercase RFC 1123 subdomain", k)
-		}
-	}
-	if name == "" || len(name) > 63 || !isQualifiedNamePart(name) {
-		return fmt.Errorf("key: Invalid value: %q: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')", k)
-	}
-	return nil
-}
-
-func validateLabelValue(key, v string) error {
-	if v == "" {
-		return nil
-	}
-	if len(v) > 63 || !isQualifiedNamePart(v) {
-		return fmt.Errorf("values[0][%s]: Invalid value: %q: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')", key, v)
-	}
-	return nil
-}
-
-func isAlnum(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
-func isQualifiedNamePart(s string) bool {
-	if s == "" || !isAlnum(s[0]) || !isAlnum(s[len(s)-1]) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !isAlnum(c) && c != '-' && c != '_' && c != '.' {
-			return false
-		}
-	}
-	return true
-}
-
-func isDNSSubdomain(s string) bool {
-	for _, part := range strings.Split(s, ".") {
-		if part == "" || len(part) > 63 {
-			return false
-		}
-		for i := 0; i < len(part); i++ {
-			c := part[i]
-			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-				return false
-			}
-		}
-		if part[0] == '-' || part[len(part)-1] == '-' {
-			return false
-		}
-	}
-	return true
 }
 
 // FieldRequirement is one term of a field selector: `field=value`,
@@ -478,4 +422,26 @@ func (s FieldSelector) Matches(fields map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// validateLabelKey checks a selector's key as labels.NewRequirement does:
+// a qualified name, every problem in one Invalid error on the nil path
+// (printed "<nil>").
+func validateLabelKey(k string) error {
+	if msgs := IsQualifiedName(k); len(msgs) > 0 {
+		return fmt.Errorf("<nil>: Invalid value: %q: %s", k, strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
+// validateLabelValues checks a requirement's values as
+// labels.NewRequirement does, in the order of the sorted set of values:
+// `values[<i>][<key>]: Invalid value: "<v>": <problems>`.
+func validateLabelValues(key string, vals []string) error {
+	for i, v := range vals {
+		if msgs := IsValidLabelValue(v); len(msgs) > 0 {
+			return fmt.Errorf("values[%d][%s]: Invalid value: %q: %s", i, key, v, strings.Join(msgs, "; "))
+		}
+	}
+	return nil
 }
