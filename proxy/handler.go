@@ -274,9 +274,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
-	c.rec.ResponseWriter = w
-	b := h.serve(&c.rec, r, c)
-	code := c.rec.WrittenCode()
+	// Behind the aggregator's chain w already is a StatusRecorder that has
+	// seen no write yet: read its WrittenCode instead of wrapping w again.
+	rec, ok := w.(*request.StatusRecorder)
+	if !ok || rec.WrittenCode() != 0 {
+		c.rec.ResponseWriter = w
+		rec = &c.rec
+	}
+	b := h.serve(rec, r, c)
+	code := rec.WrittenCode()
 	if code == 0 {
 		code = http.StatusOK
 		if c.upgraded {
@@ -392,7 +398,8 @@ type proxyCall struct {
 	err      error // first error that ended the request
 	upgraded bool  // the backend answered 101
 	// rec is the writer handed to the ReverseProxy when Options.OnRequest
-	// is set (unused otherwise). OnRequest gets the code the Handler wrote
+	// is set and the incoming writer is not already a fresh
+	// request.StatusRecorder (unused otherwise). OnRequest gets the code the Handler wrote
 	// (WrittenCode), not 101 for a hijack: a protocol switch that fails
 	// after the hijack reports the error answer's 503.
 	rec request.StatusRecorder
