@@ -8,7 +8,7 @@ FUZZTIME  ?= 3s
 # Every Fuzz* target in the tree runs for FUZZTIME in `make test` (their seed
 # corpora also run as plain unit tests in every `go test`).
 
-.PHONY: build run test unit fuzz bench lint clean e2e-sample-apiserver
+.PHONY: build run test unit fuzz bench bench-floor lint clean e2e-sample-apiserver
 
 build:
 	$(GO) build -o $(BIN) ./cmd/aggsim
@@ -32,6 +32,13 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...
+
+# Issue 21: aggsim against its floors (a static TLS server for /apis, a bare
+# httputil.ReverseProxy for the proxied GET) in one run, legs interleaved,
+# plus start-up as a process (fresh and existing data dir). About 90 s.
+FLOOR_FLAGS ?=
+bench-floor:
+	$(GO) run ./internal/floorbench $(FLOOR_FLAGS)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
@@ -29,9 +30,18 @@ func TestMetricsPromlint(t *testing.T) {
 		}
 	}
 	e.s.onProxyRequest("v1.x.example.com", 503, 0, &proxy.DialError{Addr: "127.0.0.1:1", Err: errors.New("connection refused")})
-	code, body := e.proxyGet("/metrics")
-	if code != 200 {
-		t.Fatalf("/metrics: %d", code)
+	// The availability controller sets the unavailable gauge once the
+	// status write it waited for above has returned, so it may trail the
+	// condition by a moment: read /metrics until the gauge is there.
+	var code int
+	var body string
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if code, body = e.proxyGet("/metrics"); code != 200 {
+			t.Fatalf("/metrics: %d", code)
+		}
+		if strings.Contains(body, `aggregator_unavailable_apiservice{name="v1."}`) || time.Now().After(deadline) {
+			break
+		}
 	}
 	problems, err := promlint.New(strings.NewReader(body)).Lint()
 	if err != nil {

@@ -284,12 +284,22 @@ func (s *Server) Ready() <-chan struct{} { return s.ready }
 
 // Run starts the informers and controllers and blocks until ctx ends.
 func (s *Server) Run(ctx context.Context) {
-	if err := s.ensureSystemNamespaces(ctx); err != nil {
-		s.logger.Error("create system namespaces", "err", err)
-	}
-	if err := s.ensureLocalAPIServices(ctx); err != nil {
-		s.logger.Error("register local APIServices", "err", err)
-	}
+	// The bootstrap objects are written together (see createMissing).
+	var boot sync.WaitGroup
+	boot.Add(2)
+	go func() {
+		defer boot.Done()
+		if err := s.ensureSystemNamespaces(ctx); err != nil {
+			s.logger.Error("create system namespaces", "err", err)
+		}
+	}()
+	go func() {
+		defer boot.Done()
+		if err := s.ensureLocalAPIServices(ctx); err != nil {
+			s.logger.Error("register local APIServices", "err", err)
+		}
+	}()
+	boot.Wait()
 	var wg sync.WaitGroup
 	for _, inf := range []*Informer{s.services, s.endpoints, s.apiServices} {
 		wg.Add(1)
@@ -359,38 +369,54 @@ var systemNamespaces = []string{"default", "kube-system", "kube-public", "kube-n
 
 // ensureSystemNamespaces creates the missing system namespaces.
 func (s *Server) ensureSystemNamespaces(ctx context.Context) error {
-	store := s.api.Store(meta.GroupResource{Resource: "namespaces"})
+	objs := make([]meta.Object, 0, len(systemNamespaces))
 	for _, name := range systemNamespaces {
-		ns := &core.Namespace{
+		objs = append(objs, &core.Namespace{
 			TypeMeta:   meta.TypeMeta{Kind: "Namespace", APIVersion: "v1"},
 			ObjectMeta: meta.ObjectMeta{Name: name},
-		}
-		if _, err := store.Create(ctx, ns); err != nil {
-			if errors.Is(err, meta.ErrAlreadyExists) {
-				continue
-			}
-			return fmt.Errorf("create namespace %q: %w", name, err)
-		}
+		})
 	}
-	return nil
+	return createMissing(ctx, s.api.Store(meta.GroupResource{Resource: "namespaces"}), "namespace", objs)
 }
 
 // ensureLocalAPIServices creates the automanaged local APIServices that
 // are missing (upstream's autoregister controller, onstart mode).
 func (s *Server) ensureLocalAPIServices(ctx context.Context) error {
-	store := s.api.Store(apiServicesResource)
+	var objs []meta.Object
 	for _, a := range s.localAPIServices() {
-		if _, err := store.Get(ctx, "", a.Name); err == nil {
-			continue
-		}
-		if _, err := store.Create(ctx, a); err != nil {
-			if errors.Is(err, meta.ErrAlreadyExists) {
-				continue
-			}
-			return fmt.Errorf("create apiservice %q: %w", a.Name, err)
-		}
+		objs = append(objs, a)
 	}
-	return nil
+	return createMissing(ctx, s.api.Store(apiServicesResource), "apiservice", objs)
+}
+
+// objectCreator is the part of a registry store createMissing uses.
+type objectCreator interface {
+	Get(ctx context.Context, namespace, name string) (meta.Object, error)
+	Create(ctx context.Context, obj meta.Object) (meta.Object, error)
+}
+
+// createMissing creates every object of objs that does not exist yet, all
+// at once: the store commits writes that wait together in one transaction
+// (registry/storage's group commit), so a fresh data dir costs one fsync
+// instead of one per object. It returns the first error other than
+// AlreadyExists, naming kind and object.
+func createMissing(ctx context.Context, store objectCreator, kind string, objs []meta.Object) error {
+	errs := make([]error, len(objs))
+	var wg sync.WaitGroup
+	for i, o := range objs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := store.Get(ctx, o.GetObjectMeta().Namespace, o.GetObjectMeta().Name); err == nil {
+				return // kept from an earlier start
+			}
+			if _, err := store.Create(ctx, o); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
+				errs[i] = fmt.Errorf("create %s %q: %w", kind, o.GetObjectMeta().Name, err)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // installStaticRoutes registers what does not depend on APIServices.

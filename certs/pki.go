@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -64,7 +65,8 @@ type PKI struct {
 	// FrontProxyCAPool holds the front-proxy CA certificate(s).
 	FrontProxyCAPool *x509.CertPool
 
-	// Created lists the files written by this EnsurePKI call, in write order;
+	// Created lists the files written by this EnsurePKI call in kubeadm
+	// order (see Files; the files are written concurrently);
 	// empty when everything was reused.
 	Created []string
 }
@@ -156,20 +158,29 @@ func EnsurePKI(dir string, opts Options) (*PKI, error) {
 		FrontProxyClientKey:  filepath.Join(dir, FrontProxyClientKeyName),
 	}
 	dns, ips := ServingSANs(opts)
-	var err error
-	p.ClientCAPool, err = p.ensureTree(p.CACert, p.CAKey, CACommonName, opts, []leafSpec{
+	// The two trees, and the leaves of each, are generated and written at
+	// the same time: on a fresh data dir this is ten files, each written
+	// atomically with an fsync, and generating and writing them one after
+	// the other took about 4 ms on a 2-core machine.
+	var clusterCreated, frontProxyCreated []string
+	var clusterErr, frontProxyErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		p.FrontProxyCAPool, frontProxyCreated, frontProxyErr = ensureTree(p.FrontProxyCACert, p.FrontProxyCAKey, FrontProxyCACommonName, opts, []leafSpec{
+			{cert: p.FrontProxyClientCert, key: p.FrontProxyClientKey, cn: FrontProxyClientCN},
+		})
+	}()
+	p.ClientCAPool, clusterCreated, clusterErr = ensureTree(p.CACert, p.CAKey, CACommonName, opts, []leafSpec{
 		{cert: p.ServingCert, key: p.ServingKey, cn: ServingCommonName, dns: dns, ips: ips},
 		{cert: p.AdminCert, key: p.AdminKey, cn: AdminCommonName, orgs: []string{AdminOrganization}},
 	})
-	if err != nil {
+	wg.Wait()
+	if err := errors.Join(clusterErr, frontProxyErr); err != nil {
 		return nil, err
 	}
-	p.FrontProxyCAPool, err = p.ensureTree(p.FrontProxyCACert, p.FrontProxyCAKey, FrontProxyCACommonName, opts, []leafSpec{
-		{cert: p.FrontProxyClientCert, key: p.FrontProxyClientKey, cn: FrontProxyClientCN},
-	})
-	if err != nil {
-		return nil, err
-	}
+	p.Created = append(clusterCreated, frontProxyCreated...)
 	return p, nil
 }
 
@@ -185,68 +196,88 @@ type leafSpec struct {
 
 func (l leafSpec) serving() bool { return len(l.dns)+len(l.ips) > 0 }
 
-// ensureTree ensures one CA and its leaves, returning the CA pool.
-func (p *PKI) ensureTree(caCert, caKey, caCN string, opts Options, leaves []leafSpec) (*x509.CertPool, error) {
+// ensureTree ensures one CA and its leaves, returning the CA pool and the
+// files it wrote (CA first, then each leaf in order; certificate before
+// key). A new CA's files and the leaves are generated and written
+// concurrently.
+func ensureTree(caCert, caKey, caCN string, opts Options, leaves []leafSpec) (*x509.CertPool, []string, error) {
 	var ca *CA
-	var pool *x509.CertPool
 	var roots []*x509.Certificate
+	var created []string
 	freshCA := false
+	var caWritten chan error
 	switch {
 	case fileExists(caCert) && fileExists(caKey):
 		var err error
 		if ca, err = LoadCA(caCert, caKey, opts); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		roots = []*x509.Certificate{ca.Cert}
 	case fileExists(caCert):
 		// External CA: we can keep, but not issue, its leaves.
 		data, err := os.ReadFile(caCert)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if roots, err = ParseCertsPEM(data); err != nil {
-			return nil, fmt.Errorf("%s: %w", caCert, err)
+			return nil, nil, fmt.Errorf("%s: %w", caCert, err)
 		}
 	default:
 		var err error
 		if ca, err = NewCA(caCN, opts); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if err := ca.WriteFiles(caCert, caKey); err != nil {
-			return nil, err
-		}
-		p.Created = append(p.Created, caCert, caKey)
+		caWritten = make(chan error, 1)
+		go func() { caWritten <- ca.WriteFiles(caCert, caKey) }()
+		created = append(created, caCert, caKey)
 		roots = []*x509.Certificate{ca.Cert}
 		freshCA = true
 	}
-	pool = x509.NewCertPool()
+	pool := x509.NewCertPool()
 	for _, r := range roots {
 		pool.AddCert(r)
 	}
-	for _, l := range leaves {
-		if !freshCA {
-			if err := checkLeaf(l, pool, opts.now()); err == nil {
-				continue
-			} else if ca == nil {
-				return nil, fmt.Errorf("%s needs to be reissued (%v) but %s has no key %s", l.cert, err, caCert, caKey)
+	errs := make([]error, len(leaves)+1)
+	written := make([]bool, len(leaves))
+	var wg sync.WaitGroup
+	for i, l := range leaves {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !freshCA {
+				if err := checkLeaf(l, pool, opts.now()); err == nil {
+					return
+				} else if ca == nil {
+					errs[i] = fmt.Errorf("%s needs to be reissued (%v) but %s has no key %s", l.cert, err, caCert, caKey)
+					return
+				}
 			}
-		}
-		var kp *KeyPair
-		var err error
-		if l.serving() {
-			kp, err = ca.IssueServing(l.cn, l.dns, l.ips)
-		} else {
-			kp, err = ca.IssueClient(l.cn, l.orgs)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := kp.WriteFiles(l.cert, l.key); err != nil {
-			return nil, err
-		}
-		p.Created = append(p.Created, l.cert, l.key)
+			var kp *KeyPair
+			var err error
+			if l.serving() {
+				kp, err = ca.IssueServing(l.cn, l.dns, l.ips)
+			} else {
+				kp, err = ca.IssueClient(l.cn, l.orgs)
+			}
+			if err == nil {
+				err = kp.WriteFiles(l.cert, l.key)
+			}
+			errs[i], written[i] = err, err == nil
+		}()
 	}
-	return pool, nil
+	wg.Wait()
+	if caWritten != nil {
+		errs[len(leaves)] = <-caWritten
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	for i, l := range leaves {
+		if written[i] {
+			created = append(created, l.cert, l.key)
+		}
+	}
+	return pool, created, nil
 }
 
 // checkLeaf returns why the existing leaf files cannot be kept, or nil.

@@ -149,9 +149,14 @@ type openAPIV2Parts struct {
 // openAPISnapshot is everything served, encoded once per change.
 type openAPISnapshot struct {
 	v2     []byte
-	v2pb   []byte // nil when the protobuf encoding failed
 	v2etag string // quoted
-	index  []byte
+	// v2pbOnce encodes v2 as protobuf (v2pb, nil when that failed) on the
+	// first request that asks for it: the encoding costs about 30 ms of CPU
+	// (gnostic parses the JSON through a YAML parser), and only kubectl
+	// 1.27 and older ask for it.
+	v2pbOnce sync.Once
+	v2pb     []byte
+	index    []byte
 	// indexEtag is quoted.
 	indexEtag string
 	// remote holds the fetched v3 documents by key ("apis/<g>/<v>").
@@ -686,13 +691,24 @@ func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 		}
 	}
 	s.v2etag = `"` + registry.OpenAPIHash(s.v2) + `"`
-	if doc, err := openapi_v2.ParseDocument(s.v2); err != nil {
-		c.logger.Error("parse the OpenAPI v2 document", "err", err)
-	} else if s.v2pb, err = (proto.MarshalOptions{Deterministic: true}).Marshal(doc); err != nil {
-		c.logger.Error("encode the OpenAPI v2 document as protobuf", "err", err)
-		s.v2pb = nil
-	}
 	return s
+}
+
+// protobuf returns the snapshot's v2 document as gnostic protobuf, encoding
+// it on the first call; nil when it cannot be encoded (logged once).
+func (s *openAPISnapshot) protobuf(logger *slog.Logger) []byte {
+	s.v2pbOnce.Do(func() {
+		doc, err := openapi_v2.ParseDocument(s.v2)
+		if err != nil {
+			logger.Error("parse the OpenAPI v2 document", "err", err)
+			return
+		}
+		if s.v2pb, err = (proto.MarshalOptions{Deterministic: true}).Marshal(doc); err != nil {
+			logger.Error("encode the OpenAPI v2 document as protobuf", "err", err)
+			s.v2pb = nil
+		}
+	})
+	return s.v2pb
 }
 
 // ServeV2 answers /openapi/v2: protobuf when the Accept header names one
@@ -701,9 +717,14 @@ func (c *Controller) ServeV2(w http.ResponseWriter, r *http.Request) {
 	snap := c.snapshot()
 	accept := r.Header.Get("Accept")
 	body, ct := snap.v2, "application/json"
+	wantsProtobuf := negotiation.Names(accept, openAPIV2ProtobufTypes...)
+	var pb []byte
+	if wantsProtobuf {
+		pb = snap.protobuf(c.logger)
+	}
 	switch {
-	case snap.v2pb != nil && negotiation.Names(accept, openAPIV2ProtobufTypes...):
-		body, ct = snap.v2pb, "application/octet-stream" // as kube-openapi answers
+	case pb != nil:
+		body, ct = pb, "application/octet-stream" // as kube-openapi answers
 	case !registry.OpenAPIAcceptsJSON(accept):
 		negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusNotAcceptable, meta.StatusReasonNotAcceptable,
 			"only the following media types are accepted: application/json, "+strings.Join(openAPIV2ProtobufTypes, ", ")))

@@ -137,6 +137,7 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return fmt.Errorf("create --data-dir: %w", err)
 	}
+	phases := newStartupPhases(started)
 	pkiDir := filepath.Join(dataDir, "pki")
 	pki, err := certs.EnsurePKI(pkiDir, certs.Options{ExtraIPs: extraServingIPs(o.bindAddress)})
 	if err != nil {
@@ -153,6 +154,7 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	clientCA := orDefault(o.clientCAFile, pki.CACert)
 	proxyCert := orDefault(o.proxyClientCertFile, pki.FrontProxyClientCert)
 	proxyKey := orDefault(o.proxyClientKeyFile, pki.FrontProxyClientKey)
+	phases.mark("pki")
 
 	var st storage.Storage
 	switch o.storage {
@@ -167,6 +169,7 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		return fmt.Errorf("--storage: unknown backend %q (want bbolt or memory)", o.storage)
 	}
 	defer st.Close()
+	phases.mark("storage")
 
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	defer cancelRun()
@@ -227,10 +230,12 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 			ExtraHeaderPrefixes: o.requestheaderExtraHeadersPrefix,
 		}
 	}
+	phases.mark("certificates")
 	srv, err := aggregator.New(aopts)
 	if err != nil {
 		return err
 	}
+	phases.mark("aggregator")
 
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.bindAddress, strconv.Itoa(o.securePort)))
 	if err != nil {
@@ -255,6 +260,7 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	srvErr := make(chan error, 1)
 	go func() { srvErr <- httpServer.ServeTLS(ln, "", "") }()
 	go srv.Run(runCtx)
+	phases.mark("listen")
 
 	if o.demo {
 		if err := startDemo(ctx, runCtx, srv, pki, dataDir, out, logger); err != nil {
@@ -265,6 +271,8 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	case <-srv.Ready():
 	case <-ctx.Done():
 	}
+	phases.mark("ready")
+	logger.Debug("start-up phases", phases.attrs()...)
 	fmt.Fprintf(out, "aggsim %s (Kubernetes %s) serving on %s\n", version, kubeGitVersion(), server)
 	fmt.Fprintf(out, "data dir: %s (storage: %s)\n", dataDir, o.storage)
 	fmt.Fprintf(out, "ready in %s\n", time.Since(started).Round(time.Millisecond))
@@ -308,4 +316,32 @@ func hostForURL(bind string, port int) string {
 		}
 	}
 	return net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+// startupPhases records how long each start-up step of runServe took, for
+// the debug log line "start-up phases" (--log-level debug), which is how
+// start-up time is profiled (issue 21).
+type startupPhases struct {
+	last  time.Time
+	names []string
+	took  []time.Duration
+}
+
+func newStartupPhases(start time.Time) *startupPhases { return &startupPhases{last: start} }
+
+// mark ends the phase name now.
+func (p *startupPhases) mark(name string) {
+	now := time.Now()
+	p.names = append(p.names, name)
+	p.took = append(p.took, now.Sub(p.last))
+	p.last = now
+}
+
+// attrs returns the phases as slog key/value pairs, in order.
+func (p *startupPhases) attrs() []any {
+	out := make([]any, 0, 2*len(p.names))
+	for i, n := range p.names {
+		out = append(out, n, p.took[i].Round(10*time.Microsecond).String())
+	}
+	return out
 }

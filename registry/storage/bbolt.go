@@ -89,15 +89,38 @@ type Bolt struct {
 	db   *bolt.DB
 	path string
 
-	// mu serialises writes from the start of their transaction until their
-	// event is published (bbolt's OnCommit runs after its writer lock is
+	// mu serialises commits from the start of their transaction until their
+	// events are published (bbolt's OnCommit runs after its writer lock is
 	// released, so it alone would not keep events in order). Close holds it.
 	mu     sync.Mutex
 	rev    atomic.Int64 // revision of the last committed write
-	closed atomic.Bool  // set by Close, under mu
+	closed atomic.Bool  // set by Close
+
+	// writes carries writes to the committer goroutine (commitLoop), which
+	// commits every write waiting at that moment in one transaction: one
+	// fsync for all of them (group commit, as etcd batches its backend
+	// transactions). quit ends commitLoop; stopped is closed once it has.
+	writes  chan *boltWrite
+	quit    chan struct{}
+	stopped chan struct{}
 
 	watch *broadcaster
 }
+
+// boltWrite is one write waiting for commitLoop; ev and err are set before
+// done is closed.
+type boltWrite struct {
+	fn   func(data *bolt.Bucket, rev int64) (Event, error)
+	ev   Event
+	err  error
+	done chan struct{}
+}
+
+// errNothingWritten rolls back a transaction in which every write failed.
+var errNothingWritten = errors.New("storage: nothing written")
+
+// maxBatch bounds how many writes share one transaction.
+const maxBatch = 256
 
 // OpenBolt opens or creates the bbolt file at path (its directory must
 // exist). It returns an error wrapping ErrInUse if another process holds the
@@ -159,8 +182,10 @@ func openBolt(path string, opts BoltOptions, cfg watchConfig) (*Bolt, error) {
 		db.Close()
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
-	s := &Bolt{db: db, path: path, watch: newBroadcaster(cfg, rev)}
+	s := &Bolt{db: db, path: path, watch: newBroadcaster(cfg, rev),
+		writes: make(chan *boltWrite, maxBatch), quit: make(chan struct{}), stopped: make(chan struct{})}
 	s.rev.Store(rev)
+	go s.commitLoop()
 	return s, nil
 }
 
@@ -293,11 +318,13 @@ func (s *Bolt) Revision() int64 { return s.rev.Load() }
 // Close implements Storage.Close: open watches are closed, in-flight reads
 // finish, and later calls return ErrClosed. Closing twice returns nil.
 func (s *Bolt) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed.Swap(true) {
 		return nil
 	}
+	close(s.quit)
+	<-s.stopped // the commit in progress, if any, has finished
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.watch.close()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("storage: close %s: %w", s.path, err)
@@ -320,10 +347,11 @@ func (s *Bolt) view(fn func(data, meta *bolt.Bucket) error) error {
 	return err
 }
 
-// write runs fn in one Update transaction with the next revision, stores
-// that revision in the meta bucket in the same transaction and, once the
-// transaction has committed (and fsynced), publishes fn's event while still
-// holding s.mu. fn must copy anything it keeps out of the bucket.
+// write hands fn to commitLoop and waits for its result. fn runs in a
+// write transaction with the next revision; it must check everything
+// before it changes the bucket (an error leaves the bucket as it was, so
+// the other writes of the transaction still commit) and copy anything it
+// keeps out of the bucket.
 func (s *Bolt) write(ctx context.Context, key string, fn func(data *bolt.Bucket, rev int64) (Event, error)) (Event, error) {
 	if err := checkKey(key); err != nil {
 		return Event{}, err
@@ -331,29 +359,97 @@ func (s *Bolt) write(ctx context.Context, key string, fn func(data *bolt.Bucket,
 	if err := ctx.Err(); err != nil {
 		return Event{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed.Load() {
 		return Event{}, ErrClosed
 	}
-	var ev Event
+	w := &boltWrite{fn: fn, done: make(chan struct{})}
+	select {
+	case s.writes <- w:
+	case <-s.stopped:
+		return Event{}, ErrClosed
+	}
+	select {
+	case <-w.done:
+	case <-s.stopped:
+		select { // commitLoop may have answered w just before it stopped
+		case <-w.done:
+		default:
+			return Event{}, ErrClosed
+		}
+	}
+	return w.ev, w.err
+}
+
+// commitLoop commits the writes sent to s.writes until Close: it takes
+// the first write that arrives and every other one already waiting (up to
+// maxBatch), and commits them in one transaction.
+func (s *Bolt) commitLoop() {
+	defer close(s.stopped)
+	batch := make([]*boltWrite, 0, maxBatch)
+	for {
+		select {
+		case <-s.quit:
+			return
+		case w := <-s.writes:
+			batch = append(batch[:0], w)
+		}
+	more:
+		for len(batch) < maxBatch {
+			select {
+			case w := <-s.writes:
+				batch = append(batch, w)
+			default:
+				break more
+			}
+		}
+		s.commit(batch)
+		clear(batch)
+	}
+}
+
+// commit runs the writes of batch in order in one Update transaction, each
+// successful one taking the next revision, stores the last revision in the
+// meta bucket in the same transaction and, once the transaction has
+// committed (and fsynced), publishes the events in order while holding
+// s.mu. A write whose fn fails gets its error and takes no revision; when
+// the transaction itself fails, every write of the batch gets that error.
+func (s *Bolt) commit(batch []*boltWrite) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var last int64
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
-		last, err := decodeRevision(meta.Get(keyRevision))
-		if err != nil {
+		var err error
+		if last, err = decodeRevision(meta.Get(keyRevision)); err != nil {
 			return err
 		}
-		if ev, err = fn(tx.Bucket(bucketData), last+1); err != nil {
-			return err
+		first := last
+		data := tx.Bucket(bucketData)
+		for _, w := range batch {
+			if w.ev, w.err = w.fn(data, last+1); w.err == nil {
+				last = w.ev.Revision
+			}
 		}
-		return meta.Put(keyRevision, encodeRevision(ev.Revision))
+		if last == first {
+			return errNothingWritten // roll back: no commit, no fsync
+		}
+		return meta.Put(keyRevision, encodeRevision(last))
 	})
-	if err != nil {
-		return Event{}, err
+	if err == errNothingWritten {
+		err = nil
 	}
-	s.rev.Store(ev.Revision)
-	s.watch.publish(ev)
-	return ev, nil
+	for _, w := range batch {
+		if err != nil {
+			w.ev, w.err = Event{}, err
+		} else if w.err == nil {
+			s.rev.Store(w.ev.Revision)
+			s.watch.publish(w.ev)
+		}
+		if w.err != nil {
+			w.ev = Event{}
+		}
+		close(w.done)
+	}
 }
 
 // encodeRevision returns rev as 8 big-endian bytes.

@@ -1,11 +1,13 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -126,5 +128,124 @@ func TestBoltOptions(t *testing.T) {
 	if cfg.minEvents != DefaultWatchWindow || cfg.maxEvents != 10*DefaultWatchWindow ||
 		cfg.maxAge != DefaultWatchWindowAge || cfg.buffer != DefaultWatchBuffer {
 		t.Fatalf("default watchConfig = %+v", cfg)
+	}
+}
+
+// TestBoltGroupCommit pins group commit: writes that wait while a commit is
+// in progress are committed together in the next transaction, in arrival
+// order, each successful one taking the next revision; a failing write in
+// the batch gets its own error, takes no revision and publishes no event,
+// and the others still commit and survive a reopen.
+func TestBoltGroupCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "group.db")
+	s := openTestBolt(t, path)
+	ctx := context.Background()
+	events, err := s.Watch(ctx, "/g/", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := s.Revision()
+
+	// A first write whose fn blocks holds the committer inside a
+	// transaction; it fails (ErrKeyNotFound), so it takes no revision.
+	entered, release := make(chan struct{}), make(chan struct{})
+	blocked := make(chan error, 1)
+	go func() {
+		_, err := s.write(ctx, "/g/blocker", func(*bolt.Bucket, int64) (Event, error) {
+			close(entered)
+			<-release
+			return Event{}, ErrKeyNotFound
+		})
+		blocked <- err
+	}()
+	<-entered
+	txid := func() (id int) {
+		_ = s.db.View(func(tx *bolt.Tx) error { id = tx.ID(); return nil })
+		return id
+	}
+	txBefore := txid()
+	type result struct {
+		rev int64
+		err error
+	}
+	results := make([]chan result, 4)
+	keys := []string{"/g/a", "/g/b", "/g/b", "/g/c"}
+	for i, k := range keys {
+		results[i] = make(chan result, 1)
+		go func() {
+			rev, err := s.Create(ctx, k, []byte(k))
+			results[i] <- result{rev, err}
+		}()
+		// Each write queues in s.writes before the next starts.
+		for deadline := time.Now().Add(5 * time.Second); len(s.writes) < i+1; {
+			if time.Now().After(deadline) {
+				close(release)
+				t.Fatalf("write %d never queued", i)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	close(release)
+	if err := <-blocked; !errors.Is(err, ErrKeyNotFound) {
+		t.Fatalf("blocking write: %v", err)
+	}
+
+	want := []result{{start + 1, nil}, {start + 2, nil}, {0, ErrKeyExists}, {start + 3, nil}}
+	for i, ch := range results {
+		got := <-ch
+		if got.rev != want[i].rev || !errors.Is(got.err, want[i].err) || (want[i].err == nil) != (got.err == nil) {
+			t.Errorf("write %d (%s) = %d, %v; want %d, %v", i, keys[i], got.rev, got.err, want[i].rev, want[i].err)
+		}
+	}
+	for _, w := range []struct {
+		key string
+		rev int64
+	}{{"/g/a", start + 1}, {"/g/b", start + 2}, {"/g/c", start + 3}} {
+		select {
+		case ev := <-events:
+			if ev.Key != w.key || ev.Revision != w.rev || ev.Type != EventPut {
+				t.Errorf("event %+v, want put %s at %d", ev, w.key, w.rev)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no event for %s", w.key)
+		}
+	}
+	if s.Revision() != start+3 {
+		t.Errorf("Revision() = %d, want %d", s.Revision(), start+3)
+	}
+	if n := txid() - txBefore; n != 1 {
+		t.Errorf("the four queued writes took %d committed transactions, want 1", n)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2 := openTestBolt(t, path)
+	if s2.Revision() != start+3 {
+		t.Errorf("after reopen Revision() = %d, want %d", s2.Revision(), start+3)
+	}
+	kvs, _, err := s2.List(ctx, "/g/")
+	if err != nil || len(kvs) != 3 || kvs[1].Key != "/g/b" || string(kvs[1].Value) != "/g/b" || kvs[1].ModRevision != start+2 {
+		t.Errorf("after reopen List = %+v, %v", kvs, err)
+	}
+	if _, err := s2.Create(ctx, "/g/d", nil); err != nil {
+		t.Fatal(err)
+	}
+	if s2.Revision() != start+4 {
+		t.Errorf("next revision %d, want %d", s2.Revision(), start+4)
+	}
+}
+
+// TestBoltWriteAfterClose: a write after Close returns ErrClosed and does
+// not block.
+func TestBoltWriteAfterClose(t *testing.T) {
+	s, err := OpenBolt(filepath.Join(t.TempDir(), "closed.db"), BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Create(context.Background(), "/k", nil); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Create after Close: %v, want ErrClosed", err)
 	}
 }

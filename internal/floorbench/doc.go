@@ -1,0 +1,35 @@
+// Command floorbench measures aggsim against the physical floor of what it
+// does (issue 21): in one run, with one load generator, legs interleaved,
+// it serves
+//
+//   - GET /apis (the legacy APIGroupList, Accept: application/json) from a
+//     static TLS server answering aggsim's own /apis bytes, and from aggsim;
+//   - GET of one 246-byte object of an aggregated API through a bare
+//     net/http/httputil.ReverseProxy with the same TLS legs as aggsim
+//     (client certificates verified against aggsim's client CA, HTTP/2 on
+//     both legs, the front-proxy client certificate presented and the
+//     backend verified against its CA for <service>.<namespace>.svc), and
+//     through aggsim (authentication, authorization, routing, Service
+//     resolution, identity headers, metrics);
+//   - the same GET straight to the backend, for reference;
+//
+// and prints each leg's requests per second (median of the rounds) and the
+// ratios aggsim / floor. With -startup N it also measures aggsim's start-up
+// as a process: exec to the first 200 from /readyz, N times with a fresh data
+// dir (PKI generated) and N times with an existing one, interleaved, and
+// prints the medians.
+//
+// Every server is a separate process (aggsim is the binary built from this
+// tree; the floors and the backend are this program run with -role), so no
+// leg shares a heap or a scheduler with the load generator. The load
+// generator is one HTTP/2 connection per leg multiplexing -c workers, like
+// ../shared/reference/loadgen with -proto h2.
+//
+//	go run ./internal/floorbench                 # make bench-floor
+//	go run ./internal/floorbench -startup 11     # start-up only
+//
+// It listens on and connects to 127.0.0.1 only and stops only the
+// processes it started. It owns nothing aggsim serves; it must not import
+// aggsim's server packages (only certs, to read and issue certificates), so
+// that it measures the binary as users run it.
+package main

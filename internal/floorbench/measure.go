@@ -1,0 +1,349 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aggsim/aggsim/certs"
+)
+
+// readyInRe is the duration aggsim reports in its banner.
+var readyInRe = regexp.MustCompile(`^ready in (\S+)$`)
+
+// startupRun is one measured start of aggsim.
+type startupRun struct {
+	readyz   time.Duration // exec → first 200 from /readyz
+	reported time.Duration // the banner's "ready in"
+}
+
+// startOnce runs aggsim serve on dataDir until /readyz answers 200 and
+// stops it. The poller waits for the admin certificate aggsim writes (the
+// data dir may be fresh), then asks /readyz every 200 µs.
+func startOnce(bin, dataDir string) (startupRun, error) {
+	port, err := freePort()
+	if err != nil {
+		return startupRun{}, err
+	}
+	url := "https://127.0.0.1:" + strconv.Itoa(port) + "/readyz"
+	start := time.Now()
+	c, err := startChild(bin, "serve", "--data-dir", dataDir, "--secure-port", strconv.Itoa(port), "--bind-address", "127.0.0.1")
+	if err != nil {
+		return startupRun{}, err
+	}
+	defer c.stop()
+	var client *http.Client
+	deadline := start.Add(10 * time.Second)
+	var run startupRun
+	for run.readyz == 0 {
+		if time.Now().After(deadline) {
+			return run, fmt.Errorf("aggsim on %s not ready in 10s", dataDir)
+		}
+		if client == nil {
+			// Files appear by rename, whole; a pair's key is written
+			// before its certificate.
+			if _, err := os.Stat(pkiFile(dataDir, certs.AdminCertName)); err == nil {
+				if client, err = adminClient(dataDir, false); err != nil {
+					client = nil
+				}
+			}
+		}
+		if client != nil {
+			if resp, err := client.Get(url); err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					run.readyz = time.Since(start)
+					break
+				}
+			}
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	if s, err := c.waitLine(readyInRe, 5*time.Second); err == nil {
+		run.reported, _ = time.ParseDuration(s)
+	}
+	client.CloseIdleConnections()
+	return run, nil
+}
+
+// measureStartup starts aggsim n times on a fresh data dir and n times on
+// an existing one, alternating, and prints the medians.
+func measureStartup(bin, work string, n int) error {
+	existing := filepath.Join(work, "startup-existing")
+	if _, err := startOnce(bin, existing); err != nil { // creates it
+		return err
+	}
+	var fresh, again []startupRun
+	for i := 0; i < n; i++ {
+		dir := filepath.Join(work, fmt.Sprintf("startup-fresh-%d", i))
+		order := []bool{true, false}
+		if i%2 == 1 {
+			order = []bool{false, true}
+		}
+		for _, isFresh := range order {
+			if isFresh {
+				r, err := startOnce(bin, dir)
+				if err != nil {
+					return err
+				}
+				fresh = append(fresh, r)
+				_ = os.RemoveAll(dir)
+			} else {
+				r, err := startOnce(bin, existing)
+				if err != nil {
+					return err
+				}
+				again = append(again, r)
+			}
+		}
+	}
+	ms := func(runs []startupRun, f func(startupRun) time.Duration) (float64, []float64) {
+		var xs []float64
+		for _, r := range runs {
+			xs = append(xs, float64(f(r).Microseconds())/1000)
+		}
+		return median(xs), xs
+	}
+	fmt.Printf("\nstart-up of aggsim serve (%d runs each, alternating), exec → first 200 from /readyz:\n", n)
+	for _, k := range []struct {
+		name string
+		runs []startupRun
+	}{{"fresh data dir (PKI generated)", fresh}, {"existing data dir", again}} {
+		m, xs := ms(k.runs, func(r startupRun) time.Duration { return r.readyz })
+		rep, _ := ms(k.runs, func(r startupRun) time.Duration { return r.reported })
+		slices.Sort(xs)
+		fmt.Printf("  %-31s median %6.1f ms  (min %.1f, max %.1f; banner's \"ready in\" median %.1f ms)\n", k.name, m, xs[0], xs[len(xs)-1], rep)
+	}
+	return nil
+}
+
+// leg is one measured target of the load rounds.
+type leg struct {
+	name   string
+	client *http.Client
+	url    string
+	want   int // expected body length
+	rps    []float64
+	p50    []float64
+	p99    []float64
+}
+
+// runLeg sends GETs from conc workers for d and records the leg's
+// throughput and latency percentiles; any answer other than 200 with the
+// expected length fails the run.
+func runLeg(l *leg, conc int, d time.Duration, record bool) error {
+	var mu sync.Mutex
+	var lat []time.Duration
+	var firstErr error
+	deadline := time.Now().Add(d)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := 0; w < conc; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			for time.Now().Before(deadline) {
+				req, _ := http.NewRequest(http.MethodGet, l.url, nil)
+				req.Header.Set("Accept", "application/json")
+				t := time.Now()
+				resp, err := l.client.Do(req)
+				if err == nil {
+					var n int64
+					n, err = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if err == nil && (resp.StatusCode != http.StatusOK || int(n) != l.want) {
+						err = fmt.Errorf("%s: %d with %d bytes (want 200 with %d)", l.url, resp.StatusCode, n, l.want)
+					}
+				}
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					return
+				}
+				mine = append(mine, time.Since(t))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if firstErr != nil {
+		return fmt.Errorf("%s: %w", l.name, firstErr)
+	}
+	if record && len(lat) > 0 {
+		slices.Sort(lat)
+		pct := func(p float64) float64 { return float64(lat[int(float64(len(lat)-1)*p)].Microseconds()) / 1000 }
+		l.rps = append(l.rps, float64(len(lat))/elapsed.Seconds())
+		l.p50 = append(l.p50, pct(0.5))
+		l.p99 = append(l.p99, pct(0.99))
+	}
+	return nil
+}
+
+// measureLoad starts aggsim, the backend and both floors, runs the legs
+// interleaved for rounds rounds and prints medians and ratios.
+func measureLoad(bin, work string, rounds int, d time.Duration, conc int) error {
+	var s servers
+	defer s.stop()
+	dataDir := filepath.Join(work, "load")
+	agg, err := startChild(bin, "serve", "--data-dir", dataDir, "--secure-port", "0", "--bind-address", "127.0.0.1")
+	if err != nil {
+		return err
+	}
+	s.add(agg)
+	aggURL, err := agg.waitLine(servingRe, 30*time.Second)
+	if err != nil {
+		return err
+	}
+	admin, err := adminClient(dataDir, true)
+	if err != nil {
+		return err
+	}
+
+	// The backend: its own CA and serving pair for perf-api.default.svc,
+	// requiring aggsim's front-proxy client certificate.
+	be, err := certs.IssueBackend(certs.BackendOptions{Service: benchService, Namespace: benchNamespace})
+	if err != nil {
+		return err
+	}
+	beDir := filepath.Join(work, "backend")
+	if _, err := be.WriteDir(beDir); err != nil {
+		return err
+	}
+	beCA := filepath.Join(beDir, "backend-ca.crt")
+	if err := os.WriteFile(beCA, be.CA.CertPEM, 0o600); err != nil {
+		return err
+	}
+	beAddr, err := s.startRole("backend", "-cert", filepath.Join(beDir, certs.BackendCertName), "-key", filepath.Join(beDir, certs.BackendKeyName),
+		"-client-ca", pkiFile(dataDir, certs.FrontProxyCACertName), "-require-cn", certs.FrontProxyClientCN)
+	if err != nil {
+		return err
+	}
+	_, portStr, _ := cutLast(beAddr, ":")
+	bePort, _ := strconv.Atoi(portStr)
+	if err := register(admin, aggURL, bePort, be.CA.CertPEM); err != nil {
+		return err
+	}
+
+	// The static server answers aggsim's own /apis bytes.
+	code, apis, err := do(admin, http.MethodGet, aggURL+"/apis", "application/json", nil)
+	if err != nil || code != http.StatusOK {
+		return fmt.Errorf("GET /apis from aggsim: %d %v", code, err)
+	}
+	apisFile := filepath.Join(work, "apis.json")
+	if err := os.WriteFile(apisFile, apis, 0o600); err != nil {
+		return err
+	}
+	serving := []string{"-cert", pkiFile(dataDir, certs.ServingCertName), "-key", pkiFile(dataDir, certs.ServingKeyName),
+		"-client-ca", pkiFile(dataDir, certs.CACertName)}
+	staticAddr, err := s.startRole("static", append(serving, "-body", apisFile)...)
+	if err != nil {
+		return err
+	}
+	proxyAddr, err := s.startRole("reverseproxy", append(serving,
+		"-backend", "https://"+beAddr, "-backend-ca", beCA, "-backend-server-name", be.ServerName,
+		"-proxy-cert", pkiFile(dataDir, certs.FrontProxyClientCertName), "-proxy-key", pkiFile(dataDir, certs.FrontProxyClientKeyName))...)
+	if err != nil {
+		return err
+	}
+
+	// One HTTP/2 connection per leg.
+	h2Admin := func() (*http.Client, error) { return adminClient(dataDir, true) }
+	f, err := readFiles(pkiFile(dataDir, certs.FrontProxyClientCertName), pkiFile(dataDir, certs.FrontProxyClientKeyName))
+	if err != nil {
+		return err
+	}
+	direct, err := tlsClient(f[0], f[1], be.CA.CertPEM, be.ServerName, true)
+	if err != nil {
+		return err
+	}
+	legs := []*leg{
+		{name: "/apis static server", url: "https://" + staticAddr + "/apis", want: len(apis)},
+		{name: "/apis aggsim", url: aggURL + "/apis", want: len(apis)},
+		{name: "GET bare ReverseProxy", url: "https://" + proxyAddr + objectPath, want: len(object)},
+		{name: "GET aggsim proxy", url: aggURL + objectPath, want: len(object)},
+		{name: "GET backend direct", url: "https://" + beAddr + objectPath, client: direct, want: len(object)},
+	}
+	for _, l := range legs {
+		if l.client == nil {
+			if l.client, err = h2Admin(); err != nil {
+				return err
+			}
+		}
+	}
+	fmt.Printf("\nload: %d rounds of %s per leg, %d workers on one HTTP/2 connection per leg, legs interleaved\n", rounds, d, conc)
+	for _, l := range legs { // warm-up: connections, caches
+		if err := runLeg(l, conc, d/4, false); err != nil {
+			return err
+		}
+	}
+	for r := 0; r < rounds; r++ {
+		order := slices.Clone(legs)
+		if r%2 == 1 {
+			slices.Reverse(order)
+		}
+		for _, l := range order {
+			if err := runLeg(l, conc, d, true); err != nil {
+				return err
+			}
+		}
+		fmt.Printf("  round %d:", r+1)
+		for _, l := range legs {
+			fmt.Printf(" %.0f", l.rps[r])
+		}
+		fmt.Println(" rps")
+	}
+	fmt.Printf("\n  %-22s %10s %9s %9s   %s\n", "leg", "median rps", "p50 ms", "p99 ms", "rps per round")
+	for _, l := range legs {
+		fmt.Printf("  %-22s %10.0f %9.2f %9.2f   %v\n", l.name, median(l.rps), median(l.p50), median(l.p99), rounded(l.rps))
+	}
+	ratio := func(a, b *leg) float64 { return median(a.rps) / median(b.rps) }
+	fmt.Printf("\n  /apis:   aggsim / static server   = %.2f×  (goal ≥ 0.90×)\n", ratio(legs[1], legs[0]))
+	fmt.Printf("  proxied: aggsim / bare ReverseProxy = %.2f×  (goal ≥ 1.00×)\n", ratio(legs[3], legs[2]))
+	perRound := make([]float64, rounds)
+	for r := range perRound {
+		perRound[r] = legs[3].rps[r] / legs[2].rps[r]
+	}
+	fmt.Printf("  proxied ratio per round: %v\n", roundedRatio(perRound))
+	return nil
+}
+
+func rounded(xs []float64) []int {
+	out := make([]int, len(xs))
+	for i, x := range xs {
+		out[i] = int(x + 0.5)
+	}
+	return out
+}
+
+func roundedRatio(xs []float64) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = strconv.FormatFloat(x, 'f', 2, 64)
+	}
+	return out
+}
+
+// cutLast splits s around the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	for i := len(s) - len(sep); i >= 0; i-- {
+		if s[i:i+len(sep)] == sep {
+			return s[:i], s[i+len(sep):], true
+		}
+	}
+	return s, "", false
+}

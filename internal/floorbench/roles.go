@@ -1,0 +1,156 @@
+package main
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// roleFlags are the settings of the server roles.
+type roleFlags struct {
+	cert, key      string // serving pair
+	clientCA       string // clients must present a certificate from this CA
+	body           string // static: the file answered
+	contentType    string // static: its Content-Type
+	backend        string // reverseproxy: backend URL
+	backendCA      string // reverseproxy: CA the backend is verified against
+	backendName    string // reverseproxy: server name verified
+	proxyCert      string // reverseproxy: client pair presented to the backend
+	proxyKey       string
+	requireCertsCN string // backend: required client certificate CN
+}
+
+func (f *roleFlags) register() {
+	flag.StringVar(&f.cert, "cert", "", "role: serving certificate")
+	flag.StringVar(&f.key, "key", "", "role: serving key")
+	flag.StringVar(&f.clientCA, "client-ca", "", "role: CA that verifies client certificates")
+	flag.StringVar(&f.body, "body", "", "static: file to answer")
+	flag.StringVar(&f.contentType, "content-type", "application/json", "static: Content-Type")
+	flag.StringVar(&f.backend, "backend", "", "reverseproxy: backend URL")
+	flag.StringVar(&f.backendCA, "backend-ca", "", "reverseproxy: backend CA")
+	flag.StringVar(&f.backendName, "backend-server-name", "", "reverseproxy: backend server name")
+	flag.StringVar(&f.proxyCert, "proxy-cert", "", "reverseproxy: client certificate for the backend")
+	flag.StringVar(&f.proxyKey, "proxy-key", "", "reverseproxy: client key for the backend")
+	flag.StringVar(&f.requireCertsCN, "require-cn", "", "backend: required client certificate common name")
+}
+
+// runRole serves role on a free loopback port, prints "listening on
+// host:port" and returns when stdin closes.
+func runRole(role string, f roleFlags) error {
+	pair, err := tls.LoadX509KeyPair(f.cert, f.key)
+	if err != nil {
+		return err
+	}
+	caPEM, err := os.ReadFile(f.clientCA)
+	if err != nil {
+		return err
+	}
+	clientCAs := x509.NewCertPool()
+	if !clientCAs.AppendCertsFromPEM(caPEM) {
+		return errors.New("no certificate in -client-ca")
+	}
+	var h http.Handler
+	switch role {
+	case "backend":
+		h = backendHandler(f.requireCertsCN)
+	case "static":
+		if h, err = staticHandler(f.body, f.contentType); err != nil {
+			return err
+		}
+	case "reverseproxy":
+		if h, err = reverseProxy(f); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("unknown role %q", role)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		TLSConfig: &tls.Config{
+			Certificates: []tls.Certificate{pair},
+			ClientAuth:   tls.RequireAndVerifyClientCert,
+			ClientCAs:    clientCAs,
+			NextProtos:   []string{"h2", "http/1.1"},
+		},
+	}
+	go func() { _ = srv.ServeTLS(ln, "", "") }()
+	fmt.Printf("listening on %s\n", ln.Addr())
+	_, _ = io.Copy(io.Discard, os.Stdin) // until the parent closes stdin or exits
+	return srv.Close()
+}
+
+// backendHandler answers object to every GET from a client whose
+// certificate has the common name cn (the front-proxy client), as an
+// aggregated API server requires.
+func backendHandler(cn string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if cn != "" && r.TLS.PeerCertificates[0].Subject.CommonName != cn {
+			http.Error(w, "forbidden", http.StatusForbidden)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(object)
+	})
+}
+
+// staticHandler answers the file's bytes to every request.
+func staticHandler(path, contentType string) (http.Handler, error) {
+	body, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		_, _ = w.Write(body)
+	}), nil
+}
+
+// reverseProxy is the bare proxy: httputil.ReverseProxy with its defaults,
+// the caller's verified certificate turned into X-Remote-User and
+// X-Remote-Group, and TLS (HTTP/2) to the backend with the front-proxy
+// client certificate and the backend verified for its server name.
+func reverseProxy(f roleFlags) (http.Handler, error) {
+	target, err := url.Parse(f.backend)
+	if err != nil {
+		return nil, err
+	}
+	caPEM, err := os.ReadFile(f.backendCA)
+	if err != nil {
+		return nil, err
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(caPEM) {
+		return nil, errors.New("no certificate in -backend-ca")
+	}
+	client, err := tls.LoadX509KeyPair(f.proxyCert, f.proxyKey)
+	if err != nil {
+		return nil, err
+	}
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			subject := pr.In.TLS.PeerCertificates[0].Subject
+			pr.Out.Header.Set("X-Remote-User", subject.CommonName)
+			pr.Out.Header.Set("X-Remote-Group", strings.Join(subject.Organization, ","))
+		},
+		Transport: &http.Transport{
+			TLSClientConfig:   &tls.Config{RootCAs: roots, ServerName: f.backendName, Certificates: []tls.Certificate{client}},
+			ForceAttemptHTTP2: true,
+		},
+	}, nil
+}
