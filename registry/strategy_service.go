@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/netip"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -162,12 +163,8 @@ func (ServiceStrategy) PrepareForUpdate(obj, old meta.Object) {
 	s, o := obj.(*core.Service), old.(*core.Service)
 	s.Status = o.Status
 	core.DefaultService(s)
-	if s.Spec.Type == core.ServiceTypeExternalName {
-		if o.Spec.Type != core.ServiceTypeExternalName && s.Spec.ClusterIP == o.Spec.ClusterIP {
-			s.Spec.ClusterIP, s.Spec.ClusterIPs = "", nil
-			s.Spec.IPFamilies, s.Spec.IPFamilyPolicy = nil, nil
-		}
-	} else if o.Spec.Type != core.ServiceTypeExternalName && s.Spec.ClusterIP == "" && len(s.Spec.ClusterIPs) == 0 {
+	dropTypeDependentFields(s, o)
+	if s.Spec.Type != core.ServiceTypeExternalName && o.Spec.Type != core.ServiceTypeExternalName && s.Spec.ClusterIP == "" && len(s.Spec.ClusterIPs) == 0 {
 		s.Spec.ClusterIP = o.Spec.ClusterIP
 		s.Spec.ClusterIPs = append([]string(nil), o.Spec.ClusterIPs...)
 		if len(s.Spec.IPFamilies) == 0 {
@@ -188,6 +185,66 @@ func (ServiceStrategy) PrepareForUpdate(obj, old meta.Object) {
 		}
 	}
 	allocateService(s)
+}
+
+// dropTypeDependentFields clears, when a Service changes type, the fields
+// the new type does not use and the client left as they were (upstream's
+// dropTypeDependentFields in service/strategy.go): clusterIPs, families
+// and policy when it becomes ExternalName; nodePorts and
+// healthCheckNodePort when it stops being NodePort/LoadBalancer;
+// allocateLoadBalancerNodePorts and loadBalancerClass when it stops being
+// LoadBalancer; externalTrafficPolicy when it stops being externally
+// accessible; internalTrafficPolicy when it becomes ExternalName; and the
+// load-balancer status of anything but a LoadBalancer.
+func dropTypeDependentFields(s, o *core.Service) {
+	sp, op := &s.Spec, &o.Spec
+	if op.Type != core.ServiceTypeExternalName && sp.Type == core.ServiceTypeExternalName {
+		if sp.ClusterIP == op.ClusterIP && slices.Equal(sp.ClusterIPs, op.ClusterIPs) {
+			sp.ClusterIP, sp.ClusterIPs = "", nil
+		}
+		if slices.Equal(sp.IPFamilies, op.IPFamilies) {
+			sp.IPFamilies = nil
+		}
+		if equalStringPtr(sp.IPFamilyPolicy, op.IPFamilyPolicy) {
+			sp.IPFamilyPolicy = nil
+		}
+		if equalStringPtr(sp.InternalTrafficPolicy, op.InternalTrafficPolicy) {
+			sp.InternalTrafficPolicy = nil
+		}
+	}
+	needsNodePort := func(t string) bool { return t == core.ServiceTypeNodePort || t == core.ServiceTypeLoadBalancer }
+	if needsNodePort(op.Type) && !needsNodePort(sp.Type) {
+		same := len(sp.Ports) == len(op.Ports)
+		for i := 0; same && i < len(sp.Ports); i++ {
+			same = sp.Ports[i].NodePort == op.Ports[i].NodePort
+		}
+		if same {
+			for i := range sp.Ports {
+				sp.Ports[i].NodePort = 0
+			}
+		}
+		if sp.HealthCheckNodePort == op.HealthCheckNodePort {
+			sp.HealthCheckNodePort = 0
+		}
+	}
+	if op.Type == core.ServiceTypeLoadBalancer && sp.Type != core.ServiceTypeLoadBalancer {
+		if sp.AllocateLoadBalancerNodePorts != nil && op.AllocateLoadBalancerNodePorts != nil && *sp.AllocateLoadBalancerNodePorts == *op.AllocateLoadBalancerNodePorts {
+			sp.AllocateLoadBalancerNodePorts = nil
+		}
+		if equalStringPtr(sp.LoadBalancerClass, op.LoadBalancerClass) {
+			sp.LoadBalancerClass = nil
+		}
+	}
+	if core.ExternallyAccessible(o) && !core.ExternallyAccessible(s) && sp.ExternalTrafficPolicy == op.ExternalTrafficPolicy {
+		sp.ExternalTrafficPolicy = ""
+	}
+	if sp.Type != core.ServiceTypeLoadBalancer {
+		s.Status.LoadBalancer = core.LoadBalancerStatus{}
+	}
+}
+
+func equalStringPtr(a, b *string) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
 }
 
 // allocateService fills clusterIP(s), ipFamilies, ipFamilyPolicy and

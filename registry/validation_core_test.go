@@ -98,11 +98,13 @@ func TestServiceDefaultsAndTable(t *testing.T) {
 	if p := np.Spec.Ports[0].NodePort; p < 30000 || p > 32767 {
 		t.Fatalf("nodePort %d", p)
 	}
-	// An update without clusterIP keeps the allocated one; status is kept.
+	// An update without clusterIP keeps the allocated one; a load-balancer
+	// status is dropped from anything but a LoadBalancer (upstream's
+	// dropTypeDependentFields).
 	upd := &core.Service{ObjectMeta: s.ObjectMeta, Spec: core.ServiceSpec{Ports: []core.ServicePort{{Port: 8443}}}}
 	s.Status.LoadBalancer.Ingress = []core.LoadBalancerIngress{{IP: "1.2.3.4"}}
 	ServiceStrategy{}.PrepareForUpdate(upd, s)
-	if upd.Spec.ClusterIP != ip || len(upd.Status.LoadBalancer.Ingress) != 1 {
+	if upd.Spec.ClusterIP != ip || len(upd.Status.LoadBalancer.Ingress) != 0 {
 		t.Fatalf("update: %+v", upd)
 	}
 	changed := deepCopyService(upd)

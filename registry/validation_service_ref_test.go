@@ -129,3 +129,62 @@ func TestServiceStatusValidationReference(t *testing.T) {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
 }
+
+// TestServiceTypeTransitionsReference pins the spec the reference keeps
+// through `kubectl create svc clusterip t1 --tcp=80:8080` and then
+// `kubectl patch svc t1 --type=merge -p` with type NodePort, LoadBalancer,
+// ExternalName (externalName a.example.com) and ClusterIP again
+// (externalName null), each printed with
+// `jq -c '.spec|del(.clusterIP,.clusterIPs)|.ports|=(if . then map(del(.nodePort)) else . end)'`.
+func TestServiceTypeTransitionsReference(t *testing.T) {
+	old := &core.Service{ObjectMeta: meta.ObjectMeta{Name: "t1", Namespace: "default"}}
+	if err := json.Unmarshal([]byte(`{"ports":[{"name":"80-8080","port":80,"protocol":"TCP","targetPort":8080}],"selector":{"app":"t1"},"type":"ClusterIP"}`), &old.Spec); err != nil {
+		t.Fatal(err)
+	}
+	ServiceStrategy{}.PrepareForCreate(old)
+	steps := []struct{ patch, want string }{
+		{`{"type":"NodePort"}`, `{"externalTrafficPolicy":"Cluster","internalTrafficPolicy":"Cluster","ipFamilies":["IPv4"],"ipFamilyPolicy":"SingleStack","ports":[{"name":"80-8080","port":80,"protocol":"TCP","targetPort":8080}],"selector":{"app":"t1"},"sessionAffinity":"None","type":"NodePort"}`},
+		{`{"type":"LoadBalancer"}`, `{"allocateLoadBalancerNodePorts":true,"externalTrafficPolicy":"Cluster","internalTrafficPolicy":"Cluster","ipFamilies":["IPv4"],"ipFamilyPolicy":"SingleStack","ports":[{"name":"80-8080","port":80,"protocol":"TCP","targetPort":8080}],"selector":{"app":"t1"},"sessionAffinity":"None","type":"LoadBalancer"}`},
+		{`{"type":"ExternalName","externalName":"a.example.com"}`, `{"externalName":"a.example.com","ports":[{"name":"80-8080","port":80,"protocol":"TCP","targetPort":8080}],"selector":{"app":"t1"},"sessionAffinity":"None","type":"ExternalName"}`},
+		{`{"type":"ClusterIP","externalName":null}`, `{"internalTrafficPolicy":"Cluster","ipFamilies":["IPv4"],"ipFamilyPolicy":"SingleStack","ports":[{"name":"80-8080","port":80,"protocol":"TCP","targetPort":8080}],"selector":{"app":"t1"},"sessionAffinity":"None","type":"ClusterIP"}`},
+	}
+	for _, st := range steps {
+		// A merge patch of spec, as kubectl sends it.
+		b, _ := json.Marshal(old.Spec)
+		var spec map[string]any
+		_ = json.Unmarshal(b, &spec)
+		var p map[string]any
+		_ = json.Unmarshal([]byte(st.patch), &p)
+		for k, v := range p {
+			if v == nil {
+				delete(spec, k)
+			} else {
+				spec[k] = v
+			}
+		}
+		b, _ = json.Marshal(spec)
+		upd := &core.Service{ObjectMeta: old.ObjectMeta}
+		if err := json.Unmarshal(b, &upd.Spec); err != nil {
+			t.Fatal(err)
+		}
+		ServiceStrategy{}.PrepareForUpdate(upd, old)
+		if errs := (ServiceStrategy{}).ValidateUpdate(upd, old); len(errs) > 0 {
+			t.Fatalf("%s: %q", st.patch, errStrings(errs))
+		}
+		b, _ = json.Marshal(upd.Spec)
+		var got map[string]any
+		_ = json.Unmarshal(b, &got)
+		delete(got, "clusterIP")
+		delete(got, "clusterIPs")
+		if ports, ok := got["ports"].([]any); ok {
+			for _, p := range ports {
+				delete(p.(map[string]any), "nodePort")
+			}
+		}
+		gb, _ := json.Marshal(got)
+		if string(gb) != st.want {
+			t.Fatalf("%s:\n got %s\nwant %s", st.patch, gb, st.want)
+		}
+		old = upd
+	}
+}
