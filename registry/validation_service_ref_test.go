@@ -97,7 +97,7 @@ func TestServiceCreateValidationReference(t *testing.T) {
 // {"clusterIP":"None","ipFamilyPolicy":"PreferDualStack"}.
 func TestServiceHeadlessFamiliesReference(t *testing.T) {
 	for spec, want := range map[string]string{
-		`{"clusterIP":"None","ports":[{"port":80}]}`:         `{"ports":[{"protocol":"TCP","port":80,"targetPort":80}],"clusterIP":"None","clusterIPs":["None"],"type":"ClusterIP","sessionAffinity":"None","ipFamilies":["IPv4","IPv6"],"ipFamilyPolicy":"RequireDualStack","internalTrafficPolicy":"Cluster"}`,
+		`{"clusterIP":"None","ports":[{"port":80}]}`:              `{"ports":[{"protocol":"TCP","port":80,"targetPort":80}],"clusterIP":"None","clusterIPs":["None"],"type":"ClusterIP","sessionAffinity":"None","ipFamilies":["IPv4","IPv6"],"ipFamilyPolicy":"RequireDualStack","internalTrafficPolicy":"Cluster"}`,
 		`{"clusterIP":"None","ipFamilyPolicy":"PreferDualStack"}`: `{"clusterIP":"None","clusterIPs":["None"],"type":"ClusterIP","sessionAffinity":"None","ipFamilies":["IPv4","IPv6"],"ipFamilyPolicy":"PreferDualStack","internalTrafficPolicy":"Cluster"}`,
 	} {
 		s := &core.Service{ObjectMeta: meta.ObjectMeta{Name: "x", Namespace: "default"}}
