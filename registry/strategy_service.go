@@ -323,6 +323,17 @@ func (ServiceStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
 	keepMetadataForStatus(&s.ObjectMeta, &o.ObjectMeta)
 }
 
+// Default applies core/v1 defaulting (Defaulter).
+func (ServiceStrategy) Default(obj meta.Object) { core.DefaultService(obj.(*core.Service)) }
+
+// ListMapKeys: ports are keyed by port and protocol (FieldSchemaProvider).
+func (ServiceStrategy) ListMapKeys() map[string][]string {
+	return map[string][]string{"spec.ports": {"port", "protocol"}}
+}
+
+// AtomicMaps: spec.selector is +mapType=atomic.
+func (ServiceStrategy) AtomicMaps() []string { return []string{"spec.selector"} }
+
 // Validate answers the allocator's errors alone when there are any (as
 // upstream, whose allocator runs before validation), else runs
 // ValidateService.
