@@ -247,7 +247,7 @@ func New(opts Options) (*Server, error) {
 	s.prober = &discoveryProber{services: s.services, endpoints: s.endpoints, resolver: s.resolver, transport: s.transports.ProbeTransport}
 	s.availability = newAvailabilityController(availabilityConfig{
 		apiServices: s.apiServices, services: s.services, endpoints: s.endpoints,
-		prober: s.prober, status: s.api.Store(apiServicesResource), metrics: s.metrics,
+		prober: s.prober, status: rest.StatusWriter{Store: s.api.Store(apiServicesResource), Manager: "kube-apiserver"}, metrics: s.metrics,
 		logger: logger, now: now, interval: opts.AvailabilityCheckInterval,
 	})
 

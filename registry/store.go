@@ -126,6 +126,14 @@ type UnconditionalUpdater interface {
 	AllowUnconditionalUpdate() bool
 }
 
+// StatusValidator is an optional Strategy extension: a write to /status
+// is checked by ValidateStatusUpdate instead of ValidateUpdate (upstream:
+// the status strategy's own ValidateUpdate, e.g. services' checks the
+// load-balancer status).
+type StatusValidator interface {
+	ValidateStatusUpdate(obj, old meta.Object) meta.FieldErrors
+}
+
 // DeletedObjectReturner is an optional Strategy extension: when
 // ReturnDeletedObject returns true, DELETE answers with the deleted object;
 // otherwise with a Success Status naming it (upstream:
@@ -718,7 +726,11 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64
 	} else {
 		s.strategy.PrepareForUpdate(obj, old)
 	}
-	errs = append(errs, s.strategy.ValidateUpdate(obj, old)...)
+	if sv, ok := s.strategy.(StatusValidator); ok && status {
+		errs = append(errs, sv.ValidateStatusUpdate(obj, old)...)
+	} else {
+		errs = append(errs, s.strategy.ValidateUpdate(obj, old)...)
+	}
 	if len(errs) > 0 {
 		return nil, s.invalid(m.Name, errs)
 	}

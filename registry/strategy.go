@@ -91,6 +91,26 @@ func BumpGeneration(newMeta, oldMeta *meta.ObjectMeta, specChanged bool) {
 	}
 }
 
+// Defaulter is an optional Strategy extension: Default applies the
+// scheme defaults upstream applies when it decodes a request body (core/v1
+// and apiregistration/v1 defaults.go), before the field manager records
+// ownership, so defaulted fields are credited to the writer as upstream
+// credits them. The REST layer calls it on every decoded create, update
+// and patch result.
+type Defaulter interface {
+	Default(obj meta.Object)
+}
+
+// FieldSchemaProvider is an optional Strategy extension describing the
+// resource's lists and maps for server-side apply where they differ from
+// the strategic-merge-patch keys: ListMapKeys maps a dotted list path to
+// its +listMapKey fields (e.g. "spec.ports": port, protocol), AtomicMaps
+// lists the paths of +mapType=atomic maps (owned as one field).
+type FieldSchemaProvider interface {
+	ListMapKeys() map[string][]string
+	AtomicMaps() []string
+}
+
 // PatchMetaProvider is an optional Strategy extension declaring the
 // strategic-merge-patch merge keys of a resource: a dotted field path
 // (without list indices, e.g. "status.conditions", "spec.ports",

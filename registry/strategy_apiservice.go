@@ -79,6 +79,11 @@ func keepMetadataForStatus(m, old *meta.ObjectMeta) {
 	m.Generation = old.Generation
 }
 
+// Default applies apiregistration/v1 defaulting (Defaulter).
+func (APIServiceStrategy) Default(obj meta.Object) {
+	apiregistration.DefaultAPIService(obj.(*apiregistration.APIService))
+}
+
 // Validate runs ValidateAPIService.
 func (APIServiceStrategy) Validate(obj meta.Object) meta.FieldErrors {
 	return apiregistration.ValidateAPIService(obj.(*apiregistration.APIService))

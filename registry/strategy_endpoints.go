@@ -54,6 +54,9 @@ func (EndpointsStrategy) PrepareForUpdate(obj, old meta.Object) {
 // PrepareForStatusUpdate is never called: Endpoints have no /status.
 func (EndpointsStrategy) PrepareForStatusUpdate(obj, old meta.Object) {}
 
+// Default applies core/v1 defaulting (Defaulter).
+func (EndpointsStrategy) Default(obj meta.Object) { core.DefaultEndpoints(obj.(*core.Endpoints)) }
+
 // Validate runs ValidateEndpoints.
 func (EndpointsStrategy) Validate(obj meta.Object) meta.FieldErrors {
 	return core.ValidateEndpoints(obj.(*core.Endpoints))

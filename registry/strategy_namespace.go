@@ -85,6 +85,10 @@ func (NamespaceStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
 	keepMetadataForStatus(&ns.ObjectMeta, &o.ObjectMeta)
 }
 
+// Default sets the kubernetes.io/metadata.name label, as core/v1's
+// SetDefaults_Namespace (Defaulter), so the writer owns it.
+func (NamespaceStrategy) Default(obj meta.Object) { setNamespaceNameLabel(obj.(*core.Namespace)) }
+
 // Validate runs ValidateNamespace.
 func (NamespaceStrategy) Validate(obj meta.Object) meta.FieldErrors {
 	return core.ValidateNamespace(obj.(*core.Namespace))

@@ -1,8 +1,10 @@
 package registry
 
 import (
+	"fmt"
 	"hash/fnv"
 	"net/netip"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,9 +27,12 @@ type ServiceStrategy struct {
 	Now func() time.Time
 }
 
-// The ranges aggsim allocates from, kube-apiserver's defaults.
+// The ranges aggsim allocates from: the service range the reference
+// kube-apiserver of the differential suite runs with
+// (--service-cluster-ip-range=10.96.0.0/16) and kube-apiserver's default
+// node-port range.
 const (
-	ServiceClusterIPRange = "10.96.0.0/12"
+	ServiceClusterIPRange = "10.96.0.0/16"
 	ServiceNodePortMin    = 30000
 	ServiceNodePortMax    = 32767
 )
@@ -35,6 +40,7 @@ const (
 var (
 	_ Strategy              = ServiceStrategy{}
 	_ DeletedObjectReturner = ServiceStrategy{}
+	_ StatusValidator       = ServiceStrategy{}
 )
 
 // Info describes services as /api/v1 discovery does (short name svc,
@@ -62,7 +68,91 @@ func (ServiceStrategy) PrepareForCreate(obj meta.Object) {
 	s := obj.(*core.Service)
 	s.Status = core.ServiceStatus{}
 	core.DefaultService(s)
-	allocateService(s)
+	normalizeClusterIPs(s)
+	if len(allocationErrors(s, nil)) == 0 {
+		allocateService(s)
+	}
+}
+
+// normalizeClusterIPs copies a clusterIP the client set into an empty
+// clusterIPs, as upstream's strategy does before allocating.
+func normalizeClusterIPs(s *core.Service) {
+	if s.Spec.ClusterIP != "" && len(s.Spec.ClusterIPs) == 0 {
+		s.Spec.ClusterIPs = []string{s.Spec.ClusterIP}
+	}
+}
+
+// allocationErrors are the errors upstream's allocator answers before any
+// other validation, and alone (service/storage/alloc.go: the
+// clusterIP-related checks, then the IP families this single-stack IPv4
+// cluster serves, then the allocation of the requested addresses in
+// ServiceClusterIPRange). old is nil on create; on update only addresses
+// old did not hold are allocated.
+func allocationErrors(s, old *core.Service) meta.FieldErrors {
+	if errs := core.ValidateServiceClusterIPs(s); len(errs) > 0 {
+		return errs
+	}
+	sp := &s.Spec
+	if sp.Type == core.ServiceTypeExternalName || headlessSelectorless(s) {
+		return nil
+	}
+	if sp.IPFamilyPolicy != nil && *sp.IPFamilyPolicy == core.IPFamilyPolicyRequireDualStack {
+		return meta.FieldErrors{meta.Invalid("spec.ipFamilyPolicy", *sp.IPFamilyPolicy, "this cluster is not configured for dual-stack services")}
+	}
+	if len(sp.IPFamilies) > 1 && (sp.IPFamilyPolicy == nil || *sp.IPFamilyPolicy == core.IPFamilyPolicySingleStack) {
+		return meta.FieldErrors{meta.Invalid("spec.ipFamilyPolicy", core.IPFamilyPolicySingleStack, "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified")}
+	}
+	for i, f := range sp.IPFamilies {
+		if f == core.IPv6Protocol {
+			return meta.FieldErrors{meta.Invalid(fmt.Sprintf("spec.ipFamilies[%d]", i), f, "not configured on this cluster")}
+		}
+	}
+	for i, ip := range sp.ClusterIPs {
+		if ip == core.ClusterIPNone {
+			continue
+		}
+		if a, ok := core.ParseIPSloppy(ip); ok && a.Is6() && !a.Is4In6() {
+			return meta.FieldErrors{meta.Invalid(fmt.Sprintf("spec.clusterIPs[%d]", i), clusterIPList(sp.ClusterIPs), "IPv6 is not configured on this cluster")}
+		}
+	}
+	if old != nil && len(old.Spec.ClusterIPs) > 0 {
+		return nil // allocated before; immutability is ValidateServiceUpdate's
+	}
+	for _, ip := range sp.ClusterIPs {
+		if ip == core.ClusterIPNone {
+			continue
+		}
+		a, _ := core.ParseIPSloppy(ip)
+		rng := netip.MustParsePrefix(ServiceClusterIPRange)
+		a4 := a.Unmap()
+		switch {
+		case !rng.Contains(a4) || a4 == rng.Addr() || a4 == lastAddr(rng):
+			return meta.FieldErrors{meta.Invalid("spec.clusterIPs", clusterIPList(sp.ClusterIPs), "failed to allocate IP "+ip+": the provided network does not match the current range")}
+		case a4 == rng.Addr().Next():
+			// The "kubernetes" Service holds the range's first address upstream.
+			return meta.FieldErrors{meta.Invalid("spec.clusterIPs", clusterIPList(sp.ClusterIPs), "failed to allocate IP "+ip+": provided IP is already allocated")}
+		}
+	}
+	return nil
+}
+
+// headlessSelectorless reports a headless Service without a selector.
+func headlessSelectorless(s *core.Service) bool {
+	return s.Spec.ClusterIP == core.ClusterIPNone && len(s.Spec.Selector) == 0
+}
+
+// clusterIPList prints as upstream's %#v of []string.
+type clusterIPList []string
+
+// String prints []string{"a", "b"}.
+func (l clusterIPList) String() string { return fmt.Sprintf("%#v", []string(l)) }
+
+// lastAddr is the broadcast address of an IPv4 prefix.
+func lastAddr(p netip.Prefix) netip.Addr {
+	b := p.Masked().Addr().As4()
+	v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+	v |= 1<<(32-p.Bits()) - 1
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
 }
 
 // PrepareForUpdate keeps the old status, carries over the allocated
@@ -73,12 +163,8 @@ func (ServiceStrategy) PrepareForUpdate(obj, old meta.Object) {
 	s, o := obj.(*core.Service), old.(*core.Service)
 	s.Status = o.Status
 	core.DefaultService(s)
-	if s.Spec.Type == core.ServiceTypeExternalName {
-		if o.Spec.Type != core.ServiceTypeExternalName && s.Spec.ClusterIP == o.Spec.ClusterIP {
-			s.Spec.ClusterIP, s.Spec.ClusterIPs = "", nil
-			s.Spec.IPFamilies, s.Spec.IPFamilyPolicy = nil, nil
-		}
-	} else if o.Spec.Type != core.ServiceTypeExternalName && s.Spec.ClusterIP == "" && len(s.Spec.ClusterIPs) == 0 {
+	dropTypeDependentFields(s, o)
+	if s.Spec.Type != core.ServiceTypeExternalName && o.Spec.Type != core.ServiceTypeExternalName && s.Spec.ClusterIP == "" && len(s.Spec.ClusterIPs) == 0 {
 		s.Spec.ClusterIP = o.Spec.ClusterIP
 		s.Spec.ClusterIPs = append([]string(nil), o.Spec.ClusterIPs...)
 		if len(s.Spec.IPFamilies) == 0 {
@@ -101,6 +187,66 @@ func (ServiceStrategy) PrepareForUpdate(obj, old meta.Object) {
 	allocateService(s)
 }
 
+// dropTypeDependentFields clears, when a Service changes type, the fields
+// the new type does not use and the client left as they were (upstream's
+// dropTypeDependentFields in service/strategy.go): clusterIPs, families
+// and policy when it becomes ExternalName; nodePorts and
+// healthCheckNodePort when it stops being NodePort/LoadBalancer;
+// allocateLoadBalancerNodePorts and loadBalancerClass when it stops being
+// LoadBalancer; externalTrafficPolicy when it stops being externally
+// accessible; internalTrafficPolicy when it becomes ExternalName; and the
+// load-balancer status of anything but a LoadBalancer.
+func dropTypeDependentFields(s, o *core.Service) {
+	sp, op := &s.Spec, &o.Spec
+	if op.Type != core.ServiceTypeExternalName && sp.Type == core.ServiceTypeExternalName {
+		if sp.ClusterIP == op.ClusterIP && slices.Equal(sp.ClusterIPs, op.ClusterIPs) {
+			sp.ClusterIP, sp.ClusterIPs = "", nil
+		}
+		if slices.Equal(sp.IPFamilies, op.IPFamilies) {
+			sp.IPFamilies = nil
+		}
+		if equalStringPtr(sp.IPFamilyPolicy, op.IPFamilyPolicy) {
+			sp.IPFamilyPolicy = nil
+		}
+		if equalStringPtr(sp.InternalTrafficPolicy, op.InternalTrafficPolicy) {
+			sp.InternalTrafficPolicy = nil
+		}
+	}
+	needsNodePort := func(t string) bool { return t == core.ServiceTypeNodePort || t == core.ServiceTypeLoadBalancer }
+	if needsNodePort(op.Type) && !needsNodePort(sp.Type) {
+		same := len(sp.Ports) == len(op.Ports)
+		for i := 0; same && i < len(sp.Ports); i++ {
+			same = sp.Ports[i].NodePort == op.Ports[i].NodePort
+		}
+		if same {
+			for i := range sp.Ports {
+				sp.Ports[i].NodePort = 0
+			}
+		}
+		if sp.HealthCheckNodePort == op.HealthCheckNodePort {
+			sp.HealthCheckNodePort = 0
+		}
+	}
+	if op.Type == core.ServiceTypeLoadBalancer && sp.Type != core.ServiceTypeLoadBalancer {
+		if sp.AllocateLoadBalancerNodePorts != nil && op.AllocateLoadBalancerNodePorts != nil && *sp.AllocateLoadBalancerNodePorts == *op.AllocateLoadBalancerNodePorts {
+			sp.AllocateLoadBalancerNodePorts = nil
+		}
+		if equalStringPtr(sp.LoadBalancerClass, op.LoadBalancerClass) {
+			sp.LoadBalancerClass = nil
+		}
+	}
+	if core.ExternallyAccessible(o) && !core.ExternallyAccessible(s) && sp.ExternalTrafficPolicy == op.ExternalTrafficPolicy {
+		sp.ExternalTrafficPolicy = ""
+	}
+	if sp.Type != core.ServiceTypeLoadBalancer {
+		s.Status.LoadBalancer = core.LoadBalancerStatus{}
+	}
+}
+
+func equalStringPtr(a, b *string) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
+}
+
 // allocateService fills clusterIP(s), ipFamilies, ipFamilyPolicy and
 // nodePorts that are still empty. ExternalName Services get none.
 func allocateService(s *core.Service) {
@@ -116,6 +262,21 @@ func allocateService(s *core.Service) {
 		sp.ClusterIPs = []string{sp.ClusterIP}
 	case len(sp.ClusterIPs) == 0:
 		sp.ClusterIPs = []string{sp.ClusterIP}
+	}
+	if headlessSelectorless(s) {
+		// Upstream's special case: such a Service gets both families
+		// (RequireDualStack unless the client chose a policy), even on a
+		// single-stack cluster.
+		if sp.IPFamilyPolicy == nil {
+			p := core.IPFamilyPolicyRequireDualStack
+			sp.IPFamilyPolicy = &p
+		}
+		if len(sp.IPFamilies) == 0 {
+			sp.IPFamilies = []string{core.IPv4Protocol}
+			if *sp.IPFamilyPolicy != core.IPFamilyPolicySingleStack {
+				sp.IPFamilies = append(sp.IPFamilies, core.IPv6Protocol)
+			}
+		}
 	}
 	if len(sp.IPFamilies) == 0 {
 		family := core.IPv4Protocol
@@ -144,10 +305,11 @@ func hash32(s string) uint32 {
 	return h.Sum32()
 }
 
-// hashClusterIP maps key into 10.96.0.0/12, skipping the network address
-// and 10.96.0.1 (the "kubernetes" Service's address upstream).
+// hashClusterIP maps key into 10.96.0.0/16, skipping the network and
+// broadcast addresses and 10.96.0.1 (the "kubernetes" Service's address
+// upstream).
 func hashClusterIP(key string) string {
-	const size = 1 << 20 // a /12 has 2^20 addresses
+	const size = 1 << 16 // a /16 has 2^16 addresses
 	off := 2 + hash32(key)%(size-3)
 	base := uint32(10)<<24 | uint32(96)<<16
 	v := base + off
@@ -161,14 +323,41 @@ func (ServiceStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
 	keepMetadataForStatus(&s.ObjectMeta, &o.ObjectMeta)
 }
 
-// Validate runs ValidateService.
-func (ServiceStrategy) Validate(obj meta.Object) meta.FieldErrors {
-	return core.ValidateService(obj.(*core.Service))
+// Default applies core/v1 defaulting (Defaulter).
+func (ServiceStrategy) Default(obj meta.Object) { core.DefaultService(obj.(*core.Service)) }
+
+// ListMapKeys: ports are keyed by port and protocol (FieldSchemaProvider).
+func (ServiceStrategy) ListMapKeys() map[string][]string {
+	return map[string][]string{"spec.ports": {"port", "protocol"}}
 }
 
-// ValidateUpdate runs ValidateServiceUpdate.
+// AtomicMaps: spec.selector is +mapType=atomic.
+func (ServiceStrategy) AtomicMaps() []string { return []string{"spec.selector"} }
+
+// Validate answers the allocator's errors alone when there are any (as
+// upstream, whose allocator runs before validation), else runs
+// ValidateService.
+func (ServiceStrategy) Validate(obj meta.Object) meta.FieldErrors {
+	s := obj.(*core.Service)
+	if errs := allocationErrors(s, nil); len(errs) > 0 {
+		return errs
+	}
+	return core.ValidateService(s)
+}
+
+// ValidateUpdate answers the allocator's errors alone when there are any,
+// else runs ValidateServiceUpdate.
 func (ServiceStrategy) ValidateUpdate(obj, old meta.Object) meta.FieldErrors {
-	return core.ValidateServiceUpdate(obj.(*core.Service), old.(*core.Service))
+	s, o := obj.(*core.Service), old.(*core.Service)
+	if errs := allocationErrors(s, o); len(errs) > 0 {
+		return errs
+	}
+	return core.ValidateServiceUpdate(s, o)
+}
+
+// ValidateStatusUpdate runs ValidateServiceStatusUpdate.
+func (ServiceStrategy) ValidateStatusUpdate(obj, old meta.Object) meta.FieldErrors {
+	return core.ValidateServiceStatusUpdate(obj.(*core.Service), old.(*core.Service))
 }
 
 // Canonicalize does nothing for Services.

@@ -98,11 +98,13 @@ func TestServiceDefaultsAndTable(t *testing.T) {
 	if p := np.Spec.Ports[0].NodePort; p < 30000 || p > 32767 {
 		t.Fatalf("nodePort %d", p)
 	}
-	// An update without clusterIP keeps the allocated one; status is kept.
+	// An update without clusterIP keeps the allocated one; a load-balancer
+	// status is dropped from anything but a LoadBalancer (upstream's
+	// dropTypeDependentFields).
 	upd := &core.Service{ObjectMeta: s.ObjectMeta, Spec: core.ServiceSpec{Ports: []core.ServicePort{{Port: 8443}}}}
 	s.Status.LoadBalancer.Ingress = []core.LoadBalancerIngress{{IP: "1.2.3.4"}}
 	ServiceStrategy{}.PrepareForUpdate(upd, s)
-	if upd.Spec.ClusterIP != ip || len(upd.Status.LoadBalancer.Ingress) != 1 {
+	if upd.Spec.ClusterIP != ip || len(upd.Status.LoadBalancer.Ingress) != 0 {
 		t.Fatalf("update: %+v", upd)
 	}
 	changed := deepCopyService(upd)
@@ -154,8 +156,18 @@ func TestValidateEndpoints(t *testing.T) {
 	}{
 		{"loopback allowed", ep(nil), nil},
 		{"ipv6 loopback allowed", ep(func(e *core.Endpoints) { e.Subsets[0].Addresses[0].IP = "::1" }), nil},
+		// Reference (kube-apiserver 1.33.13): POST /api/v1/namespaces/default/endpoints with
+		// testdata/manifests/invalid/endpoints-bad-ip.yaml answers these two causes.
 		{"bad ip", ep(func(e *core.Endpoints) { e.Subsets[0].Addresses[0].IP = "localhost" }), []string{
-			`subsets[0].addresses[0].ip: Invalid value: "localhost": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`}},
+			`subsets[0].addresses[0].ip: Invalid value: "localhost": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`,
+			`subsets[0].addresses[0].ip: Invalid value: "localhost": must be a valid IP address`}},
+		// Reference: addresses 0.0.0.0, 169.254.1.1, 224.0.0.1 and 010.1.1.1 (legacy leading zeros, accepted).
+		{"special ips", ep(func(e *core.Endpoints) {
+			e.Subsets[0].Addresses = []core.EndpointAddress{{IP: "0.0.0.0"}, {IP: "169.254.1.1"}, {IP: "224.0.0.1"}, {IP: "010.1.1.1"}}
+		}), []string{
+			`subsets[0].addresses[0].ip: Invalid value: "0.0.0.0": may not be unspecified (0.0.0.0)`,
+			`subsets[0].addresses[1].ip: Invalid value: "169.254.1.1": may not be in the link-local range (169.254.0.0/16, fe80::/10)`,
+			`subsets[0].addresses[2].ip: Invalid value: "224.0.0.1": may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)`}},
 		{"port range", ep(func(e *core.Endpoints) { e.Subsets[0].Ports[0].Port = 0 }), []string{"subsets[0].ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive"}},
 		{"no addresses", ep(func(e *core.Endpoints) { e.Subsets[0].Addresses = nil }), []string{"subsets[0]: Required value: must specify `addresses` or `notReadyAddresses`"}},
 		{"no namespace", ep(func(e *core.Endpoints) { e.Namespace = "" }), []string{"metadata.namespace: Required value"}},

@@ -216,5 +216,15 @@ func (a *API) serveGroupVersion(w http.ResponseWriter, r *http.Request, group, v
 		negotiation.WriteStatus(w, r, err)
 		return
 	}
+	if warning, ok := deprecatedResources[rq.store.Info().GroupResource()]; ok && version == "v1" {
+		negotiation.AddWarning(w, warning)
+	}
 	a.serveResource(w, r, rq)
+}
+
+// deprecatedResources are the resources kube-apiserver 1.33 answers every
+// request of (any verb, errors included) with a deprecation Warning
+// header; the text is the reference's, word for word.
+var deprecatedResources = map[meta.GroupResource]string{
+	{Group: "", Resource: "endpoints"}: "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice",
 }

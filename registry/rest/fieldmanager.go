@@ -17,8 +17,10 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"sort"
 	"strconv"
@@ -260,6 +262,43 @@ func keyPE(key string, v any) string {
 	return "k:" + string(b)
 }
 
+// atomicMap marks, in a field scope's keys, a +mapType=atomic map: owned
+// as one field, compared whole.
+const atomicMap = "\x00atomic"
+
+// elementPE is the path element of the list element em of a list keyed by
+// key: one merge key, or several joined by "," (+listMapKey fields, e.g.
+// `k:{"port":80,"protocol":"TCP"}`). A missing "protocol" key counts as
+// its schema default "TCP", as structured-merge-diff reads the
+// defaulted list-map keys of the core types.
+func elementPE(key string, em map[string]any) string {
+	if !strings.Contains(key, ",") {
+		return keyPE(key, em[key])
+	}
+	k := map[string]any{}
+	for _, name := range strings.Split(key, ",") {
+		v, ok := em[name]
+		if !ok && name == "protocol" {
+			v, ok = "TCP", true
+		}
+		if ok {
+			k[name] = v
+		}
+	}
+	b, _ := marshalNoEscape(k)
+	return "k:" + string(b)
+}
+
+// isKeyField reports whether name is one of key's fields.
+func isKeyField(key, name string) bool {
+	for _, k := range strings.Split(key, ",") {
+		if k == name {
+			return true
+		}
+	}
+	return false
+}
+
 // valuePE is the path element of a value in a set-like scalar list.
 func valuePE(v any) string {
 	b, _ := marshalNoEscape(v)
@@ -397,6 +436,10 @@ func appliedFieldSet(cfg map[string]any, mk map[string]string) *fieldSet {
 func collectApplied(n *fieldSet, v any, fp string, mk map[string]string) {
 	switch x := v.(type) {
 	case map[string]any:
+		if mk[fp] == atomicMap {
+			n.member = true
+			return
+		}
 		for k, e := range x {
 			if e == nil {
 				continue
@@ -418,7 +461,7 @@ func collectApplied(n *fieldSet, v any, fp string, mk map[string]string) {
 			if !ok {
 				continue
 			}
-			c := n.child(keyPE(key, em[key]))
+			c := n.child(elementPE(key, em))
 			c.member = true
 			collectApplied(c, em, fp, mk)
 		}
@@ -449,7 +492,7 @@ func appendPE(path []string, pe string) []string {
 func (c *comparison) walk(path []string, a, b any, fp string, mk map[string]string) {
 	am, aMap := a.(map[string]any)
 	bm, bMap := b.(map[string]any)
-	if aMap && bMap {
+	if aMap && bMap && mk[fp] != atomicMap {
 		for k, av := range am {
 			p, kfp := appendPE(path, fieldPE(k)), joinPath(fp, k)
 			if bv, ok := bm[k]; ok {
@@ -508,7 +551,7 @@ func keyedElements(l []any, key string) map[string]map[string]any {
 	out := map[string]map[string]any{}
 	for _, e := range l {
 		if em, ok := e.(map[string]any); ok {
-			out[keyPE(key, em[key])] = em
+			out[elementPE(key, em)] = em
 		}
 	}
 	return out
@@ -519,6 +562,9 @@ func insertAll(s *fieldSet, path []string, v any, fp string, mk map[string]strin
 	s.insert(path)
 	switch x := v.(type) {
 	case map[string]any:
+		if mk[fp] == atomicMap {
+			return
+		}
 		for k, e := range x {
 			insertAll(s, appendPE(path, fieldPE(k)), e, joinPath(fp, k), mk)
 		}
@@ -533,7 +579,7 @@ func insertAll(s *fieldSet, path []string, v any, fp string, mk map[string]strin
 				continue
 			}
 			if em, ok := e.(map[string]any); ok {
-				insertAll(s, appendPE(path, keyPE(key, em[key])), em, fp, mk)
+				insertAll(s, appendPE(path, elementPE(key, em)), em, fp, mk)
 			}
 		}
 	}
@@ -770,7 +816,7 @@ func pruneFields(doc map[string]any, drop, owned *fieldSet, mk map[string]string
 func pruneMap(m map[string]any, drop, owned *fieldSet, fp string, mk map[string]string, keep string) bool {
 	changed := false
 	for pe, d := range drop.children {
-		if !strings.HasPrefix(pe, "f:") || pe[2:] == keep {
+		if !strings.HasPrefix(pe, "f:") || (keep != "" && isKeyField(keep, pe[2:])) {
 			continue
 		}
 		k := pe[2:]
@@ -812,7 +858,7 @@ func pruneValue(v any, drop, owned *fieldSet, fp string, mk map[string]string) (
 			pe := valuePE(e)
 			em, isMap := e.(map[string]any)
 			if key != "" && isMap {
-				pe = keyPE(key, em[key])
+				pe = elementPE(key, em)
 			}
 			d := drop.get(pe)
 			if d == nil || (key != "" && !isMap) {
@@ -896,8 +942,23 @@ func docOf(obj meta.Object) (map[string]any, error) {
 }
 
 // scope returns the field scope of a write to subresource.
+//
+// Its keys are the store's merge keys, overridden by the strategy's
+// FieldSchemaProvider: list-map keys joined by "," and atomic maps marked
+// atomicMap, as structured-merge-diff reads the +listMapKey and
+// +mapType=atomic markers.
 func scopeOf(s *registry.Store, subresource string) fieldScope {
-	return fieldScope{mergeKeys: s.MergeKeys(), subresource: subresource, hasStatus: s.Info().HasStatus}
+	mk := s.MergeKeys()
+	if fs, ok := s.Strategy().(registry.FieldSchemaProvider); ok {
+		mk = maps.Clone(mk)
+		for p, keys := range fs.ListMapKeys() {
+			mk[p] = strings.Join(keys, ",")
+		}
+		for _, p := range fs.AtomicMaps() {
+			mk[p] = atomicMap
+		}
+	}
+	return fieldScope{mergeKeys: mk, subresource: subresource, hasStatus: s.Info().HasStatus}
 }
 
 // trackUpdate sets obj's managedFields for an Update-operation write
@@ -929,4 +990,34 @@ func trackUpdate(s *registry.Store, live, obj meta.Object, manager, subresource 
 	ms = updateFields(ms, liveDoc, newDoc, id, scopeOf(s, subresource), s.Now())
 	m.ManagedFields = encodeManagers(ms)
 	return nil
+}
+
+// StatusWriter writes the status of a store's objects as a controller of
+// the server does, recording the write in managedFields as upstream does
+// for its own controllers: an Update entry of manager with subresource
+// "status" (kube-apiserver's availability controller shows as
+// manager "kube-apiserver", operation Update, subresource status).
+type StatusWriter struct {
+	Store   *registry.Store
+	Manager string
+}
+
+// Get returns the stored object (registry.Store.Get).
+func (w StatusWriter) Get(ctx context.Context, namespace, name string) (meta.Object, error) {
+	return w.Store.Get(ctx, namespace, name)
+}
+
+// UpdateStatus records the status write in obj's managedFields against the
+// stored object, then writes it through the store's /status path. Errors
+// are the store's (NotFound, Conflict, Invalid).
+func (w StatusWriter) UpdateStatus(ctx context.Context, obj meta.Object) (meta.Object, error) {
+	m := obj.GetObjectMeta()
+	live, err := w.Store.Get(ctx, m.Namespace, m.Name)
+	if err != nil {
+		return nil, err
+	}
+	if err := trackUpdate(w.Store, live, obj, w.Manager, "status"); err != nil {
+		return nil, err
+	}
+	return w.Store.UpdateStatus(ctx, obj)
 }

@@ -414,6 +414,9 @@ func decodeNew(s *registry.Store, j []byte, o writeOptions) (meta.Object, []stri
 	if err != nil {
 		return nil, nil, err
 	}
+	if d, ok := s.Strategy().(registry.Defaulter); ok {
+		d.Default(obj)
+	}
 	return obj, warnings, nil
 }
 
@@ -613,7 +616,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	cfgJSON, _ := json.Marshal(cfg)
 	ctx := o.ctx(r.Context())
 	sc := scopeOf(rq.store, rq.sub)
-	set := ownable(appliedFieldSet(cfg, rq.store.MergeKeys()), rq.sub, rq.store.Info().HasStatus)
+	set := ownable(appliedFieldSet(cfg, sc.mergeKeys), rq.sub, rq.store.Info().HasStatus)
 	id := meta.ManagedFieldsEntry{Manager: managerName(r, o), Operation: operationApply, APIVersion: rq.store.Info().APIVersion(), Subresource: rq.sub}
 	force := queryBool(r.URL.Query(), "force")
 	for attempt := 0; ; attempt++ {

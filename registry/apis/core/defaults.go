@@ -7,7 +7,8 @@ const DefaultClientIPTimeoutSeconds int32 = 10800
 // DefaultService applies core/v1 defaulting: type ClusterIP,
 // sessionAffinity None, port protocol TCP, targetPort = port,
 // internalTrafficPolicy Cluster (not for ExternalName),
-// externalTrafficPolicy Cluster for NodePort/LoadBalancer, the ClientIP
+// externalTrafficPolicy Cluster when ExternallyAccessible, no
+// sessionAffinityConfig with affinity None, the ClientIP
 // timeout, and allocateLoadBalancerNodePorts true for LoadBalancer.
 func DefaultService(s *Service) {
 	sp := &s.Spec
@@ -16,6 +17,9 @@ func DefaultService(s *Service) {
 	}
 	if sp.SessionAffinity == "" {
 		sp.SessionAffinity = ServiceAffinityNone
+	}
+	if sp.SessionAffinity == ServiceAffinityNone {
+		sp.SessionAffinityConfig = nil
 	}
 	if sp.SessionAffinity == ServiceAffinityClientIP {
 		if sp.SessionAffinityConfig == nil {
@@ -42,13 +46,21 @@ func DefaultService(s *Service) {
 		v := TrafficPolicyCluster
 		sp.InternalTrafficPolicy = &v
 	}
-	if (sp.Type == ServiceTypeNodePort || sp.Type == ServiceTypeLoadBalancer) && sp.ExternalTrafficPolicy == "" {
+	if ExternallyAccessible(s) && sp.ExternalTrafficPolicy == "" {
 		sp.ExternalTrafficPolicy = TrafficPolicyCluster
 	}
 	if sp.Type == ServiceTypeLoadBalancer && sp.AllocateLoadBalancerNodePorts == nil {
 		t := true
 		sp.AllocateLoadBalancerNodePorts = &t
 	}
+}
+
+// ExternallyAccessible reports whether traffic from outside the cluster
+// reaches the Service: NodePort and LoadBalancer Services, and ClusterIP
+// Services with externalIPs (upstream's service.ExternallyAccessible).
+func ExternallyAccessible(s *Service) bool {
+	return s.Spec.Type == ServiceTypeLoadBalancer || s.Spec.Type == ServiceTypeNodePort ||
+		(s.Spec.Type == ServiceTypeClusterIP && len(s.Spec.ExternalIPs) > 0)
 }
 
 // DefaultEndpoints gives ports without a protocol TCP (core/v1 defaults).

@@ -109,8 +109,10 @@ const (
 	IPv4Protocol = "IPv4"
 	IPv6Protocol = "IPv6"
 
-	IPFamilyPolicySingleStack = "SingleStack"
-	TrafficPolicyCluster      = "Cluster"
+	IPFamilyPolicySingleStack      = "SingleStack"
+	IPFamilyPolicyPreferDualStack  = "PreferDualStack"
+	IPFamilyPolicyRequireDualStack = "RequireDualStack"
+	TrafficPolicyCluster           = "Cluster"
 )
 
 // Service is a named abstraction of software service (for example, mysql)

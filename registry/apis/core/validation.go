@@ -48,8 +48,16 @@ func ValidateService(s *Service) meta.FieldErrors {
 		errs = append(errs, meta.Required("spec.ports", ""))
 	}
 	if s.Spec.Type == ServiceTypeExternalName {
-		if s.Spec.ClusterIP != "" {
-			errs = append(errs, meta.Forbidden("spec.clusterIP", "may not be set for ExternalName services"))
+		// The strategy copies clusterIP into clusterIPs first, so a clusterIP
+		// shows here as clusterIPs, as upstream reports it.
+		if len(s.Spec.ClusterIPs) > 0 || s.Spec.ClusterIP != "" {
+			errs = append(errs, meta.Forbidden("spec.clusterIPs", "may not be set for ExternalName services"))
+		}
+		if len(s.Spec.IPFamilies) > 0 {
+			errs = append(errs, meta.Forbidden("spec.ipFamilies", "may not be set for ExternalName services"))
+		}
+		if s.Spec.IPFamilyPolicy != nil {
+			errs = append(errs, meta.Forbidden("spec.ipFamilyPolicy", "may not be set for ExternalName services"))
 		}
 		name := strings.TrimSuffix(s.Spec.ExternalName, ".")
 		if name == "" {
@@ -64,6 +72,9 @@ func ValidateService(s *Service) meta.FieldErrors {
 	names := map[string]bool{}
 	for i := range s.Spec.Ports {
 		errs = append(errs, validateServicePort(&s.Spec.Ports[i], len(s.Spec.Ports) > 1, names, s.Spec.Type, fmt.Sprintf("spec.ports[%d]", i))...)
+	}
+	if s.Spec.Selector != nil {
+		errs = append(errs, meta.ValidateLabels(s.Spec.Selector, "spec.selector")...)
 	}
 
 	switch s.Spec.Type {
@@ -82,17 +93,240 @@ func ValidateService(s *Service) meta.FieldErrors {
 	default:
 		errs = append(errs, meta.NotSupported("spec.sessionAffinity", s.Spec.SessionAffinity, []string{ServiceAffinityClientIP, ServiceAffinityNone}))
 	}
-	for i, ip := range s.Spec.ClusterIPs {
-		if ip == ClusterIPNone && i == 0 {
-			continue
-		}
-		if _, err := netip.ParseAddr(ip); err != nil {
-			errs = append(errs, meta.Invalid(fmt.Sprintf("spec.clusterIPs[%d]", i), ip, "must be empty, 'None', or a valid IP address"))
+	errs = append(errs, ValidateServiceClusterIPs(s)...)
+	for i, ip := range s.Spec.ExternalIPs {
+		path := fmt.Sprintf("spec.externalIPs[%d]", i)
+		if msgs := isValidIPForLegacyField(ip); len(msgs) > 0 {
+			for _, msg := range msgs {
+				errs = append(errs, meta.Invalid(path, ip, msg))
+			}
+		} else {
+			errs = append(errs, validateNonSpecialIP(ip, path, false)...)
 		}
 	}
-	for i, ip := range s.Spec.ExternalIPs {
-		for _, msg := range meta.IsValidIP(ip) {
-			errs = append(errs, meta.Invalid(fmt.Sprintf("spec.externalIPs[%d]", i), ip, msg))
+	return append(errs, validateDuplicateServicePorts(s)...)
+}
+
+// servicePortKey is the value upstream's duplicate-port cause prints: a
+// core.ServicePort holding only protocol and port, in Go syntax.
+type servicePortKey struct {
+	protocol string
+	port     int32
+}
+
+// String prints the key as upstream's %#v of core.ServicePort does.
+func (k servicePortKey) String() string {
+	return fmt.Sprintf(`core.ServicePort{Name:"", Protocol:%q, AppProtocol:(*string)(nil), Port:%d, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}`, k.protocol, k.port)
+}
+
+// validateDuplicateServicePorts gives one Duplicate cause per port whose
+// (protocol, port) pair an earlier port has, at spec.ports[i] (upstream's
+// "Check for duplicate Ports" in ValidateService).
+func validateDuplicateServicePorts(s *Service) meta.FieldErrors {
+	var errs meta.FieldErrors
+	seen := map[servicePortKey]bool{}
+	for i, p := range s.Spec.Ports {
+		k := servicePortKey{protocol: p.Protocol, port: p.Port}
+		if seen[k] {
+			errs = append(errs, &meta.FieldError{Type: meta.FieldValueDuplicate, Field: fmt.Sprintf("spec.ports[%d]", i), BadValue: k})
+		}
+		seen[k] = true
+	}
+	return errs
+}
+
+// goStrings is a list printed as Go's %#v of []string, as upstream's
+// field.Invalid prints a []string value.
+type goStrings []string
+
+// String prints the list as []string{"a", "b"}.
+func (g goStrings) String() string { return fmt.Sprintf("%#v", []string(g)) }
+
+// ValidateServiceClusterIPs checks clusterIP, clusterIPs, ipFamilies and
+// ipFamilyPolicy together, as upstream's
+// ValidateServiceClusterIPsRelatedFields (validation.go): clusterIPs[0]
+// equals clusterIP; 'None' only alone; valid IPs (leading zeros allowed,
+// as for upstream's legacy IP fields); at most one per family; families
+// and policy from the supported values; each IP of its listed family.
+// ExternalName Services are not checked here.
+func ValidateServiceClusterIPs(s *Service) meta.FieldErrors {
+	sp := &s.Spec
+	if sp.Type == ServiceTypeExternalName {
+		return nil
+	}
+	var errs meta.FieldErrors
+	if sp.ClusterIP != "" {
+		if len(sp.ClusterIPs) == 0 {
+			errs = append(errs, meta.Required("spec.clusterIPs", ""))
+		} else if sp.ClusterIPs[0] != sp.ClusterIP {
+			errs = append(errs, meta.Invalid("spec.clusterIPs", goStrings(sp.ClusterIPs), "first value must match `clusterIP`"))
+		}
+	} else if len(sp.ClusterIPs) != 0 {
+		errs = append(errs, meta.Invalid("spec.clusterIPs", goStrings(sp.ClusterIPs), "must be empty when `clusterIP` is not specified"))
+	}
+	seen := map[string]bool{}
+	for i, f := range sp.IPFamilies {
+		path := fmt.Sprintf("spec.ipFamilies[%d]", i)
+		if f != IPv4Protocol && f != IPv6Protocol {
+			errs = append(errs, meta.NotSupported(path, f, []string{IPv4Protocol, IPv6Protocol}))
+		}
+		if seen[f] {
+			errs = append(errs, &meta.FieldError{Type: meta.FieldValueDuplicate, Field: path, BadValue: f})
+		}
+		seen[f] = true
+	}
+	if sp.IPFamilyPolicy != nil {
+		switch *sp.IPFamilyPolicy {
+		case IPFamilyPolicySingleStack, IPFamilyPolicyPreferDualStack, IPFamilyPolicyRequireDualStack:
+		default:
+			errs = append(errs, meta.NotSupported("spec.ipFamilyPolicy", *sp.IPFamilyPolicy, []string{IPFamilyPolicyPreferDualStack, IPFamilyPolicyRequireDualStack, IPFamilyPolicySingleStack}))
+		}
+	}
+	invalid := false
+	for i, ip := range sp.ClusterIPs {
+		if i == 0 && ip == ClusterIPNone {
+			if len(sp.ClusterIPs) > 1 {
+				invalid = true
+				errs = append(errs, meta.Invalid("spec.clusterIPs", goStrings(sp.ClusterIPs), "'None' must be the first and only value"))
+			}
+			continue
+		}
+		for _, msg := range isValidIPForLegacyField(ip) {
+			invalid = true
+			errs = append(errs, meta.Invalid(fmt.Sprintf("spec.clusterIPs[%d]", i), ip, msg))
+		}
+	}
+	if len(sp.ClusterIPs) > 2 {
+		errs = append(errs, meta.Invalid("spec.clusterIPs", goStrings(sp.ClusterIPs), "may only hold up to 2 values"))
+	}
+	if invalid {
+		return errs
+	}
+	if len(sp.ClusterIPs) > 1 {
+		v6 := 0
+		for _, ip := range sp.ClusterIPs {
+			if isIPv6(ip) {
+				v6++
+			}
+		}
+		if v6 != 1 || len(sp.ClusterIPs) != 2 {
+			errs = append(errs, meta.Invalid("spec.clusterIPs", goStrings(sp.ClusterIPs), "may specify no more than one IP for each IP family"))
+		}
+	}
+	if sp.ClusterIP != ClusterIPNone && len(sp.ClusterIPs) > 0 && len(sp.IPFamilies) > 0 {
+		for i, ip := range sp.ClusterIPs {
+			if i >= len(sp.IPFamilies) {
+				break
+			}
+			path := fmt.Sprintf("spec.clusterIPs[%d]", i)
+			if sp.IPFamilies[i] == IPv4Protocol && isIPv6(ip) {
+				errs = append(errs, meta.Invalid(path, ip, fmt.Sprintf("expected an IPv4 value as indicated by `ipFamilies[%d]`", i)))
+			}
+			if sp.IPFamilies[i] == IPv6Protocol && !isIPv6(ip) {
+				errs = append(errs, meta.Invalid(path, ip, fmt.Sprintf("expected an IPv6 value as indicated by `ipFamilies[%d]`", i)))
+			}
+		}
+	}
+	return errs
+}
+
+// ParseIPSloppy parses an IP address as upstream's netutils.ParseIPSloppy:
+// IPv4 parts may carry leading zeros, read as decimal ("010.1.1.1" is
+// 10.1.1.1); zones are refused. ok is false for anything else.
+func ParseIPSloppy(s string) (netip.Addr, bool) {
+	if strings.Contains(s, ":") {
+		a, err := netip.ParseAddr(s)
+		if err != nil || a.Zone() != "" {
+			return netip.Addr{}, false
+		}
+		return a, true
+	}
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 {
+		return netip.Addr{}, false
+	}
+	var b [4]byte
+	for i, p := range parts {
+		if p == "" || len(p) > 8 {
+			return netip.Addr{}, false
+		}
+		n := 0
+		for _, c := range p {
+			if c < '0' || c > '9' {
+				return netip.Addr{}, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		if n > 255 {
+			return netip.Addr{}, false
+		}
+		b[i] = byte(n)
+	}
+	return netip.AddrFrom4(b), true
+}
+
+func isIPv6(s string) bool {
+	a, ok := ParseIPSloppy(s)
+	return ok && a.Is6() && !a.Is4In6()
+}
+
+// isValidIPForLegacyField is upstream's IsValidIPForLegacyField without
+// the (alpha, off) strict checks: the value must parse sloppily.
+func isValidIPForLegacyField(s string) []string {
+	if _, ok := ParseIPSloppy(s); !ok {
+		return []string{"must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"}
+	}
+	return nil
+}
+
+// validateNonSpecialIP is upstream's ValidateNonSpecialIP: the address must
+// parse and not be unspecified, loopback (unless allowLoopback), link-local
+// unicast or link-local multicast.
+func validateNonSpecialIP(s, path string, allowLoopback bool) meta.FieldErrors {
+	a, ok := ParseIPSloppy(s)
+	if !ok {
+		return meta.FieldErrors{meta.Invalid(path, s, "must be a valid IP address")}
+	}
+	a = a.Unmap()
+	var errs meta.FieldErrors
+	if a.IsUnspecified() {
+		errs = append(errs, meta.Invalid(path, s, fmt.Sprintf("may not be unspecified (%s)", s)))
+	}
+	if a.IsLoopback() && !allowLoopback {
+		errs = append(errs, meta.Invalid(path, s, "may not be in the loopback range (127.0.0.0/8, ::1/128)"))
+	}
+	if a.IsLinkLocalUnicast() {
+		errs = append(errs, meta.Invalid(path, s, "may not be in the link-local range (169.254.0.0/16, fe80::/10)"))
+	}
+	if a.IsLinkLocalMulticast() {
+		errs = append(errs, meta.Invalid(path, s, "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)"))
+	}
+	return errs
+}
+
+// ValidateServiceStatusUpdate checks a write to services/status as
+// upstream's ValidateServiceStatusUpdate: immutable metadata and the
+// load-balancer status, which only a LoadBalancer Service may have.
+func ValidateServiceStatusUpdate(s, old *Service) meta.FieldErrors {
+	errs := validateObjectMetaUpdate(&s.ObjectMeta, &old.ObjectMeta)
+	ingress := s.Status.LoadBalancer.Ingress
+	if s.Spec.Type != ServiceTypeLoadBalancer && len(ingress) != 0 {
+		return append(errs, meta.Forbidden("status.loadBalancer.ingress", "may only be used when `spec.type` is 'LoadBalancer'"))
+	}
+	for i, in := range ingress {
+		path := fmt.Sprintf("status.loadBalancer.ingress[%d]", i)
+		if in.IP != "" {
+			for _, msg := range isValidIPForLegacyField(in.IP) {
+				errs = append(errs, meta.Invalid(path+".ip", in.IP, msg))
+			}
+		}
+		if in.Hostname != "" {
+			for _, msg := range meta.IsDNS1123Subdomain(in.Hostname) {
+				errs = append(errs, meta.Invalid(path+".hostname", in.Hostname, msg))
+			}
+			if _, ok := ParseIPSloppy(in.Hostname); ok {
+				errs = append(errs, meta.Invalid(path+".hostname", in.Hostname, "must be a DNS name, not an IP address"))
+			}
 		}
 	}
 	return errs
@@ -196,7 +430,7 @@ func ValidateEndpoints(e *Endpoints) meta.FieldErrors {
 
 func validateEndpointAddress(a *EndpointAddress, path string) meta.FieldErrors {
 	var errs meta.FieldErrors
-	for _, msg := range meta.IsValidIP(a.IP) {
+	for _, msg := range isValidIPForLegacyField(a.IP) {
 		errs = append(errs, meta.Invalid(path+".ip", a.IP, msg))
 	}
 	if a.Hostname != "" {
@@ -209,7 +443,9 @@ func validateEndpointAddress(a *EndpointAddress, path string) meta.FieldErrors {
 			errs = append(errs, meta.Invalid(path+".nodeName", *a.NodeName, msg))
 		}
 	}
-	return errs
+	// Upstream checks the address a second time (ValidateNonSpecialIP), so a
+	// bad IP has two causes; loopback stays allowed here (see above).
+	return append(errs, validateNonSpecialIP(a.IP, path+".ip", true)...)
 }
 
 // ValidateEndpointsUpdate checks an update.
