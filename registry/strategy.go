@@ -91,6 +91,14 @@ func BumpGeneration(newMeta, oldMeta *meta.ObjectMeta, specChanged bool) {
 	}
 }
 
+// Defaulter is an optional Strategy extension: Default sets the defaults
+// upstream's decoder applies to every object it decodes from a request
+// (create, update, patch, apply), before managedFields are computed, so
+// defaulted fields are credited to the writer as upstream credits them.
+type Defaulter interface {
+	Default(obj meta.Object)
+}
+
 // PatchMetaProvider is an optional Strategy extension declaring the
 // strategic-merge-patch merge keys of a resource: a dotted field path
 // (without list indices, e.g. "status.conditions", "spec.ports",
