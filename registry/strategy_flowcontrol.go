@@ -132,7 +132,7 @@ func flowSchemaRow(o *GenericObject) []any {
 }
 
 // priorityLevelRow: type, then nominalConcurrencyShares and the queuing
-// parameters of a Limited level, "<none>" where absent.
+// parameters of spec.limited, "<none>" where absent (always for Exempt).
 func priorityLevelRow(o *GenericObject) []any {
 	t, _ := rawField(o.Spec, "type").(string)
 	num := func(path ...string) any {
@@ -141,11 +141,9 @@ func priorityLevelRow(o *GenericObject) []any {
 		}
 		return "<none>"
 	}
-	ncs := num("limited", "nominalConcurrencyShares")
-	if t == "Exempt" {
-		ncs = num("exempt", "nominalConcurrencyShares")
-	}
-	return []any{t, ncs,
+	// upstream's printPriorityLevelConfiguration reads only spec.limited:
+	// the exempt level's shares print as <none>
+	return []any{t, num("limited", "nominalConcurrencyShares"),
 		num("limited", "limitResponse", "queuing", "queues"),
 		num("limited", "limitResponse", "queuing", "handSize"),
 		num("limited", "limitResponse", "queuing", "queueLengthLimit"),

@@ -65,14 +65,14 @@ type ServiceReference struct {
 type RuleWithOperations struct {
 	// Operations are CREATE, UPDATE, DELETE, CONNECT or "*".
 	Operations []string `json:"operations,omitempty" protobuf:"bytes,1,rep,name=operations,casttype=OperationType"`
-	Rule `json:",inline" protobuf:"bytes,2,opt,name=rule"`
+	Rule       `json:",inline" protobuf:"bytes,2,opt,name=rule"`
 }
 
 // NamedRuleWithOperations is a RuleWithOperations limited to some object
 // names.
 type NamedRuleWithOperations struct {
 	// ResourceNames limits the rule to these object names.
-	ResourceNames []string `json:"resourceNames,omitempty" protobuf:"bytes,1,rep,name=resourceNames"`
+	ResourceNames      []string `json:"resourceNames,omitempty" protobuf:"bytes,1,rep,name=resourceNames"`
 	RuleWithOperations `json:",inline" protobuf:"bytes,2,opt,name=ruleWithOperations"`
 }
 
