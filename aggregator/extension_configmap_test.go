@@ -196,7 +196,12 @@ func TestAdmissionAndFlowControlResources(t *testing.T) {
 		}
 	}
 
-	vwc := &admissionv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "check"}, Webhooks: []admissionv1.ValidatingWebhook{{Name: "check.example.com"}}}
+	vwc := &admissionv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "check"}, Webhooks: []admissionv1.ValidatingWebhook{{
+		// upstream refuses a webhook without clientConfig, sideEffects or
+		// admissionReviewVersions (422), and so does aggsim now
+		Name: "check.example.com", ClientConfig: admissionv1.WebhookClientConfig{URL: ptrTo("https://check.example.com/v")},
+		SideEffects: ptrTo(admissionv1.SideEffectClassNone), AdmissionReviewVersions: []string{"v1"},
+	}}}
 	var gotVWC admissionv1.ValidatingWebhookConfiguration
 	if err := create(adm, "", "validatingwebhookconfigurations", vwc, &gotVWC); err != nil {
 		t.Fatal(err)
@@ -258,3 +263,5 @@ func TestAdmissionAndFlowControlResources(t *testing.T) {
 		}
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }

@@ -2,9 +2,9 @@ package registry
 
 import (
 	"encoding/json"
-	"fmt"
 	"time"
 
+	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
@@ -40,8 +40,9 @@ func admissionInfo(kind, resource string, status bool) ResourceInfo {
 // mutatingwebhookconfigurations, validatingadmissionpolicies (+/status),
 // validatingadmissionpolicybindings and validatingwebhookconfigurations
 // (upstream pkg/registry/admissionregistration/*/strategy.go). Objects are
-// GenericObjects: stored, listed and watched as sent, with minimal
-// validation and no defaulting. now is the clock for AGE cells.
+// GenericObjects whose bodies are defaulted and validated as upstream's
+// (typed by registry/apis/admissionregistration) and stored in upstream's
+// field order. now is the clock for AGE cells.
 func AdmissionStrategies(now func() time.Time) []Strategy {
 	webhooks := []meta.TableColumnDefinition{{Name: "Webhooks", Type: "integer", Description: "Webhooks is a list of webhooks and the affected resources and operations."}}
 	webhookRow := func(o *GenericObject) []any {
@@ -49,11 +50,13 @@ func AdmissionStrategies(now func() time.Time) []Strategy {
 		_ = json.Unmarshal(o.Webhooks, &l)
 		return []any{int64(len(l))}
 	}
+	mutDefault, mutValidate := webhookStrategyFns(true)
+	valDefault, valValidate := webhookStrategyFns(false)
 	return []Strategy{
 		GenericStrategy{
 			Resource: admissionInfo("MutatingWebhookConfiguration", "mutatingwebhookconfigurations", false),
 			Shape:    ShapeWebhooks, Columns: webhooks, Row: webhookRow,
-			ValidateFn: validateWebhooks, MergeKeysMap: map[string]string{"webhooks": "name"}, Now: now,
+			DefaultFn: mutDefault, ValidateFn: mutValidate, MergeKeysMap: map[string]string{"webhooks": "name", "webhooks.matchConditions": "name"}, Now: now,
 		},
 		GenericStrategy{
 			Resource: admissionInfo("ValidatingAdmissionPolicy", "validatingadmissionpolicies", true),
@@ -63,7 +66,9 @@ func AdmissionStrategies(now func() time.Time) []Strategy {
 				{Name: "ParamKind", Type: "string", Description: "ParamKind specifies the kind of resources used to parameterize this policy"},
 			},
 			Row:        validatingAdmissionPolicyRow,
-			ValidateFn: validateValidatingAdmissionPolicy, Now: now,
+			DefaultFn:  defaultValidatingAdmissionPolicy,
+			ValidateFn: validateValidatingAdmissionPolicy, ZeroSpec: json.RawMessage("{}"), Now: now,
+			MergeKeysMap: map[string]string{"spec.matchConditions": "name", "spec.variables": "name", "status.conditions": "type"},
 		},
 		GenericStrategy{
 			Resource: admissionInfo("ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings", false),
@@ -73,57 +78,70 @@ func AdmissionStrategies(now func() time.Time) []Strategy {
 				{Name: "ParamRef", Type: "string", Description: "paramRef specifies the parameter resource used to configure the admission control policy."},
 			},
 			Row:        validatingAdmissionPolicyBindingRow,
-			ValidateFn: validateValidatingAdmissionPolicyBinding, Now: now,
+			DefaultFn:  defaultValidatingAdmissionPolicyBinding,
+			ValidateFn: validateValidatingAdmissionPolicyBinding, ZeroSpec: json.RawMessage("{}"), Now: now,
 		},
 		GenericStrategy{
 			Resource: admissionInfo("ValidatingWebhookConfiguration", "validatingwebhookconfigurations", false),
 			Shape:    ShapeWebhooks, Columns: webhooks, Row: webhookRow,
-			ValidateFn: validateWebhooks, MergeKeysMap: map[string]string{"webhooks": "name"}, Now: now,
+			DefaultFn: valDefault, ValidateFn: valValidate, MergeKeysMap: map[string]string{"webhooks": "name", "webhooks.matchConditions": "name"}, Now: now,
 		},
 	}
 }
 
-// validateWebhooks requires a name on every webhook, the first check of
-// upstream's validateMutatingWebhook/validateValidatingWebhook.
-func validateWebhooks(o *GenericObject) meta.FieldErrors {
-	var l []map[string]any
-	if len(o.Webhooks) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(o.Webhooks, &l); err != nil {
-		return meta.FieldErrors{meta.Invalid("webhooks", string(o.Webhooks), "must be a list of objects")}
-	}
-	var errs meta.FieldErrors
-	for i, w := range l {
-		if n, _ := w["name"].(string); n == "" {
-			errs = append(errs, meta.Required(fmt.Sprintf("webhooks[%d].name", i), ""))
+// webhookStrategyFns returns the defaulting and validation of a webhook
+// configuration's webhooks list (typed as admissionregistration.Webhook).
+func webhookStrategyFns(mutating bool) (func(*GenericObject), func(*GenericObject) meta.FieldErrors) {
+	def := func(o *GenericObject) {
+		if len(o.Webhooks) == 0 {
+			return
 		}
+		recode(&o.Webhooks, func(l *[]admissionregistration.Webhook) {
+			for i := range *l {
+				admissionregistration.DefaultWebhook(&(*l)[i], mutating)
+			}
+		})
 	}
-	return errs
+	validate := func(o *GenericObject) meta.FieldErrors {
+		var l []admissionregistration.Webhook
+		if err := admissionregistration.Decode(o.Webhooks, &l); err != nil {
+			return meta.FieldErrors{meta.Invalid("webhooks", string(o.Webhooks), err.Error())}
+		}
+		return admissionregistration.ValidateWebhooks(l, mutating)
+	}
+	return def, validate
 }
 
-// validateValidatingAdmissionPolicy mirrors the Required checks of
-// upstream's validateValidatingAdmissionPolicySpec.
+// defaultValidatingAdmissionPolicy applies upstream's defaults to a
+// ValidatingAdmissionPolicy's spec.
+func defaultValidatingAdmissionPolicy(o *GenericObject) {
+	recode(&o.Spec, admissionregistration.DefaultValidatingAdmissionPolicySpec)
+}
+
+// validateValidatingAdmissionPolicy mirrors upstream's
+// validateValidatingAdmissionPolicySpec (CEL expressions compile-checked).
 func validateValidatingAdmissionPolicy(o *GenericObject) meta.FieldErrors {
-	v, _ := rawField(o.Spec, "validations").([]any)
-	a, _ := rawField(o.Spec, "auditAnnotations").([]any)
-	if len(v) == 0 && len(a) == 0 {
-		return meta.FieldErrors{meta.Required("spec.validations", "validations or auditAnnotations must contain at least one item")}
+	var spec admissionregistration.ValidatingAdmissionPolicySpec
+	if err := admissionregistration.Decode(o.Spec, &spec); err != nil {
+		return meta.FieldErrors{meta.Invalid("spec", string(o.Spec), err.Error())}
 	}
-	return nil
+	return admissionregistration.ValidateValidatingAdmissionPolicySpec(o.Name, &spec)
 }
 
-// validateValidatingAdmissionPolicyBinding mirrors the Required checks of
-// upstream's validateValidatingAdmissionPolicyBindingSpec.
+// defaultValidatingAdmissionPolicyBinding applies upstream's defaults to
+// a binding's spec.matchResources.
+func defaultValidatingAdmissionPolicyBinding(o *GenericObject) {
+	recode(&o.Spec, admissionregistration.DefaultValidatingAdmissionPolicyBindingSpec)
+}
+
+// validateValidatingAdmissionPolicyBinding mirrors upstream's
+// validateValidatingAdmissionPolicyBindingSpec.
 func validateValidatingAdmissionPolicyBinding(o *GenericObject) meta.FieldErrors {
-	var errs meta.FieldErrors
-	if n, _ := rawField(o.Spec, "policyName").(string); n == "" {
-		errs = append(errs, meta.Required("spec.policyName", ""))
+	var spec admissionregistration.ValidatingAdmissionPolicyBindingSpec
+	if err := admissionregistration.Decode(o.Spec, &spec); err != nil {
+		return meta.FieldErrors{meta.Invalid("spec", string(o.Spec), err.Error())}
 	}
-	if a, _ := rawField(o.Spec, "validationActions").([]any); len(a) == 0 {
-		errs = append(errs, meta.Required("spec.validationActions", "at least one validation action is required"))
-	}
-	return errs
+	return admissionregistration.ValidateValidatingAdmissionPolicyBindingSpec(&spec)
 }
 
 // validatingAdmissionPolicyRow: number of validations and

@@ -1,8 +1,10 @@
 package registry
 
 import (
+	"encoding/json"
 	"time"
 
+	"github.com/aggsim/aggsim/registry/apis/flowcontrol"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
@@ -24,10 +26,10 @@ func flowControlInfo(kind, resource string) ResourceInfo {
 
 // FlowControlStrategies returns the strategies of flowschemas and
 // prioritylevelconfigurations (upstream pkg/registry/flowcontrol/*/strategy.go).
-// aggsim does not do priority and fairness: the objects are stored, listed
-// and watched as sent (GenericObjects), with minimal validation, no
-// defaulting and none of upstream's mandatory objects. now is the clock
-// for AGE cells.
+// aggsim does not do priority and fairness: the objects are
+// GenericObjects whose specs are defaulted and validated as upstream's
+// (typed by registry/apis/flowcontrol) and stored in upstream's field
+// order. now is the clock for AGE cells.
 func FlowControlStrategies(now func() time.Time) []Strategy {
 	return []Strategy{
 		GenericStrategy{
@@ -41,7 +43,9 @@ func FlowControlStrategies(now func() time.Time) []Strategy {
 			},
 			AgeIndex:     3,
 			Row:          flowSchemaRow,
+			DefaultFn:    defaultFlowSchema,
 			ValidateFn:   validateFlowSchema,
+			ZeroSpec:     json.RawMessage(`{"priorityLevelConfiguration":{"name":""},"matchingPrecedence":0}`),
 			MergeKeysMap: map[string]string{"status.conditions": "type"},
 			Now:          now,
 		},
@@ -56,39 +60,51 @@ func FlowControlStrategies(now func() time.Time) []Strategy {
 				{Name: "QueueLengthLimit", Type: "string", Description: "`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, it will be defaulted to 50."},
 			},
 			Row:          priorityLevelRow,
+			DefaultFn:    defaultPriorityLevelConfiguration,
 			ValidateFn:   validatePriorityLevelConfiguration,
+			ZeroSpec:     json.RawMessage(`{"type":""}`),
 			MergeKeysMap: map[string]string{"status.conditions": "type"},
 			Now:          now,
 		},
 	}
 }
 
-// validateFlowSchema mirrors the Required check of upstream's
-// ValidateFlowSchemaSpec on the priority level reference.
-func validateFlowSchema(o *GenericObject) meta.FieldErrors {
-	if n, _ := rawField(o.Spec, "priorityLevelConfiguration", "name").(string); n == "" {
-		return meta.FieldErrors{meta.Required("spec.priorityLevelConfiguration.name", "must reference a priority level")}
-	}
-	return nil
+// defaultFlowSchema applies upstream's FlowSchema spec defaults.
+func defaultFlowSchema(o *GenericObject) {
+	recode(&o.Spec, flowcontrol.DefaultFlowSchemaSpec)
 }
 
-// validatePriorityLevelConfiguration mirrors the type checks of upstream's
+// validateFlowSchema mirrors upstream's ValidateFlowSchemaSpec.
+func validateFlowSchema(o *GenericObject) meta.FieldErrors {
+	var spec flowcontrol.FlowSchemaSpec
+	if err := json.Unmarshal(orEmpty(o.Spec), &spec); err != nil {
+		return meta.FieldErrors{meta.Invalid("spec", string(o.Spec), err.Error())}
+	}
+	return flowcontrol.ValidateFlowSchemaSpec(o.Name, &spec)
+}
+
+// defaultPriorityLevelConfiguration applies upstream's
+// PriorityLevelConfiguration spec defaults.
+func defaultPriorityLevelConfiguration(o *GenericObject) {
+	recode(&o.Spec, flowcontrol.DefaultPriorityLevelConfigurationSpec)
+}
+
+// validatePriorityLevelConfiguration mirrors upstream's
 // ValidatePriorityLevelConfigurationSpec.
 func validatePriorityLevelConfiguration(o *GenericObject) meta.FieldErrors {
-	t, _ := rawField(o.Spec, "type").(string)
-	switch t {
-	case "Exempt":
-		if rawField(o.Spec, "limited") != nil {
-			return meta.FieldErrors{meta.Forbidden("spec.limited", "must be nil if the type is not Limited")}
-		}
-	case "Limited":
-		if rawField(o.Spec, "limited") == nil {
-			return meta.FieldErrors{meta.Required("spec.limited", "must not be empty when type is Limited")}
-		}
-	default:
-		return meta.FieldErrors{meta.NotSupported("spec.type", t, []string{"Exempt", "Limited"})}
+	var spec flowcontrol.PriorityLevelConfigurationSpec
+	if err := json.Unmarshal(orEmpty(o.Spec), &spec); err != nil {
+		return meta.FieldErrors{meta.Invalid("spec", string(o.Spec), err.Error())}
 	}
-	return nil
+	return flowcontrol.ValidatePriorityLevelConfigurationSpec(o.Name, &spec)
+}
+
+// orEmpty is raw, or "{}" when raw is absent.
+func orEmpty(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("{}")
+	}
+	return raw
 }
 
 // flowSchemaRow: priority level name, matching precedence, distinguisher
@@ -116,7 +132,7 @@ func flowSchemaRow(o *GenericObject) []any {
 }
 
 // priorityLevelRow: type, then nominalConcurrencyShares and the queuing
-// parameters of a Limited level, "<none>" where absent.
+// parameters of spec.limited, "<none>" where absent (always for Exempt).
 func priorityLevelRow(o *GenericObject) []any {
 	t, _ := rawField(o.Spec, "type").(string)
 	num := func(path ...string) any {
@@ -125,11 +141,9 @@ func priorityLevelRow(o *GenericObject) []any {
 		}
 		return "<none>"
 	}
-	ncs := num("limited", "nominalConcurrencyShares")
-	if t == "Exempt" {
-		ncs = num("exempt", "nominalConcurrencyShares")
-	}
-	return []any{t, ncs,
+	// upstream's printPriorityLevelConfiguration reads only spec.limited:
+	// the exempt level's shares print as <none>
+	return []any{t, num("limited", "nominalConcurrencyShares"),
 		num("limited", "limitResponse", "queuing", "queues"),
 		num("limited", "limitResponse", "queuing", "handSize"),
 		num("limited", "limitResponse", "queuing", "queueLengthLimit"),

@@ -60,6 +60,17 @@ type GenericStrategy struct {
 	// ValidateFn adds kind-specific checks of a new or updated object;
 	// nil means none.
 	ValidateFn func(o *GenericObject) meta.FieldErrors
+	// DefaultFn sets the kind's defaults on a decoded object (typed over
+	// the raw bodies, re-encoded in upstream's field order); nil means
+	// none. It must leave bodies it cannot decode as they are, for
+	// ValidateFn to report.
+	DefaultFn func(o *GenericObject)
+	// ZeroSpec is the spec of the kind's empty object as upstream encodes
+	// it (non-omitempty fields of a zero spec, e.g. FlowSchema's
+	// {"priorityLevelConfiguration":{"name":""},"matchingPrecedence":0}),
+	// so that New, the "before" of a create's managedFields, is upstream's
+	// empty object; nil means none.
+	ZeroSpec json.RawMessage
 	// MergeKeysMap are the strategic-merge-patch keys (PatchMetaProvider).
 	MergeKeysMap map[string]string
 	// Now is the clock for AGE cells; nil means time.Now.
@@ -69,13 +80,35 @@ type GenericStrategy struct {
 var (
 	_ Strategy          = GenericStrategy{}
 	_ PatchMetaProvider = GenericStrategy{}
+	_ Defaulter         = GenericStrategy{}
 )
 
 // Info returns Resource.
 func (s GenericStrategy) Info() ResourceInfo { return s.Resource }
 
-// New returns an empty *GenericObject.
-func (GenericStrategy) New() meta.Object { return &GenericObject{} }
+// New returns an empty *GenericObject, with ZeroSpec as its spec and, for
+// a kind with status, "{}" as its status (upstream's status structs are
+// never omitted).
+func (s GenericStrategy) New() meta.Object {
+	o := &GenericObject{}
+	if len(s.ZeroSpec) > 0 {
+		o.Spec = append(json.RawMessage(nil), s.ZeroSpec...)
+	}
+	if s.Shape == ShapeSpecStatus {
+		o.Status = json.RawMessage("{}")
+	}
+	return o
+}
+
+// Default runs DefaultFn after dropping the body fields the kind does not
+// have (upstream's decoder drops unknown fields before defaulting).
+func (s GenericStrategy) Default(obj meta.Object) {
+	o := obj.(*GenericObject)
+	s.shapeFields(o)
+	if s.DefaultFn != nil {
+		s.DefaultFn(o)
+	}
+}
 
 // shapeFields drops the body fields the kind does not have.
 func (s GenericStrategy) shapeFields(o *GenericObject) {
@@ -89,12 +122,15 @@ func (s GenericStrategy) shapeFields(o *GenericObject) {
 	}
 }
 
-// PrepareForCreate drops foreign fields and clears status, as upstream's
-// PrepareForCreate of every status-bearing kind does.
+// PrepareForCreate drops foreign fields and resets status to the empty
+// "{}", as upstream's PrepareForCreate of every status-bearing kind does.
 func (s GenericStrategy) PrepareForCreate(obj meta.Object) {
 	o := obj.(*GenericObject)
 	s.shapeFields(o)
 	o.Status = nil
+	if s.Shape == ShapeSpecStatus {
+		o.Status = json.RawMessage("{}")
+	}
 	o.Generation = 1 // admission and flow-control kinds track generation upstream
 }
 
@@ -149,13 +185,41 @@ func (s GenericStrategy) validateBody(o *GenericObject) meta.FieldErrors {
 	return errs
 }
 
-// Canonicalize turns JSON null bodies into absent ones.
-func (GenericStrategy) Canonicalize(obj meta.Object) {
+// Canonicalize turns JSON null bodies into absent ones; the status of a
+// kind with status is "{}" then, as upstream encodes an empty status.
+func (s GenericStrategy) Canonicalize(obj meta.Object) {
 	o := obj.(*GenericObject)
 	for _, f := range []*json.RawMessage{&o.Webhooks, &o.Spec, &o.Status} {
 		if bytes.Equal(bytes.TrimSpace(*f), []byte("null")) {
 			*f = nil
 		}
+	}
+	if s.Shape == ShapeSpecStatus && len(o.Status) == 0 {
+		o.Status = json.RawMessage("{}")
+	}
+}
+
+// encodeBody encodes a typed body as upstream does (no HTML escaping).
+func encodeBody(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// recode decodes raw into v, applies def and re-encodes it into *raw;
+// raw is left as it was when it does not decode.
+func recode[T any](raw *json.RawMessage, def func(*T)) {
+	var v T
+	if len(*raw) > 0 && json.Unmarshal(*raw, &v) != nil {
+		return
+	}
+	def(&v)
+	if b, err := encodeBody(&v); err == nil {
+		*raw = b
 	}
 }
 

@@ -414,10 +414,17 @@ func decodeNew(s *registry.Store, j []byte, o writeOptions) (meta.Object, []stri
 	if err != nil {
 		return nil, nil, err
 	}
+	applyDefaults(s, obj)
+	return obj, warnings, nil
+}
+
+// applyDefaults runs the strategy's Defaulter, if it has one, on a
+// freshly decoded obj, as upstream's decoder defaults every object it
+// decodes.
+func applyDefaults(s *registry.Store, obj meta.Object) {
 	if d, ok := s.Strategy().(registry.Defaulter); ok {
 		d.Default(obj)
 	}
-	return obj, warnings, nil
 }
 
 // decodeRequestObject reads and decodes the body of a create or update.
@@ -673,6 +680,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		if err := json.Unmarshal(merged, obj); err != nil {
 			return meta.NewBadRequest(err.Error())
 		}
+		applyDefaults(rq.store, obj)
 		newDoc, err := docOf(obj)
 		if err != nil {
 			return err

@@ -1,0 +1,18 @@
+// Package admissionregistration holds the typed view of the
+// admissionregistration.k8s.io/v1 bodies aggsim stores (webhook
+// configurations, ValidatingAdmissionPolicy and its binding): Go structs
+// with upstream's JSON names, field order and omitempty, their defaulting
+// (upstream pkg/apis/admissionregistration/v1/defaults.go) and validation
+// (upstream pkg/apis/admissionregistration/validation/validation.go),
+// including the compile check of CEL expressions with google/cel-go at the
+// version kube-apiserver 1.33 uses.
+//
+// The registry keeps these objects as GenericObjects (raw JSON bodies); it
+// decodes them into these types to default and validate them and encodes
+// them back, so stored bodies come out in upstream's field order. The
+// package must not depend on the registry, storage or HTTP serving.
+//
+// +upstreamPackage=k8s.io/api/admissionregistration/v1
+package admissionregistration
+
+//go:generate go run github.com/aggsim/aggsim/internal/apigen
