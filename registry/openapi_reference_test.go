@@ -279,22 +279,6 @@ var openAPIKnownDifferences = map[string]string{
 	`v2["definitions"]["io.k8s.api.flowcontrol.v1.`:                                                                                     "flowcontrol schemas",
 	`v3 apis/flowcontrol.apiserver.k8s.io/v1["components"]["schemas"]: missing key "io.k8s.api.flowcontrol.v1.`:                         "flowcontrol schemas",
 	`v3 apis/flowcontrol.apiserver.k8s.io/v1["components"]["schemas"]["io.k8s.api.flowcontrol.v1.`:                                      "flowcontrol schemas",
-	// Fields aggsim's wire types lack.
-	`["io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"]["properties"]: missing key "ignoreStoreReadErrorWithClusterBreakingPotential"`: "meta.DeleteOptions has no ignoreStoreReadErrorWithClusterBreakingPotential (1.33's unsafe deletion of corrupt objects)",
-	`v2["definitions"]["io.k8s.api.core.v1.LoadBalancerIngress"]["properties"]: missing key "ports"`:                                       "core.LoadBalancerIngress has no ports",
-	`v3 api/v1["components"]["schemas"]["io.k8s.api.core.v1.LoadBalancerIngress"]["properties"]: missing key "ports"`:                      "core.LoadBalancerIngress has no ports",
-	`v2["definitions"]: missing key "io.k8s.api.core.v1.PortStatus"`:                                                                       "core.LoadBalancerIngress has no ports",
-	`v3 api/v1["components"]["schemas"]: missing key "io.k8s.api.core.v1.PortStatus"`:                                                      "core.LoadBalancerIngress has no ports",
-	// Enums: upstream's +enum string types list their values; aggsim's core
-	// types are plain strings without them.
-	`v2["definitions"]["io.k8s.api.core.v1.EndpointPort"]["properties"]["protocol"]: missing key "enum"`:                  "core enums",
-	`v2["definitions"]["io.k8s.api.core.v1.NamespaceStatus"]["properties"]["phase"]: missing key "enum"`:                  "core enums",
-	`v2["definitions"]["io.k8s.api.core.v1.ServicePort"]["properties"]["protocol"]: missing key "enum"`:                   "core enums",
-	`v2["definitions"]["io.k8s.api.core.v1.ServiceSpec"]["properties"]`:                                                   "core enums",
-	`v3 api/v1["components"]["schemas"]["io.k8s.api.core.v1.EndpointPort"]["properties"]["protocol"]: missing key "enum"`: "core enums",
-	`v3 api/v1["components"]["schemas"]["io.k8s.api.core.v1.NamespaceStatus"]["properties"]["phase"]: missing key "enum"`: "core enums",
-	`v3 api/v1["components"]["schemas"]["io.k8s.api.core.v1.ServicePort"]["properties"]["protocol"]: missing key "enum"`:  "core enums",
-	`v3 api/v1["components"]["schemas"]["io.k8s.api.core.v1.ServiceSpec"]["properties"]`:                                  "core enums",
 }
 
 func compareOpenAPI(t *testing.T, name string, want, got []byte, diffs *[]string) {

@@ -59,7 +59,8 @@ func DefinitionName(t reflect.Type) string {
 // non-pointer scalar without omitempty, {} for a non-pointer struct
 // (array items and map values count as non-pointer fields without
 // omitempty), none for types with an +openapi:type (+openapi:noDefault
-// drops it). Extensions: patchStrategy and patchMergeKey struct tags, and
+// drops it). Enums: the +openapi:enum values of a field (of its items for
+// a list). Extensions: patchStrategy and patchMergeKey struct tags, and
 // the +listType, +listMapKey, +mapType and +structType markers.
 func Definitions(types ...reflect.Type) (map[string]*Schema, error) {
 	d := &deriver{defs: map[string]*Schema{}, seen: map[reflect.Type]string{}}
@@ -203,6 +204,13 @@ func (d *deriver) fieldSchema(sf reflect.StructField, omit bool, fdoc *apidoc.Fi
 		s.Default = def
 	} else if !markers.Has("openapi:noDefault") {
 		s.Default = zeroDefault(sf.Type, omit)
+	}
+	if values, ok := markers["openapi:enum"]; ok {
+		target := s
+		if s.Type == "array" && s.Items != nil {
+			target = s.Items
+		}
+		target.Enum = slices.Clone(values)
 	}
 	ext := map[string]any{}
 	if v := sf.Tag.Get("patchMergeKey"); v != "" {

@@ -346,12 +346,13 @@ type DeleteOptions struct {
 	// When present, indicates that modifications should not be persisted.
 	// +listType=atomic
 	DryRun []string `json:"dryRun,omitempty" protobuf:"bytes,5,rep,name=dryRun"`
+	// if set to true, the object is deleted even when it cannot be read
+	// from storage (a corrupt object), skipping finalizers and
+	// preconditions. Unsafe; aggsim's storage never holds an object it
+	// cannot read, so it has no effect there.
 	// ---
 	// IgnoreStoreReadErrorWithClusterBreakingPotential is accepted and
 	// ignored: aggsim's storage never holds an object it cannot decode.
-	// It is not in aggsim's OpenAPI documents (kube-apiserver 1.33 lists
-	// it).
-	// +openapi:skip
 	IgnoreStoreReadErrorWithClusterBreakingPotential *bool `json:"ignoreStoreReadErrorWithClusterBreakingPotential,omitempty" protobuf:"varint,6,opt,name=ignoreStoreReadErrorWithClusterBreakingPotential"`
 }
 
@@ -401,6 +402,8 @@ type WatchEvent struct {
 	//  * If Type is Deleted: the state of the object immediately before deletion.
 	//  * If Type is Error: *Status is recommended; other types may make sense
 	//    depending on context.
+	// ---
+	// No default {}: kube-apiserver 1.33's WatchEvent.object has none.
 	// +openapi:noDefault
 	Object RawExtension `json:"object" protobuf:"bytes,2,opt,name=object"`
 }

@@ -184,7 +184,7 @@ func init() {
 					{Name: "OrphanDependents", Doc: "Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7."},
 					{Name: "PropagationPolicy", Doc: "Whether and how garbage collection will be performed."},
 					{Name: "DryRun", Doc: "When present, indicates that modifications should not be persisted.", Markers: apidoc.Markers{"listType": {"atomic"}}},
-					{Name: "IgnoreStoreReadErrorWithClusterBreakingPotential", Markers: apidoc.Markers{"openapi:skip": {""}}},
+					{Name: "IgnoreStoreReadErrorWithClusterBreakingPotential", Doc: "if set to true, the object is deleted even when it cannot be read from storage (a corrupt object), skipping finalizers and preconditions. Unsafe; aggsim's storage never holds an object it cannot read, so it has no effect there."},
 				},
 			},
 			{
