@@ -80,6 +80,9 @@ func TestOpenAPIV2Document(t *testing.T) {
 		Definitions map[string]struct {
 			GVK []map[string]string `json:"x-kubernetes-group-version-kind"`
 		} `json:"definitions"`
+		// Parameters are the shared parameters operations refer to
+		// (#/parameters/<name>-<hash>, as kube-openapi deduplicates them).
+		Parameters map[string]struct{ Name, In string } `json:"parameters"`
 	}
 	if err := json.Unmarshal(OpenAPIV2(), &doc); err != nil {
 		t.Fatal(err)
@@ -124,11 +127,18 @@ func TestOpenAPIV2Document(t *testing.T) {
 				continue
 			}
 			var op struct {
-				Parameters []struct{ Name, In string } `json:"parameters"`
+				Parameters []struct {
+					Name, In string
+					Ref      string `json:"$ref"`
+				} `json:"parameters"`
 			}
 			_ = json.Unmarshal(raw, &op)
 			var query []string
 			for _, prm := range op.Parameters {
+				if name, ok := strings.CutPrefix(prm.Ref, "#/parameters/"); ok {
+					shared := doc.Parameters[name]
+					prm.Name, prm.In = shared.Name, shared.In
+				}
 				if prm.In == "query" {
 					query = append(query, prm.Name)
 				}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/aggsim/aggsim/internal/apidoc"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/negotiation"
 	"github.com/aggsim/aggsim/registry/openapi"
@@ -99,8 +100,9 @@ type openAPIDocSet struct {
 
 var openAPIDocs = sync.OnceValue(buildOpenAPIDocs)
 
-// openAPIInfoVersion is the info.version kube-apiserver 1.33 reports.
-const openAPIInfoVersion = "v1.33.13"
+// openAPIInfoVersion is the info.version kube-apiserver 1.33 reports: its
+// major.minor, not the full git version (captured: "1.33").
+const openAPIInfoVersion = "1.33"
 
 func buildOpenAPIDocs() *openAPIDocSet {
 	defs, err := openAPIDefinitions()
@@ -110,11 +112,19 @@ func buildOpenAPIDocs() *openAPIDocSet {
 	var resources []openapi.Resource
 	for _, s := range Strategies(nil) {
 		info := s.Info()
-		resources = append(resources, info.OpenAPIResource(definitionName(info, info.Kind), definitionName(info, info.ListKind)))
+		r := info.OpenAPIResource(definitionName(info, info.Kind), definitionName(info, info.ListKind))
+		r.Verbs = info.Verbs
+		// Upstream's DELETE of a Service answers the deleted Service (its
+		// REST storage returns the object) and its operation documents
+		// that; the others document a Status (namespaces' too).
+		r.DeleteReturnsObject = info.Group == "" && info.Resource == "services"
+		r.AggregatorOwn = info.Group == apiregistration.GroupAPIRegistration
+		resources = append(resources, r)
 	}
 	docs, err := openapi.Build(openapi.DocumentSpec{
 		Title: "Kubernetes", Version: openAPIInfoVersion,
 		Resources: resources, Definitions: defs,
+		Protobuf: true, Discovery: true,
 	})
 	if err != nil {
 		panic("registry: " + err.Error())
@@ -197,9 +207,14 @@ func openAPIDefinitions() (map[string]*openapi.Schema, error) {
 			kinds[openapi.DefinitionName(t)] = gvk{info.Group, info.Version, kind}
 		}
 	}
+	types = append(types, reflect.TypeFor[meta.APIVersions](), reflect.TypeFor[meta.APIResourceList]())
 	d, err := openapi.Definitions(types...)
 	if err != nil {
 		return nil, err
+	}
+	discoveryDefinitions(d)
+	for _, kind := range []string{"APIVersions", "APIResourceList", "APIGroup", "APIGroupList"} {
+		openapi.AddGroupVersionKind(d[metaV1+kind], "", "v1", kind)
 	}
 	for name, k := range kinds {
 		openapi.AddGroupVersionKind(d[name], k.group, k.version, k.kind)
@@ -277,3 +292,40 @@ func flowControlDefinitions(d map[string]*openapi.Schema) {
 		})
 	}
 }
+
+// metaV1 is the definition name prefix of k8s.io/apimachinery's meta/v1.
+const metaV1 = "io.k8s.apimachinery.pkg.apis.meta.v1."
+
+// discoveryDefinitions are the discovery kinds without a Go type in
+// registry (package discovery owns APIGroup and APIGroupList): the
+// schemas of GET /apis and /apis/<group>, as upstream's meta/v1 types
+// define them.
+func discoveryDefinitions(d map[string]*openapi.Schema) {
+	gvfd := metaV1 + "GroupVersionForDiscovery"
+	d[gvfd] = openapi.Object("GroupVersionForDiscovery names one version of an API group.", map[string]*openapi.Schema{
+		"groupVersion": requiredString("groupVersion is \"<group>/<version>\", for example \"apiregistration.k8s.io/v1\"."),
+		"version":      requiredString("version is the version alone, for example \"v1\"."),
+	}, "groupVersion", "version")
+	atomic := map[string]any{"x-kubernetes-list-type": "atomic"}
+	d[metaV1+"APIGroup"] = openapi.Object("APIGroup is an API group: its name, the versions it serves and the version clients should prefer.", map[string]*openapi.Schema{
+		"apiVersion":                 openapi.String(apiVersionDescription),
+		"kind":                       openapi.String(kindDescription),
+		"name":                       requiredString("name is the name of the group."),
+		"preferredVersion":           openapi.Struct(gvfd, "preferredVersion is the version clients should use."),
+		"serverAddressByClientCIDRs": openapi.Array(openapi.Struct(metaV1+"ServerAddressByClientCIDR", ""), "serverAddressByClientCIDRs tells clients in a network which address reaches the server.", atomic),
+		"versions":                   openapi.Array(openapi.Struct(gvfd, ""), "versions are the versions the group serves.", atomic),
+	}, "name", "versions")
+	list := openapi.Object("APIGroupList is the list of API groups a server serves (GET /apis).", map[string]*openapi.Schema{
+		"apiVersion": openapi.String(apiVersionDescription),
+		"groups":     openapi.Array(openapi.Struct(metaV1+"APIGroup", ""), "groups are the API groups.", atomic),
+		"kind":       openapi.String(kindDescription),
+	}, "groups")
+	d[metaV1+"APIGroupList"] = list
+}
+
+// Descriptions of the apiVersion and kind of every object, as meta.TypeMeta
+// documents them.
+var (
+	apiVersionDescription = apidoc.FieldDoc(reflect.TypeFor[meta.TypeMeta](), "APIVersion")
+	kindDescription       = apidoc.FieldDoc(reflect.TypeFor[meta.TypeMeta](), "Kind")
+)

@@ -47,9 +47,10 @@ func TestOpenAPIV3(t *testing.T) {
 	if err := json.Unmarshal(OpenAPIV3Index(OpenAPIV3IndexEntry{Path: "apis/wardle.example.com/v1alpha1", ServerRelativeURL: "/openapi/v3/apis/wardle.example.com/v1alpha1?hash=AB"}), &index); err != nil {
 		t.Fatal(err)
 	}
-	// aggsim's own group-versions (api/v1, apiregistration, admissionregistration,
+	// aggsim's own documents (api, api/v1, apis, and apis/<group> and
+	// apis/<group>/v1 of apiregistration, admissionregistration and
 	// flowcontrol) plus the extra entry.
-	if len(index.Paths) != 5 || index.Paths["apis/wardle.example.com/v1alpha1"].ServerRelativeURL != "/openapi/v3/apis/wardle.example.com/v1alpha1?hash=AB" {
+	if len(index.Paths) != 10 || index.Paths["apis/wardle.example.com/v1alpha1"].ServerRelativeURL != "/openapi/v3/apis/wardle.example.com/v1alpha1?hash=AB" {
 		t.Fatalf("index %+v", index)
 	}
 	for _, s := range Strategies(nil) {

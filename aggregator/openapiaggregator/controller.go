@@ -1,6 +1,7 @@
 package openapiaggregator
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -37,7 +38,9 @@ import (
 //
 // Served:
 //   - /openapi/v2: aggsim's own swagger merged with each backend's paths
-//     under /apis/<group>/<version>/ and the definitions they reach; remote
+//     under /apis/<group>/<version>/, the shared parameters they use
+//     (#/parameters/<name>-<hash>) and the definitions they reach, top-level
+//     keys in kube-openapi's order, <, > and & unescaped; remote
 //     specs in order of group priority (highest groupPriorityMinimum of the
 //     group first), then APIService name. On a path or definition name
 //     conflict the first wins (upstream renames conflicting definitions).
@@ -139,11 +142,12 @@ type openAPIEntry struct {
 }
 
 // openAPIV2Parts is a swagger document split into its top-level fields,
-// paths and definitions (raw JSON each).
+// paths, definitions and shared parameters (raw JSON each).
 type openAPIV2Parts struct {
 	top         map[string]json.RawMessage
 	paths       map[string]json.RawMessage
 	definitions map[string]json.RawMessage
+	parameters  map[string]json.RawMessage
 }
 
 // openAPISnapshot is everything served, encoded once per change.
@@ -552,18 +556,30 @@ func splitOpenAPIV2(doc []byte) (openAPIV2Parts, error) {
 			return p, fmt.Errorf("decode swagger definitions: %w", err)
 		}
 	}
+	if raw, ok := p.top["parameters"]; ok {
+		if err := json.Unmarshal(raw, &p.parameters); err != nil {
+			return p, fmt.Errorf("decode swagger parameters: %w", err)
+		}
+	}
 	return p, nil
 }
 
-// filter keeps the paths equal to gvPath or under gvPath/ and the
-// definitions they reach, as upstream's FilterSpecByPathsWithoutSideEffects.
+// filter keeps the paths equal to gvPath or under gvPath/, the shared
+// parameters (#/parameters/) they use and the definitions both reach, as
+// upstream's FilterSpecByPathsWithoutSideEffects.
 func (p openAPIV2Parts) filter(gvPath string) openAPIV2Parts {
-	out := openAPIV2Parts{paths: map[string]json.RawMessage{}, definitions: map[string]json.RawMessage{}}
+	out := openAPIV2Parts{paths: map[string]json.RawMessage{}, definitions: map[string]json.RawMessage{}, parameters: map[string]json.RawMessage{}}
 	var queue []string
 	for path, item := range p.paths {
 		if path == gvPath || strings.HasPrefix(path, gvPath+"/") {
 			out.paths[path] = item
-			queue = appendDefinitionRefs(queue, item)
+			queue = appendRefs(queue, item, "#/definitions/")
+			for _, name := range appendRefs(nil, item, "#/parameters/") {
+				if param, ok := p.parameters[name]; ok {
+					out.parameters[name] = param
+					queue = appendRefs(queue, param, "#/definitions/")
+				}
+			}
 		}
 	}
 	for len(queue) > 0 {
@@ -577,14 +593,14 @@ func (p openAPIV2Parts) filter(gvPath string) openAPIV2Parts {
 			continue
 		}
 		out.definitions[name] = def
-		queue = appendDefinitionRefs(queue, def)
+		queue = appendRefs(queue, def, "#/definitions/")
 	}
 	return out
 }
 
-// appendDefinitionRefs appends the names of the #/definitions/ every $ref
-// in raw points at.
-func appendDefinitionRefs(out []string, raw json.RawMessage) []string {
+// appendRefs appends the names every $ref in raw gives after prefix
+// ("#/definitions/", "#/parameters/").
+func appendRefs(out []string, raw json.RawMessage, prefix string) []string {
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
 		return out
@@ -595,7 +611,7 @@ func appendDefinitionRefs(out []string, raw json.RawMessage) []string {
 		case map[string]any:
 			for k, x := range t {
 				if s, ok := x.(string); ok && k == "$ref" {
-					if name, ok := strings.CutPrefix(s, "#/definitions/"); ok {
+					if name, ok := strings.CutPrefix(s, prefix); ok {
 						out = append(out, name)
 					}
 					continue
@@ -610,6 +626,53 @@ func appendDefinitionRefs(out []string, raw json.RawMessage) []string {
 	}
 	walk(v)
 	return out
+}
+
+// openAPIV2TopLevel is the order of a swagger document's top-level keys
+// as kube-openapi encodes them (spec.Swagger's fields).
+var openAPIV2TopLevel = []string{"id", "consumes", "produces", "schemes", "swagger", "info", "host", "basePath", "paths", "definitions", "parameters", "responses", "securityDefinitions", "security", "tags", "externalDocs"}
+
+// encodeOpenAPIV2 encodes the top-level fields of top with paths,
+// definitions and parameters replaced, keys in kube-openapi's order
+// (top-level) and sorted (paths, definitions, parameters, as upstream's
+// maps encode).
+func encodeOpenAPIV2(top, paths, defs, params map[string]json.RawMessage) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	first := true
+	for _, k := range openAPIV2TopLevel {
+		var v []byte
+		switch k {
+		case "paths", "definitions", "parameters":
+			m := map[string]map[string]json.RawMessage{"paths": paths, "definitions": defs, "parameters": params}[k]
+			if len(m) == 0 && k != "paths" {
+				continue
+			}
+			var vb bytes.Buffer
+			enc := json.NewEncoder(&vb)
+			enc.SetEscapeHTML(false)              // kube-apiserver's v2 document does not escape <, > and &
+			if err := enc.Encode(m); err != nil { // sorted keys
+				return nil, err
+			}
+			v = bytes.TrimSuffix(vb.Bytes(), []byte("\n"))
+		default:
+			raw, ok := top[k]
+			if !ok {
+				continue
+			}
+			v = raw
+		}
+		if !first {
+			buf.WriteByte(',')
+		}
+		first = false
+		kb, _ := json.Marshal(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
 }
 
 // build encodes a snapshot of aggsim's own documents and the served remote
@@ -658,6 +721,10 @@ func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 		for k, v := range c.own.definitions {
 			defs[k] = v
 		}
+		params := make(map[string]json.RawMessage, len(c.own.parameters))
+		for k, v := range c.own.parameters {
+			params[k] = v
+		}
 		for _, e := range served {
 			if e.v2 == nil {
 				continue
@@ -672,21 +739,18 @@ func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 					defs[k] = v
 				}
 			}
-		}
-		top := make(map[string]json.RawMessage, len(c.own.top))
-		for k, v := range c.own.top {
-			top[k] = v
-		}
-		var err error
-		if top["paths"], err = json.Marshal(paths); err == nil {
-			if top["definitions"], err = json.Marshal(defs); err == nil {
-				var b []byte
-				if b, err = json.Marshal(top); err == nil {
-					s.v2 = b
+			// Shared parameters are named by a hash of their content:
+			// the same name is the same parameter.
+			for k, v := range e.v2.parameters {
+				if _, ok := params[k]; !ok {
+					params[k] = v
 				}
 			}
 		}
-		if err != nil {
+		b, err := encodeOpenAPIV2(c.own.top, paths, defs, params)
+		if err == nil {
+			s.v2 = b
+		} else {
 			c.logger.Error("encode the aggregated OpenAPI v2 document; serving aggsim's own", "err", err)
 		}
 	}

@@ -465,3 +465,59 @@ func BenchmarkOpenAPIRebuild(b *testing.B) {
 		c.build([]*openAPIEntry{&cp})
 	}
 }
+
+// TestOpenAPIV2MergeSharedParameters: a backend built with k8s.io/apiserver
+// refers to its deduplicated parameters (#/parameters/<name>-<hash>);
+// the merged document carries the ones the kept paths use (and the
+// definitions they reach), not the others, keeps kube-openapi's top-level
+// key order and does not escape <, > and & (kube-apiserver's v2 does not).
+func TestOpenAPIV2MergeSharedParameters(t *testing.T) {
+	b := &oaBackend{group: "wardle.example.com", version: "v1", v2etag: `"x"`, v2: []byte(`{"swagger":"2.0","info":{"title":"Wardle","version":"0.1"},` +
+		`"paths":{"/apis/wardle.example.com/v1/flunders":{"get":{"parameters":[{"$ref":"#/parameters/limit-AAAAAAAA"}],"responses":{"200":{"description":"OK","schema":{"$ref":"#/definitions/com.example.FlunderList"}}}},"parameters":[{"$ref":"#/parameters/body-BBBBBBBB"}]},` +
+		`"/apis/other.example.com/v1/things":{"get":{"parameters":[{"$ref":"#/parameters/other-CCCCCCCC"}]}}},` +
+		`"definitions":{"com.example.FlunderList":{"description":"a < b & c > d","type":"object"},"com.example.Opts":{"type":"object"}},` +
+		`"parameters":{"body-BBBBBBBB":{"name":"body","in":"body","schema":{"$ref":"#/definitions/com.example.Opts"}},"limit-AAAAAAAA":{"uniqueItems":true,"type":"integer","name":"limit","in":"query"},"other-CCCCCCCC":{"name":"other","in":"query"}}}`)}
+	c := newTestOpenAPI(b)
+	c.Update(oaAPIService(b, 1000, true))
+	c.pass(context.Background())
+	body := oaGet(c, "/openapi/v2", nil).Body.Bytes()
+	p, err := splitOpenAPIV2(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(p.parameters["limit-AAAAAAAA"]), `{"uniqueItems":true,"type":"integer","name":"limit","in":"query"}`; got != want {
+		t.Errorf("limit parameter %s, want %s", got, want)
+	}
+	if p.parameters["body-BBBBBBBB"] == nil || p.definitions["com.example.Opts"] == nil {
+		t.Error("the body parameter or the definition it refers to is missing")
+	}
+	if p.parameters["other-CCCCCCCC"] != nil {
+		t.Error("a parameter of a path of another group-version was kept")
+	}
+	own, _ := splitOpenAPIV2(registry.OpenAPIV2())
+	for name := range own.parameters {
+		if p.parameters[name] == nil {
+			t.Errorf("aggsim's own parameter %s is missing", name)
+		}
+	}
+	if !strings.Contains(string(body), `"a < b & c > d"`) {
+		t.Error("<, > or & escaped")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	var keys []string
+	dec.Token() // {
+	for dec.More() {
+		k, _ := dec.Token()
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := strings.Join(keys, " "), "swagger info paths definitions parameters securityDefinitions security"; got != want {
+		t.Errorf("top-level keys %s, want %s", got, want)
+	}
+	if _, err := openapi_v2.ParseDocument(body); err != nil {
+		t.Errorf("gnostic cannot parse the merged document: %v", err)
+	}
+}

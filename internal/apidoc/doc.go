@@ -43,6 +43,10 @@
 //	                                package the types mirror; OpenAPI definition
 //	                                names are formed from it as upstream forms
 //	                                them from its own package path
+//	+openapi:enum=<value>           field: one allowed value (repeatable, in
+//	                                upstream's order; of the items for a list),
+//	                                the OpenAPI enum upstream derives from an
+//	                                +enum string type and its constants
 //	+openapi:type=<type>            type: the OpenAPI type of a type with custom
 //	+openapi:format=<format>        JSON (upstream: OpenAPISchemaType and
 //	                                OpenAPISchemaFormat methods)

@@ -27,7 +27,7 @@ var (
 	fieldMarkers   = map[string]bool{
 		"optional": true, "required": true, "default": true,
 		"listType": true, "listMapKey": true, "mapType": true,
-		"openapi:skip": true, "openapi:noDefault": true, "protobuf:emit": true,
+		"openapi:skip": true, "openapi:noDefault": true, "openapi:enum": true, "protobuf:emit": true,
 	}
 )
 

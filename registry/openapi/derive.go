@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/aggsim/aggsim/internal/apidoc"
-	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
@@ -60,7 +59,8 @@ func DefinitionName(t reflect.Type) string {
 // non-pointer scalar without omitempty, {} for a non-pointer struct
 // (array items and map values count as non-pointer fields without
 // omitempty), none for types with an +openapi:type (+openapi:noDefault
-// drops it). Extensions: patchStrategy and patchMergeKey struct tags, and
+// drops it). Enums: the +openapi:enum values of a field (of its items for
+// a list). Extensions: patchStrategy and patchMergeKey struct tags, and
 // the +listType, +listMapKey, +mapType and +structType markers.
 func Definitions(types ...reflect.Type) (map[string]*Schema, error) {
 	d := &deriver{defs: map[string]*Schema{}, seen: map[reflect.Type]string{}}
@@ -205,6 +205,13 @@ func (d *deriver) fieldSchema(sf reflect.StructField, omit bool, fdoc *apidoc.Fi
 	} else if !markers.Has("openapi:noDefault") {
 		s.Default = zeroDefault(sf.Type, omit)
 	}
+	if values, ok := markers["openapi:enum"]; ok {
+		target := s
+		if s.Type == "array" && s.Items != nil {
+			target = s.Items
+		}
+		target.Enum = slices.Clone(values)
+	}
 	ext := map[string]any{}
 	if v := sf.Tag.Get("patchMergeKey"); v != "" {
 		ext["x-kubernetes-patch-merge-key"] = v
@@ -303,8 +310,40 @@ var (
 		reflect.TypeFor[meta.Patch](), reflect.TypeFor[meta.WatchEvent](),
 		reflect.TypeFor[meta.Condition](), reflect.TypeFor[core.IntOrString](),
 	}
-	sharedKinds         = []reflect.Type{reflect.TypeFor[meta.Status](), reflect.TypeFor[meta.DeleteOptions](), reflect.TypeFor[meta.WatchEvent]()}
-	sharedGroupVersions = [][2]string{{"", "v1"}, {apiregistration.GroupAPIRegistration, "v1"}}
+	// sharedKinds are registered in every group-version of
+	// kube-apiserver's scheme (sharedGroupVersions); Status only in the
+	// core group's (upstream's x-kubernetes-group-version-kind lists,
+	// captured from kube-apiserver 1.33.13).
+	sharedKinds = []reflect.Type{reflect.TypeFor[meta.DeleteOptions](), reflect.TypeFor[meta.WatchEvent]()}
+	// sharedGroupVersions are the group-versions kube-apiserver 1.33
+	// registers, served or not, in upstream's order.
+	sharedGroupVersions = [][2]string{
+		{"", "v1"}, {"admission.k8s.io", "v1"}, {"admission.k8s.io", "v1beta1"},
+		{"admissionregistration.k8s.io", "v1"}, {"admissionregistration.k8s.io", "v1alpha1"},
+		{"admissionregistration.k8s.io", "v1beta1"}, {"apiextensions.k8s.io", "v1"},
+		{"apiextensions.k8s.io", "v1beta1"}, {"apiregistration.k8s.io", "v1"},
+		{"apiregistration.k8s.io", "v1beta1"}, {"apps", "v1"}, {"apps", "v1beta1"}, {"apps", "v1beta2"},
+		{"authentication.k8s.io", "v1"}, {"authentication.k8s.io", "v1alpha1"},
+		{"authentication.k8s.io", "v1beta1"}, {"authorization.k8s.io", "v1"},
+		{"authorization.k8s.io", "v1beta1"}, {"autoscaling", "v1"}, {"autoscaling", "v2"},
+		{"autoscaling", "v2beta1"}, {"autoscaling", "v2beta2"}, {"batch", "v1"}, {"batch", "v1beta1"},
+		{"certificates.k8s.io", "v1"}, {"certificates.k8s.io", "v1alpha1"},
+		{"certificates.k8s.io", "v1beta1"}, {"coordination.k8s.io", "v1"},
+		{"coordination.k8s.io", "v1alpha2"}, {"coordination.k8s.io", "v1beta1"},
+		{"discovery.k8s.io", "v1"}, {"discovery.k8s.io", "v1beta1"}, {"events.k8s.io", "v1"},
+		{"events.k8s.io", "v1beta1"}, {"extensions", "v1beta1"}, {"flowcontrol.apiserver.k8s.io", "v1"},
+		{"flowcontrol.apiserver.k8s.io", "v1beta1"}, {"flowcontrol.apiserver.k8s.io", "v1beta2"},
+		{"flowcontrol.apiserver.k8s.io", "v1beta3"}, {"imagepolicy.k8s.io", "v1alpha1"},
+		{"internal.apiserver.k8s.io", "v1alpha1"}, {"networking.k8s.io", "v1"},
+		{"networking.k8s.io", "v1alpha1"}, {"networking.k8s.io", "v1beta1"}, {"node.k8s.io", "v1"},
+		{"node.k8s.io", "v1alpha1"}, {"node.k8s.io", "v1beta1"}, {"policy", "v1"}, {"policy", "v1beta1"},
+		{"rbac.authorization.k8s.io", "v1"}, {"rbac.authorization.k8s.io", "v1alpha1"},
+		{"rbac.authorization.k8s.io", "v1beta1"}, {"resource.k8s.io", "v1alpha3"},
+		{"resource.k8s.io", "v1beta1"}, {"resource.k8s.io", "v1beta2"}, {"scheduling.k8s.io", "v1"},
+		{"scheduling.k8s.io", "v1alpha1"}, {"scheduling.k8s.io", "v1beta1"}, {"storage.k8s.io", "v1"},
+		{"storage.k8s.io", "v1alpha1"}, {"storage.k8s.io", "v1beta1"},
+		{"storagemigration.k8s.io", "v1alpha1"},
+	}
 )
 
 // Names of the definitions Build refers to itself.
@@ -327,5 +366,6 @@ var apimachineryDefinitions = sync.OnceValue(func() map[string]*Schema {
 			AddGroupVersionKind(defs[DefinitionName(t)], gv[0], gv[1], t.Name())
 		}
 	}
+	AddGroupVersionKind(defs[statusDefinition], "", "v1", "Status")
 	return defs
 })

@@ -1,9 +1,12 @@
-// Package openapi builds OpenAPI documents shaped like kube-apiserver's
-// (kube-openapi builder output): swagger 2.0 for /openapi/v2 and one
-// OpenAPI 3.0 document per group-version for /openapi/v3, with
-// x-kubernetes-group-version-kind on every kind and operation, the
-// strategic-merge-patch and list/map-type extensions kubectl apply reads,
-// and the fieldValidation parameter on every write, from a DocumentSpec of
+// Package openapi builds OpenAPI documents as kube-apiserver 1.33 serves
+// them (k8s.io/apiserver's endpoint installer routes rendered by
+// kube-openapi's builder and builder3): swagger 2.0 for /openapi/v2 and
+// one OpenAPI 3.0 document per /openapi/v3 index key, with upstream's
+// paths (watch and discovery paths too), operations, parameters (sorted,
+// shared ones lifted to the path, v2's reusable ones in #/parameters),
+// extensions (x-kubernetes-group-version-kind, -action, the
+// strategic-merge-patch and list/map-type ones kubectl apply reads) and
+// every object's keys in upstream's order, from a DocumentSpec of
 // resources and definitions (aggsim's own in package registry, the demo
 // backend's in package demo).
 //

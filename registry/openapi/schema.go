@@ -21,53 +21,68 @@ type Schema struct {
 	Props       map[string]*Schema // an object's properties by JSON name
 	Required    []string           // the required properties, in field order
 	Default     any                // the default (rendered in v3 only)
+	Enum        []string           // the allowed values (+enum types)
 	Ext         map[string]any     // x-kubernetes-* extensions
 }
 
-func (s *Schema) render(v3 bool) map[string]any {
-	m := map[string]any{}
+// render encodes s with kube-openapi's key order (spec.Schema's
+// marshalling: description, type, format, default, enum, required,
+// items, allOf, properties, additionalProperties, $ref, then the
+// extensions sorted by name).
+func (s *Schema) render(v3 bool) obj {
+	var m obj
+	ref := ""
 	if s.Ref != "" {
-		ref := "#/definitions/" + s.Ref
+		ref = "#/definitions/" + s.Ref
 		if v3 {
 			ref = "#/components/schemas/" + s.Ref
 		}
-		if v3 && (s.Description != "" || s.Default != nil) {
-			m["allOf"] = []any{map[string]any{"$ref": ref}}
-		} else {
-			m["$ref"] = ref
-		}
 	}
-	if s.Type != "" {
-		m["type"] = s.Type
+	allOf := v3 && ref != "" && (s.Description != "" || s.Default != nil)
+	if s.Description != "" {
+		m.add("description", s.Description)
+	}
+	// int-or-string: v3 says oneOf integer or string instead of its
+	// type (upstream's IntOrString.OpenAPIV3OneOfTypes).
+	intOrString := v3 && s.Format == "int-or-string"
+	if s.Type != "" && !intOrString {
+		m.add("type", s.Type)
 	}
 	if s.Format != "" {
-		m["format"] = s.Format
-	}
-	if s.Description != "" {
-		m["description"] = s.Description
+		m.add("format", s.Format)
 	}
 	if s.Default != nil && v3 {
-		m["default"] = s.Default
+		m.add("default", s.Default)
+	}
+	if len(s.Enum) > 0 {
+		m.add("enum", s.Enum)
+	}
+	if len(s.Required) > 0 {
+		m.add("required", s.Required)
 	}
 	if s.Items != nil {
-		m["items"] = s.Items.render(v3)
+		m.add("items", s.Items.render(v3))
 	}
-	if s.AddlProps != nil {
-		m["additionalProperties"] = s.AddlProps.render(v3)
+	if allOf {
+		m.add("allOf", []any{obj{{"$ref", ref}}})
+	}
+	if intOrString {
+		m.add("oneOf", []any{obj{{"type", "integer"}}, obj{{"type", "string"}}})
 	}
 	if len(s.Props) > 0 {
-		props := map[string]any{}
+		props := map[string]obj{}
 		for k, p := range s.Props {
 			props[k] = p.render(v3)
 		}
-		m["properties"] = props
+		m.add("properties", sortedObj(props))
 	}
-	if len(s.Required) > 0 {
-		m["required"] = s.Required
+	if s.AddlProps != nil {
+		m.add("additionalProperties", s.AddlProps.render(v3))
 	}
-	for k, v := range s.Ext {
-		m[k] = v
+	if ref != "" && !allOf {
+		m.add("$ref", ref)
 	}
+	m = append(m, sortedObj(s.Ext)...)
 	return m
 }
 

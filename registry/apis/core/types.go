@@ -55,6 +55,8 @@ const (
 // NamespaceStatus mirrors core/v1.NamespaceStatus.
 type NamespaceStatus struct {
 	// Phase is the current lifecycle phase of the namespace.
+	// +openapi:enum=Active
+	// +openapi:enum=Terminating
 	Phase string `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase"`
 	// Represents the latest available observations of a namespace's current
 	// state.
@@ -155,6 +157,10 @@ type ServiceSpec struct {
 	ClusterIPs []string `json:"clusterIPs,omitempty" protobuf:"bytes,18,rep,name=clusterIPs"`
 	// type determines how the Service is exposed. Defaults to ClusterIP. Valid
 	// options are ExternalName, ClusterIP, NodePort, and LoadBalancer.
+	// +openapi:enum=ClusterIP
+	// +openapi:enum=ExternalName
+	// +openapi:enum=LoadBalancer
+	// +openapi:enum=NodePort
 	Type string `json:"type,omitempty" protobuf:"bytes,4,opt,name=type"`
 	// externalIPs is a list of IP addresses for which nodes in the cluster will
 	// also accept traffic for this service.
@@ -162,6 +168,8 @@ type ServiceSpec struct {
 	ExternalIPs []string `json:"externalIPs,omitempty" protobuf:"bytes,5,rep,name=externalIPs"`
 	// Supports "ClientIP" and "None". Used to maintain session affinity. Defaults
 	// to None.
+	// +openapi:enum=ClientIP
+	// +openapi:enum=None
 	SessionAffinity string `json:"sessionAffinity,omitempty" protobuf:"bytes,7,opt,name=sessionAffinity"`
 	// Only applies to Service Type: LoadBalancer. Deprecated.
 	LoadBalancerIP string `json:"loadBalancerIP,omitempty" protobuf:"bytes,8,opt,name=loadBalancerIP"`
@@ -176,6 +184,8 @@ type ServiceSpec struct {
 	ExternalName string `json:"externalName,omitempty" protobuf:"bytes,10,opt,name=externalName"`
 	// externalTrafficPolicy describes how nodes distribute service traffic they
 	// receive on one of the Service's "externally-facing" addresses.
+	// +openapi:enum=Cluster
+	// +openapi:enum=Local
 	ExternalTrafficPolicy string `json:"externalTrafficPolicy,omitempty" protobuf:"bytes,11,opt,name=externalTrafficPolicy"`
 	// healthCheckNodePort specifies the healthcheck nodePort for the service.
 	HealthCheckNodePort int32 `json:"healthCheckNodePort,omitempty" protobuf:"varint,12,opt,name=healthCheckNodePort"`
@@ -188,9 +198,15 @@ type ServiceSpec struct {
 	// IPFamilies is a list of IP families (e.g. IPv4, IPv6) assigned to this
 	// service.
 	// +listType=atomic
+	// +openapi:enum=
+	// +openapi:enum=IPv4
+	// +openapi:enum=IPv6
 	IPFamilies []string `json:"ipFamilies,omitempty" protobuf:"bytes,19,rep,name=ipFamilies"`
 	// IPFamilyPolicy represents the dual-stack-ness requested or required by this
 	// Service.
+	// +openapi:enum=PreferDualStack
+	// +openapi:enum=RequireDualStack
+	// +openapi:enum=SingleStack
 	IPFamilyPolicy *string `json:"ipFamilyPolicy,omitempty" protobuf:"bytes,17,opt,name=ipFamilyPolicy"`
 	// allocateLoadBalancerNodePorts defines if NodePorts will be automatically
 	// allocated for services with type LoadBalancer. Default is "true".
@@ -200,6 +216,8 @@ type ServiceSpec struct {
 	LoadBalancerClass *string `json:"loadBalancerClass,omitempty" protobuf:"bytes,21,opt,name=loadBalancerClass"`
 	// InternalTrafficPolicy describes how nodes distribute service traffic they
 	// receive on the ClusterIP. Default is "Cluster".
+	// +openapi:enum=Cluster
+	// +openapi:enum=Local
 	InternalTrafficPolicy *string `json:"internalTrafficPolicy,omitempty" protobuf:"bytes,22,opt,name=internalTrafficPolicy"`
 	// TrafficDistribution offers a way to express preferences for how traffic is
 	// distributed to Service endpoints.
@@ -235,6 +253,9 @@ type ServicePort struct {
 	// The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default
 	// is TCP.
 	// +default="TCP"
+	// +openapi:enum=SCTP
+	// +openapi:enum=TCP
+	// +openapi:enum=UDP
 	Protocol string `json:"protocol,omitempty" protobuf:"bytes,2,opt,name=protocol"`
 	// The application protocol for this port.
 	AppProtocol *string `json:"appProtocol,omitempty" protobuf:"bytes,6,opt,name=appProtocol"`
@@ -280,11 +301,7 @@ type LoadBalancerIngress struct {
 	// IPMode specifies how the load-balancer IP behaves.
 	IPMode *string `json:"ipMode,omitempty" protobuf:"bytes,3,opt,name=ipMode"`
 	// Ports is a list of records of service ports.
-	// ---
-	// It is not in aggsim's OpenAPI documents (kube-apiserver 1.33 lists
-	// it).
 	// +listType=atomic
-	// +openapi:skip
 	Ports []PortStatus `json:"ports,omitempty" protobuf:"bytes,4,rep,name=ports"`
 }
 
@@ -297,6 +314,9 @@ type PortStatus struct {
 	Port int32 `json:"port" protobuf:"varint,1,opt,name=port"`
 	// Protocol is the protocol of the service port of which status is recorded
 	// here
+	// +openapi:enum=SCTP
+	// +openapi:enum=TCP
+	// +openapi:enum=UDP
 	Protocol string `json:"protocol" protobuf:"bytes,2,opt,name=protocol"`
 	// Error is to record the problem with the service port
 	// +optional
@@ -446,6 +466,9 @@ type EndpointPort struct {
 	// The port number of the endpoint.
 	Port int32 `json:"port" protobuf:"varint,2,opt,name=port"`
 	// The IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.
+	// +openapi:enum=SCTP
+	// +openapi:enum=TCP
+	// +openapi:enum=UDP
 	Protocol string `json:"protocol,omitempty" protobuf:"bytes,3,opt,name=protocol"`
 	// The application protocol for this port.
 	AppProtocol *string `json:"appProtocol,omitempty" protobuf:"bytes,4,opt,name=appProtocol"`

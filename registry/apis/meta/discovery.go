@@ -25,8 +25,10 @@ type APIResource struct {
 	// Verbs lists the supported verbs.
 	Verbs []string `json:"verbs"`
 	// ShortNames lists the short names (kubectl get fl).
+	// +listType=atomic
 	ShortNames []string `json:"shortNames,omitempty"`
 	// Categories lists the categories (kubectl get all).
+	// +listType=atomic
 	Categories []string `json:"categories,omitempty"`
 	// StorageVersionHash is an opaque hash of the storage version.
 	StorageVersionHash string `json:"storageVersionHash,omitempty"`
@@ -39,6 +41,7 @@ type APIResourceList struct {
 	// GroupVersion is "<group>/<version>" ("v1" for the core group).
 	GroupVersion string `json:"groupVersion"`
 	// APIResources lists resources and "<resource>/<sub>" subresources.
+	// +listType=atomic
 	APIResources []APIResource `json:"resources"`
 }
 
@@ -46,8 +49,10 @@ type APIResourceList struct {
 type APIVersions struct {
 	TypeMeta `json:",inline"`
 	// Versions lists the core group's versions ("v1").
+	// +listType=atomic
 	Versions []string `json:"versions"`
 	// ServerAddressByClientCIDRs tells clients which address to use.
+	// +listType=atomic
 	ServerAddressByClientCIDRs []ServerAddressByClientCIDR `json:"serverAddressByClientCIDRs"`
 }
 

@@ -105,22 +105,16 @@ func (m *ObjectMeta) GetObjectMeta() *ObjectMeta { return m }
 // object. An owning object must be in the same namespace as the dependent, or
 // be cluster-scoped, so there is no namespace field.
 // ---
-// OwnerReference mirrors metav1.OwnerReference. The markers on its
-// required fields keep the default "" kube-apiserver 1.33 gives them out
-// of aggsim's OpenAPI documents, which have never had it.
+// OwnerReference mirrors metav1.OwnerReference.
 // +structType=atomic
 type OwnerReference struct {
 	// API version of the referent.
-	// +openapi:noDefault
 	APIVersion string `json:"apiVersion" protobuf:"bytes,5,opt,name=apiVersion"`
 	// Kind of the referent.
-	// +openapi:noDefault
 	Kind string `json:"kind" protobuf:"bytes,1,opt,name=kind"`
 	// Name of the referent.
-	// +openapi:noDefault
 	Name string `json:"name" protobuf:"bytes,3,opt,name=name"`
 	// UID of the referent.
-	// +openapi:noDefault
 	UID string `json:"uid" protobuf:"bytes,4,opt,name=uid"`
 	// If true, this reference points to the managing controller.
 	Controller *bool `json:"controller,omitempty" protobuf:"varint,6,opt,name=controller"`
@@ -241,6 +235,7 @@ type Status struct {
 	// status.
 	Reason string `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
 	// Extended data associated with the reason.
+	// +listType=atomic
 	Details *StatusDetails `json:"details,omitempty" protobuf:"bytes,5,opt,name=details"`
 	// Suggested HTTP return code for this status, 0 if not set.
 	Code int32 `json:"code,omitempty" protobuf:"varint,6,opt,name=code"`
@@ -287,15 +282,12 @@ type StatusCause struct {
 // Resource.
 // ---
 // Condition is the shape shared by status conditions (metav1.Condition-like,
-// as APIServiceCondition is). The markers on Type and Status keep the
-// default "" kube-apiserver 1.33 gives them out of aggsim's OpenAPI
-// documents, which have never had it.
+// as APIServiceCondition is). Reason and Message carry upstream's default
+// "" in the OpenAPI documents (upstream's json tags have no omitempty).
 type Condition struct {
 	// type of condition in CamelCase or in foo.example.com/CamelCase.
-	// +openapi:noDefault
 	Type string `json:"type" protobuf:"bytes,1,opt,name=type"`
 	// status of the condition, one of True, False, Unknown.
-	// +openapi:noDefault
 	Status string `json:"status" protobuf:"bytes,2,opt,name=status"`
 	// observedGeneration represents the .metadata.generation that the condition
 	// was set based upon.
@@ -311,6 +303,7 @@ type Condition struct {
 	// no omitempty; aggsim's own JSON leaves it out when empty.
 	// +required
 	// +protobuf:emit=always
+	// +default=""
 	Reason string `json:"reason,omitempty" protobuf:"bytes,5,opt,name=reason"`
 	// message is a human readable message indicating details about the
 	// transition.
@@ -318,6 +311,7 @@ type Condition struct {
 	// Like Reason, always in JSON decoded from protobuf.
 	// +required
 	// +protobuf:emit=always
+	// +default=""
 	Message string `json:"message,omitempty" protobuf:"bytes,6,opt,name=message"`
 }
 
@@ -352,12 +346,13 @@ type DeleteOptions struct {
 	// When present, indicates that modifications should not be persisted.
 	// +listType=atomic
 	DryRun []string `json:"dryRun,omitempty" protobuf:"bytes,5,rep,name=dryRun"`
+	// if set to true, the object is deleted even when it cannot be read
+	// from storage (a corrupt object), skipping finalizers and
+	// preconditions. Unsafe; aggsim's storage never holds an object it
+	// cannot read, so it has no effect there.
 	// ---
 	// IgnoreStoreReadErrorWithClusterBreakingPotential is accepted and
 	// ignored: aggsim's storage never holds an object it cannot decode.
-	// It is not in aggsim's OpenAPI documents (kube-apiserver 1.33 lists
-	// it).
-	// +openapi:skip
 	IgnoreStoreReadErrorWithClusterBreakingPotential *bool `json:"ignoreStoreReadErrorWithClusterBreakingPotential,omitempty" protobuf:"varint,6,opt,name=ignoreStoreReadErrorWithClusterBreakingPotential"`
 }
 
@@ -407,6 +402,9 @@ type WatchEvent struct {
 	//  * If Type is Deleted: the state of the object immediately before deletion.
 	//  * If Type is Error: *Status is recommended; other types may make sense
 	//    depending on context.
+	// ---
+	// No default {}: kube-apiserver 1.33's WatchEvent.object has none.
+	// +openapi:noDefault
 	Object RawExtension `json:"object" protobuf:"bytes,2,opt,name=object"`
 }
 

@@ -23,8 +23,8 @@ func init() {
 					{Name: "Version", Doc: "Version is the version (empty: the enclosing one)."},
 					{Name: "Kind", Doc: "Kind is the kind of the resource's objects."},
 					{Name: "Verbs", Doc: "Verbs lists the supported verbs."},
-					{Name: "ShortNames", Doc: "ShortNames lists the short names (kubectl get fl)."},
-					{Name: "Categories", Doc: "Categories lists the categories (kubectl get all)."},
+					{Name: "ShortNames", Doc: "ShortNames lists the short names (kubectl get fl).", Markers: apidoc.Markers{"listType": {"atomic"}}},
+					{Name: "Categories", Doc: "Categories lists the categories (kubectl get all).", Markers: apidoc.Markers{"listType": {"atomic"}}},
 					{Name: "StorageVersionHash", Doc: "StorageVersionHash is an opaque hash of the storage version."},
 				},
 			},
@@ -33,15 +33,15 @@ func init() {
 				Doc:  "APIResourceList mirrors metav1.APIResourceList, the document at /api/v1 and /apis/<group>/<version>.",
 				Fields: []apidoc.Field{
 					{Name: "GroupVersion", Doc: "GroupVersion is \"<group>/<version>\" (\"v1\" for the core group)."},
-					{Name: "APIResources", Doc: "APIResources lists resources and \"<resource>/<sub>\" subresources."},
+					{Name: "APIResources", Doc: "APIResources lists resources and \"<resource>/<sub>\" subresources.", Markers: apidoc.Markers{"listType": {"atomic"}}},
 				},
 			},
 			{
 				Type: reflect.TypeFor[APIVersions](),
 				Doc:  "APIVersions mirrors metav1.APIVersions, the document at /api.",
 				Fields: []apidoc.Field{
-					{Name: "Versions", Doc: "Versions lists the core group's versions (\"v1\")."},
-					{Name: "ServerAddressByClientCIDRs", Doc: "ServerAddressByClientCIDRs tells clients which address to use."},
+					{Name: "Versions", Doc: "Versions lists the core group's versions (\"v1\").", Markers: apidoc.Markers{"listType": {"atomic"}}},
+					{Name: "ServerAddressByClientCIDRs", Doc: "ServerAddressByClientCIDRs tells clients which address to use.", Markers: apidoc.Markers{"listType": {"atomic"}}},
 				},
 			},
 			{
@@ -86,10 +86,10 @@ func init() {
 				Doc:     "OwnerReference contains enough information to let you identify an owning object. An owning object must be in the same namespace as the dependent, or be cluster-scoped, so there is no namespace field.",
 				Markers: apidoc.Markers{"structType": {"atomic"}},
 				Fields: []apidoc.Field{
-					{Name: "APIVersion", Doc: "API version of the referent.", Markers: apidoc.Markers{"openapi:noDefault": {""}}},
-					{Name: "Kind", Doc: "Kind of the referent.", Markers: apidoc.Markers{"openapi:noDefault": {""}}},
-					{Name: "Name", Doc: "Name of the referent.", Markers: apidoc.Markers{"openapi:noDefault": {""}}},
-					{Name: "UID", Doc: "UID of the referent.", Markers: apidoc.Markers{"openapi:noDefault": {""}}},
+					{Name: "APIVersion", Doc: "API version of the referent."},
+					{Name: "Kind", Doc: "Kind of the referent."},
+					{Name: "Name", Doc: "Name of the referent."},
+					{Name: "UID", Doc: "UID of the referent."},
 					{Name: "Controller", Doc: "If true, this reference points to the managing controller."},
 					{Name: "BlockOwnerDeletion", Doc: "If true, AND if the owner has the \"foregroundDeletion\" finalizer, then the owner cannot be deleted from the key-value store until this reference is removed."},
 				},
@@ -130,7 +130,7 @@ func init() {
 					{Name: "Status", Doc: "Status of the operation. One of: \"Success\" or \"Failure\"."},
 					{Name: "Message", Doc: "A human-readable description of the status of this operation."},
 					{Name: "Reason", Doc: "A machine-readable description of why this operation is in the \"Failure\" status."},
-					{Name: "Details", Doc: "Extended data associated with the reason."},
+					{Name: "Details", Doc: "Extended data associated with the reason.", Markers: apidoc.Markers{"listType": {"atomic"}}},
 					{Name: "Code", Doc: "Suggested HTTP return code for this status, 0 if not set."},
 				},
 			},
@@ -159,12 +159,12 @@ func init() {
 				Type: reflect.TypeFor[Condition](),
 				Doc:  "Condition contains details for one aspect of the current state of this API Resource.",
 				Fields: []apidoc.Field{
-					{Name: "Type", Doc: "type of condition in CamelCase or in foo.example.com/CamelCase.", Markers: apidoc.Markers{"openapi:noDefault": {""}}},
-					{Name: "Status", Doc: "status of the condition, one of True, False, Unknown.", Markers: apidoc.Markers{"openapi:noDefault": {""}}},
+					{Name: "Type", Doc: "type of condition in CamelCase or in foo.example.com/CamelCase."},
+					{Name: "Status", Doc: "status of the condition, one of True, False, Unknown."},
 					{Name: "ObservedGeneration", Doc: "observedGeneration represents the .metadata.generation that the condition was set based upon."},
 					{Name: "LastTransitionTime", Doc: "lastTransitionTime is the last time the condition transitioned from one status to another.", Markers: apidoc.Markers{"required": {""}}},
-					{Name: "Reason", Doc: "reason contains a programmatic identifier indicating the reason for the condition's last transition.", Markers: apidoc.Markers{"protobuf:emit": {"always"}, "required": {""}}},
-					{Name: "Message", Doc: "message is a human readable message indicating details about the transition.", Markers: apidoc.Markers{"protobuf:emit": {"always"}, "required": {""}}},
+					{Name: "Reason", Doc: "reason contains a programmatic identifier indicating the reason for the condition's last transition.", Markers: apidoc.Markers{"default": {"\"\""}, "protobuf:emit": {"always"}, "required": {""}}},
+					{Name: "Message", Doc: "message is a human readable message indicating details about the transition.", Markers: apidoc.Markers{"default": {"\"\""}, "protobuf:emit": {"always"}, "required": {""}}},
 				},
 			},
 			{
@@ -184,7 +184,7 @@ func init() {
 					{Name: "OrphanDependents", Doc: "Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7."},
 					{Name: "PropagationPolicy", Doc: "Whether and how garbage collection will be performed."},
 					{Name: "DryRun", Doc: "When present, indicates that modifications should not be persisted.", Markers: apidoc.Markers{"listType": {"atomic"}}},
-					{Name: "IgnoreStoreReadErrorWithClusterBreakingPotential", Markers: apidoc.Markers{"openapi:skip": {""}}},
+					{Name: "IgnoreStoreReadErrorWithClusterBreakingPotential", Doc: "if set to true, the object is deleted even when it cannot be read from storage (a corrupt object), skipping finalizers and preconditions. Unsafe; aggsim's storage never holds an object it cannot read, so it has no effect there."},
 				},
 			},
 			{
@@ -200,7 +200,7 @@ func init() {
 				Type: reflect.TypeFor[WatchEvent](),
 				Doc:  "Event represents a single event to a watched resource.",
 				Fields: []apidoc.Field{
-					{Name: "Object", Doc: "Object is:\n * If Type is Added or Modified: the new state of the object.\n * If Type is Deleted: the state of the object immediately before deletion.\n * If Type is Error: *Status is recommended; other types may make sense\n   depending on context."},
+					{Name: "Object", Doc: "Object is:\n * If Type is Added or Modified: the new state of the object.\n * If Type is Deleted: the state of the object immediately before deletion.\n * If Type is Error: *Status is recommended; other types may make sense\n   depending on context.", Markers: apidoc.Markers{"openapi:noDefault": {""}}},
 				},
 			},
 			{
