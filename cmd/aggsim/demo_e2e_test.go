@@ -723,10 +723,15 @@ func debugRequests(t *testing.T, dataDir, user string) []demo.RequestRecord {
 // endpointsPort reads the port of Endpoints wardle/api through kubectl.
 func endpointsPort(t *testing.T, dataDir string) int {
 	t.Helper()
-	out, err := exec.Command("kubectl", "--kubeconfig", filepath.Join(dataDir, certs.KubeconfigName),
-		"get", "endpoints", "api", "-n", "wardle", "-o", "jsonpath={.subsets[0].ports[0].port}").CombinedOutput()
+	// stdout only: kubectl prints the server's Endpoints deprecation
+	// warning on stderr.
+	cmd := exec.Command("kubectl", "--kubeconfig", filepath.Join(dataDir, certs.KubeconfigName),
+		"get", "endpoints", "api", "-n", "wardle", "-o", "jsonpath={.subsets[0].ports[0].port}")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("kubectl get endpoints: %v\n%s", err, out)
+		t.Fatalf("kubectl get endpoints: %v\n%s%s", err, out, stderr.Bytes())
 	}
 	var port int
 	if _, err := fmt.Sscanf(string(out), "%d", &port); err != nil {

@@ -453,8 +453,13 @@ func testKubectlCore(t *testing.T, k kubectlRunner) {
 			t.Errorf("%s: accepted", file)
 			continue
 		}
-		// kubectl prints an Invalid error as `The <Kind> "<name>" is invalid: <causes>`.
+		// kubectl prints an Invalid error as `The <Kind> "<name>" is invalid: <causes>`,
+		// and several causes as one "* <cause>" line each, where the
+		// server's message lists them as "[<cause>, <cause>]".
 		_, causes, _ := strings.Cut(msg, " is invalid: ")
+		if _, list, ok := strings.Cut(se, " is invalid: \n* "); ok {
+			se = "[" + strings.ReplaceAll(strings.TrimSpace(list), "\n* ", ", ") + "]"
+		}
 		if !strings.Contains(se, causes) {
 			t.Errorf("%s: stderr %q does not contain %q", file, se, causes)
 		}
