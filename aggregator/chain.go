@@ -384,6 +384,10 @@ func (t timeoutStep) serve(w http.ResponseWriter, r *http.Request, h http.Handle
 	if !ok {
 		return
 	}
+	if _, ok := h.(promptHandler); ok {
+		h.ServeHTTP(w, r) // answers from memory: no deadline can pass
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
 	if ownDeadline {
@@ -392,6 +396,19 @@ func (t timeoutStep) serve(w http.ResponseWriter, r *http.Request, h http.Handle
 	}
 	serveWithTimeout(w, r.WithContext(ctx), h)
 }
+
+// promptHandler marks a handler that answers from memory without waiting
+// on anything (discovery documents, /version, health checks, OpenAPI
+// documents): the timeout step checks ?timeout= for it, as for every
+// request, but serves it directly, without the deadline context and the
+// second goroutine a handler that may block needs. kube-apiserver runs
+// these under its timeout filter too; a deadline that cannot pass makes no
+// observable difference, and skipping it is most of what the chain cost
+// /apis (issue 21).
+type promptHandler struct{ http.Handler }
+
+// prompt marks h as a promptHandler.
+func prompt(h http.Handler) http.Handler { return promptHandler{h} }
 
 // timeoutFor returns r's deadline: ?timeout= when it parses as a Go
 // duration greater than 0 and below the maximum, else the maximum. An

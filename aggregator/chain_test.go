@@ -243,3 +243,44 @@ func TestChainCodeAfterHijack(t *testing.T) {
 		t.Errorf("writer got WriteHeader(%d), want 503 passed on", w.code)
 	}
 }
+
+// TestChainPromptHandler: a handler the router marks prompt runs without
+// the timeout step's deadline (and so on the serving goroutine), while an
+// unmarked one gets the deadline; ?timeout= is still checked for both, as
+// kube-apiserver checks it for every non-long-running request.
+func TestChainPromptHandler(t *testing.T) {
+	var hasDeadline bool
+	var goroutines []string
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, hasDeadline = r.Context().Deadline()
+		buf := make([]byte, 4096)
+		goroutines = append(goroutines, string(buf[:runtime.Stack(buf, false)]))
+		w.WriteHeader(http.StatusOK)
+	})
+	for _, c := range []struct {
+		name         string
+		h            http.Handler
+		wantDeadline bool
+	}{
+		{"prompt", prompt(handler), false},
+		{"ordinary", handler, true},
+	} {
+		goroutines = nil
+		chain := BuildHandlerChain(testRouter{h: c.h, proxied: func(*http.Request) bool { return false }},
+			ChainOptions{Authn: AuthnOptions{Anonymous: true}})
+		rec := httptest.NewRecorder()
+		chain.ServeHTTP(rec, httptest.NewRequest("GET", "/apis", nil))
+		if rec.Code != http.StatusOK || hasDeadline != c.wantDeadline {
+			t.Errorf("%s: code %d, deadline %v; want 200, %v", c.name, rec.Code, hasDeadline, c.wantDeadline)
+		}
+		secondGoroutine := strings.Contains(goroutines[0], "serveWithTimeout")
+		if secondGoroutine != c.wantDeadline {
+			t.Errorf("%s: handler ran on serveWithTimeout's goroutine: %v", c.name, secondGoroutine)
+		}
+		rec = httptest.NewRecorder()
+		chain.ServeHTTP(rec, httptest.NewRequest("GET", "/apis?timeout=bogus", nil))
+		if want := `invalid timeout specified in the request URL - time: invalid duration \"bogus\"`; rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("%s: ?timeout=bogus: %d %s", c.name, rec.Code, rec.Body)
+		}
+	}
+}

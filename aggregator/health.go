@@ -74,10 +74,10 @@ func (s *Server) installHealthRoutes() {
 	for _, ep := range []string{"healthz", "livez", "readyz"} {
 		checks := s.healthChecks(ep)
 		h := healthHandler(ep, checks)
-		s.mux.Handle("/"+ep, h)
+		s.mux.Handle("/"+ep, prompt(h))
 		for _, c := range checks {
 			c := c
-			s.mux.Handle("/"+ep+"/"+c.name, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.mux.Handle("/"+ep+"/"+c.name, prompt(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 				w.Header().Set("X-Content-Type-Options", "nosniff")
 				if err := c.check(r); err != nil {
@@ -85,7 +85,7 @@ func (s *Server) installHealthRoutes() {
 					return
 				}
 				fmt.Fprint(w, "ok")
-			}))
+			})))
 		}
 	}
 }

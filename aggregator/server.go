@@ -423,14 +423,14 @@ func createMissing(ctx context.Context, store objectCreator, kind string, objs [
 func (s *Server) installStaticRoutes() {
 	m := s.mux
 	m.Legacy(http.HandlerFunc(s.serveLegacy))
-	m.Handle("/apis", http.HandlerFunc(s.discovery.ServeAPIs))
-	m.Handle("/apis/", http.HandlerFunc(s.discovery.ServeAPIs))
+	m.Handle("/apis", prompt(http.HandlerFunc(s.discovery.ServeAPIs)))
+	m.Handle("/apis/", prompt(http.HandlerFunc(s.discovery.ServeAPIs)))
 	g := apiregistration.GroupAPIRegistration
 	m.Handle("/apis/"+g, s.groupHandler(g))
 	m.Handle("/apis/"+g+"/", s.groupHandler(g))
 	m.Builtin(g, "v1", s.api)
-	m.Handle("/version", http.HandlerFunc(s.serveVersion))
-	m.Handle("/version/", http.HandlerFunc(s.serveVersion))
+	m.Handle("/version", prompt(http.HandlerFunc(s.serveVersion)))
+	m.Handle("/version/", prompt(http.HandlerFunc(s.serveVersion)))
 	s.installHealthRoutes()
 	s.installOpenAPIRoutes()
 	s.installMetricsAndDebugRoutes() // /metrics, /debug/aggsim/apiservices (metrics.go, explain.go)
@@ -454,9 +454,9 @@ func (s *Server) serveAPIRoot(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) groupHandler(group string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return prompt(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.discovery.ServeGroup(w, r, group)
-	})
+	}))
 }
 
 // fetchDiscovery sends a discovery request to svc's backend through its
@@ -544,7 +544,7 @@ func (s *Server) fetchOpenAPI(ctx context.Context, name string, req *http.Reques
 // /openapi/v3/<key>, served from s.openapi's snapshot.
 func (s *Server) installOpenAPIRoutes() {
 	c := s.openapi
-	s.mux.Handle("/openapi/v2", http.HandlerFunc(c.ServeV2))
-	s.mux.Handle("/openapi/v3", http.HandlerFunc(c.ServeV3Index))
-	s.mux.HandlePrefix("/openapi/v3/", http.HandlerFunc(c.ServeV3Document))
+	s.mux.Handle("/openapi/v2", prompt(http.HandlerFunc(c.ServeV2)))
+	s.mux.Handle("/openapi/v3", prompt(http.HandlerFunc(c.ServeV3Index)))
+	s.mux.HandlePrefix("/openapi/v3/", prompt(http.HandlerFunc(c.ServeV3Document)))
 }
