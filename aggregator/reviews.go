@@ -127,10 +127,23 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		negotiation.WriteStatus(w, r, meta.NewPathMethodNotAllowed())
 		return
 	}
-	var (
-		out any
-		err error
-	)
+	if err := negotiation.RouteAccept(r, negotiation.ObjectMediaTypes); err != nil {
+		negotiation.WriteStatus(w, r, err)
+		return
+	}
+	f, err := negotiation.Output(r, negotiation.TargetObject)
+	if err == nil && f.As != "" {
+		// Reviews have no table or metadata-only form: upstream's create
+		// handler fails to negotiate such an Accept before reading the
+		// body, and writes its 406 raw.
+		negotiation.WriteRawStatus(w, meta.NewNotAcceptable(negotiation.SupportedMediaTypes))
+		return
+	}
+	if err != nil {
+		negotiation.WriteStatus(w, r, err)
+		return
+	}
+	var out any
 	switch p {
 	case pathTokenReviews:
 		out, err = h.tokenReview(r)
@@ -151,19 +164,7 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		negotiation.WriteStatus(w, r, err)
 		return
 	}
-	var b []byte
-	if negotiation.IsPrettyPrint(r) {
-		b, err = json.MarshalIndent(out, "", "  ")
-	} else {
-		b, err = json.Marshal(out)
-	}
-	if err != nil {
-		negotiation.WriteStatus(w, r, meta.NewInternalError(err))
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
-	_, _ = w.Write(append(b, '\n'))
+	negotiation.WriteObject(w, f, http.StatusCreated, out)
 }
 
 // decodeReview reads a JSON, YAML or protobuf body into into (with the
@@ -215,8 +216,10 @@ func ensureNamespace(om *meta.ObjectMeta, requestNamespace string) error {
 
 // tokenReview mirrors tokenreview/storage.go: empty token is 400; the
 // token is looked up in the token file (groups get system:authenticated);
-// audiences default to the API audiences and must intersect them; the
-// answer carries no spec.
+// audiences default to the API audiences and must intersect them. The
+// answer keeps the request's spec and metadata (with the create handler's
+// managedFields); a token that does not authenticate gets
+// status.error "invalid bearer token", the union authenticator's error.
 func (h *reviewHandler) tokenReview(r *http.Request) (any, error) {
 	var tr authentication.TokenReview
 	if err := decodeReview(r, &tr, "authentication.k8s.io/v1", "TokenReview"); err != nil {
@@ -224,6 +227,9 @@ func (h *reviewHandler) tokenReview(r *http.Request) (any, error) {
 	}
 	_ = ensureNamespace(&tr.ObjectMeta, "")
 	tr.TypeMeta = meta.TypeMeta{Kind: "TokenReview", APIVersion: "authentication.k8s.io/v1"}
+	if err := rest.TrackCreate(r, &tr, tr.APIVersion, h.now()); err != nil {
+		return nil, meta.NewInternalError(err)
+	}
 	if tr.Spec.Token == "" {
 		return nil, meta.NewBadRequest("token is required for TokenReview in authentication")
 	}
@@ -237,18 +243,15 @@ func (h *reviewHandler) tokenReview(r *http.Request) (any, error) {
 			matched = append(matched, a)
 		}
 	}
-	tr.Status = authentication.TokenReviewStatus{}
+	tr.Status = authentication.TokenReviewStatus{Error: "invalid bearer token"}
 	if len(matched) > 0 {
 		if u, ok := h.tokens.Lookup(tr.Spec.Token); ok {
 			u = addAuthenticatedGroup(u)
-			tr.Status.Authenticated = true
-			tr.Status.User = *u
-			tr.Status.Audiences = matched
+			tr.Status = authentication.TokenReviewStatus{Authenticated: true, User: *u, Audiences: matched}
 		}
 	}
 	h.logger.Debug("TokenReview", "authenticated", tr.Status.Authenticated, "user", tr.Status.User.Username,
 		"groups", tr.Status.User.Groups, "audiences", auds)
-	tr.Spec = authentication.TokenReviewSpec{}
 	return &tr, nil
 }
 
@@ -349,6 +352,9 @@ func (h *reviewHandler) subjectAccessReview(r *http.Request, kind, namespace str
 	if len(errs) > 0 {
 		return nil, meta.NewInvalid("authorization.k8s.io", "", "", errs) // upstream names no kind here
 	}
+	if err := rest.TrackCreate(r, &sar, sar.APIVersion, h.now()); err != nil {
+		return nil, meta.NewInternalError(err)
+	}
 	u := &authentication.UserInfo{Username: spec.User, UID: spec.UID, Groups: spec.Groups, Extra: spec.Extra}
 	sar.Status = h.decide(r, kind, accessAttributes(u, spec.ResourceAttributes, spec.NonResourceAttributes))
 	return &sar, nil
@@ -378,6 +384,9 @@ func (h *reviewHandler) selfSubjectAccessReview(r *http.Request) (any, error) {
 	if !ok {
 		return nil, meta.NewBadRequest("no user present on request")
 	}
+	if err := rest.TrackCreate(r, &ssar, ssar.APIVersion, h.now()); err != nil {
+		return nil, meta.NewInternalError(err)
+	}
 	ssar.Status = h.decide(r, "SelfSubjectAccessReview", accessAttributes(u, ssar.Spec.ResourceAttributes, ssar.Spec.NonResourceAttributes))
 	return &ssar, nil
 }
@@ -385,7 +394,9 @@ func (h *reviewHandler) selfSubjectAccessReview(r *http.Request) (any, error) {
 // selfSubjectRulesReview mirrors selfsubjectrulesreview/rest.go with the
 // rules the built-in authorizers report (authorizerfactory/builtin.go):
 // AlwaysAllow lists "*" for everything, AlwaysDeny nothing; any other
-// Authorizer cannot list rules, so the answer is empty and incomplete.
+// Authorizer cannot list rules, so the answer is empty and incomplete. As
+// upstream, the answer is a new object: empty metadata (no managedFields)
+// and `spec: {}`, whatever the request carried.
 func (h *reviewHandler) selfSubjectRulesReview(r *http.Request) (any, error) {
 	var rr authorization.SelfSubjectRulesReview
 	if err := decodeReview(r, &rr, "authorization.k8s.io/v1", "SelfSubjectRulesReview"); err != nil {
@@ -412,6 +423,8 @@ func (h *reviewHandler) selfSubjectRulesReview(r *http.Request) (any, error) {
 	default:
 		st.Incomplete = true
 	}
-	rr.Status = st
-	return &rr, nil
+	return &authorization.SelfSubjectRulesReview{
+		TypeMeta: meta.TypeMeta{Kind: "SelfSubjectRulesReview", APIVersion: "authorization.k8s.io/v1"},
+		Status:   st,
+	}, nil
 }

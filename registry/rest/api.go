@@ -167,6 +167,9 @@ func negotiateDiscovery(r *http.Request) (negotiation.Format, error) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return negotiation.Format{}, meta.NewPathMethodNotAllowed()
 	}
+	if err := negotiation.RouteAccept(r, negotiation.ObjectMediaTypes); err != nil {
+		return negotiation.Format{}, err
+	}
 	return negotiation.Output(r, negotiation.TargetObject)
 }
 

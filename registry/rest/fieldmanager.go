@@ -19,6 +19,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"reflect"
 	"sort"
 	"strconv"
@@ -928,5 +929,32 @@ func trackUpdate(s *registry.Store, live, obj meta.Object, manager, subresource 
 	id := meta.ManagedFieldsEntry{Manager: manager, Operation: operationUpdate, APIVersion: s.Info().APIVersion(), Subresource: subresource}
 	ms = updateFields(ms, liveDoc, newDoc, id, scopeOf(s, subresource), s.Now())
 	m.ManagedFields = encodeManagers(ms)
+	return nil
+}
+
+// TrackCreate sets the managedFields of obj, an object of a kind that has
+// no store (the review kinds), as upstream's create handler records a
+// create before the REST storage runs (FieldManager.UpdateNoErrors over
+// an empty object): one Update entry of apiVersion for the request's
+// field manager (?fieldManager, else the User-Agent prefix) owning every
+// field the request set, metadata's server-owned fields excepted; no entry
+// when it set none. now is the entry's time. It returns obj's JSON
+// encoding errors.
+func TrackCreate(r *http.Request, obj meta.Object, apiVersion string, now time.Time) error {
+	live, ok := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(meta.Object)
+	if !ok {
+		return fmt.Errorf("rest: TrackCreate of %T: not a pointer to an object", obj)
+	}
+	liveDoc, err := docOf(live)
+	if err != nil {
+		return err
+	}
+	newDoc, err := docOf(obj)
+	if err != nil {
+		return err
+	}
+	id := meta.ManagedFieldsEntry{Manager: managerName(r, writeOptions{fieldManager: r.URL.Query().Get("fieldManager")}), Operation: operationUpdate, APIVersion: apiVersion}
+	ms := updateFields(nil, liveDoc, newDoc, id, fieldScope{}, now)
+	obj.GetObjectMeta().ManagedFields = encodeManagers(ms)
 	return nil
 }

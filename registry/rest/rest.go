@@ -149,6 +149,13 @@ func (a *API) dispatchResource(w http.ResponseWriter, r *http.Request, rq resour
 	if !slices.Contains(verbs, verb) {
 		return meta.NewPathMethodNotAllowed()
 	}
+	produces := negotiation.ObjectMediaTypes
+	if verb == "list" || verb == "watch" {
+		produces = negotiation.ListMediaTypes
+	}
+	if err := negotiation.RouteAccept(r, produces); err != nil {
+		return err
+	}
 	switch verb {
 	case "get":
 		return a.serveGet(w, r, rq)
