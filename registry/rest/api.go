@@ -231,6 +231,12 @@ func (a *API) serveGroupVersion(w http.ResponseWriter, r *http.Request, group, v
 		_, _ = w.Write(e.list)
 		return
 	}
+	if group == "" {
+		if ns, id, path, ok := serviceProxyPath(tail); ok {
+			a.serveServiceProxy(w, r, ns, id, path)
+			return
+		}
+	}
 	rq, err := parseResourcePath(e, tail)
 	if err != nil {
 		negotiation.WriteStatus(w, r, err)
