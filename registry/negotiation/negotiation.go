@@ -23,8 +23,10 @@ const (
 // for resource requests.
 const SupportedMediaTypes = "application/json, application/yaml, application/vnd.kubernetes.protobuf"
 
-// Clause is one media range of an Accept header: type and subtype lower
-// case ("*" for wildcards), its quality (1 when absent) and its other
+// Clause is one media range of an Accept header: type and subtype as sent
+// (compared case-sensitively, as upstream's negotiation compares them:
+// kube-apiserver 1.33.13 does not take "Application/JSON" for JSON;
+// "*" for wildcards), its quality (1 when absent) and its other
 // parameters (names lower case, values trimmed and unquoted).
 type Clause struct {
 	Type, Subtype string
@@ -45,7 +47,7 @@ func ParseAccept(header string) []Clause {
 	var out []Clause
 	for part := range strings.SplitSeq(header, ",") {
 		fields := strings.Split(part, ";")
-		mt := strings.ToLower(strings.TrimSpace(fields[0]))
+		mt := strings.TrimSpace(fields[0]) // case-sensitive, as goautoneg: "Application/JSON" is no JSON (measured)
 		c := Clause{Q: 1}
 		if mt == "*" {
 			c.Type, c.Subtype = "*", "*"
