@@ -1,8 +1,6 @@
 package aggregator
 
 import (
-	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -10,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/aggregator/request"
+	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/authentication"
 	"github.com/aggsim/aggsim/registry/apis/authorization"
 	"github.com/aggsim/aggsim/registry/apis/meta"
@@ -146,17 +145,17 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var out any
 	switch p {
 	case pathTokenReviews:
-		out, err = h.tokenReview(r)
+		out, err = h.tokenReview(w, r)
 	case pathSelfSubjectReviews:
-		out, err = h.selfSubjectReview(r)
+		out, err = h.selfSubjectReview(w, r)
 	case pathSubjectAccessReviews:
-		out, err = h.subjectAccessReview(r, "SubjectAccessReview", "")
+		out, err = h.subjectAccessReview(w, r, "SubjectAccessReview", "")
 	case "localsubjectaccessreviews":
-		out, err = h.subjectAccessReview(r, "LocalSubjectAccessReview", namespace)
+		out, err = h.subjectAccessReview(w, r, "LocalSubjectAccessReview", namespace)
 	case pathSelfSubjectAccessReviews:
-		out, err = h.selfSubjectAccessReview(r)
+		out, err = h.selfSubjectAccessReview(w, r)
 	case pathSelfSubjectRulesReviews:
-		out, err = h.selfSubjectRulesReview(r)
+		out, err = h.selfSubjectRulesReview(w, r)
 	default:
 		err = meta.NewPathNotFound()
 	}
@@ -167,35 +166,22 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	negotiation.WriteObject(w, f, http.StatusCreated, out)
 }
 
-// decodeReview reads a JSON, YAML or protobuf body into into (with the
-// REST layer's bounded reader and body conversion), checking apiVersion
-// and kind when present, as the create handler's decoder does. It returns
-// the 400/413/415 Status errors upstream answers.
-func decodeReview(r *http.Request, into any, apiVersion, kind string) error {
-	body, err := rest.ReadBody(r)
-	if err != nil {
-		return err
+// reviewInfos are the ResourceInfos of the review kinds by kind, from
+// registry.ReviewStrategies.
+var reviewInfos = func() map[string]registry.ResourceInfo {
+	m := map[string]registry.ResourceInfo{}
+	for _, s := range registry.ReviewStrategies() {
+		m[s.Info().Kind] = s.Info()
 	}
-	if body, err = rest.BodyToJSON(r.Header.Get("Content-Type"), body); err != nil {
-		return err
-	}
-	if len(strings.TrimSpace(string(body))) == 0 {
-		return meta.NewBadRequest(fmt.Sprintf("Object 'Kind' is missing in '%s'", string(body)))
-	}
-	var tm meta.TypeMeta
-	if err := json.Unmarshal(body, &tm); err != nil {
-		return meta.NewBadRequest("couldn't get version/kind; json parse error: " + err.Error())
-	}
-	if tm.APIVersion != "" && tm.APIVersion != apiVersion {
-		return meta.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", tm.APIVersion, apiVersion))
-	}
-	if tm.Kind != "" && tm.Kind != kind {
-		return meta.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q", tm.Kind, "v1", kind, tm.Kind, apiVersion))
-	}
-	if err := json.Unmarshal(body, into); err != nil {
-		return meta.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, "v1", kind, err))
-	}
-	return nil
+	return m
+}()
+
+// decodeReview decodes the request body into into, an object of the review
+// kind kind, as upstream's create handler decodes it (rest.DecodeCreate:
+// JSON, YAML or protobuf, CreateOptions, field validation with warnings on
+// w, upstream's 400/413/415/422 Status errors).
+func decodeReview(w http.ResponseWriter, r *http.Request, into meta.Object, kind string) error {
+	return rest.DecodeCreate(w, r, reviewInfos[kind], into)
 }
 
 // ensureNamespace applies the create handler's namespace rule: an empty
@@ -220,9 +206,9 @@ func ensureNamespace(om *meta.ObjectMeta, requestNamespace string) error {
 // answer keeps the request's spec and metadata (with the create handler's
 // managedFields); a token that does not authenticate gets
 // status.error "invalid bearer token", the union authenticator's error.
-func (h *reviewHandler) tokenReview(r *http.Request) (any, error) {
+func (h *reviewHandler) tokenReview(w http.ResponseWriter, r *http.Request) (any, error) {
 	var tr authentication.TokenReview
-	if err := decodeReview(r, &tr, "authentication.k8s.io/v1", "TokenReview"); err != nil {
+	if err := decodeReview(w, r, &tr, "TokenReview"); err != nil {
 		return nil, err
 	}
 	_ = ensureNamespace(&tr.ObjectMeta, "")
@@ -257,9 +243,9 @@ func (h *reviewHandler) tokenReview(r *http.Request) (any, error) {
 
 // selfSubjectReview mirrors selfsubjectreview/rest.go: the requesting
 // user's attributes, creationTimestamp now.
-func (h *reviewHandler) selfSubjectReview(r *http.Request) (any, error) {
+func (h *reviewHandler) selfSubjectReview(w http.ResponseWriter, r *http.Request) (any, error) {
 	var sr authentication.SelfSubjectReview
-	if err := decodeReview(r, &sr, "authentication.k8s.io/v1", "SelfSubjectReview"); err != nil {
+	if err := decodeReview(w, r, &sr, "SelfSubjectReview"); err != nil {
 		return nil, err
 	}
 	u, ok := request.UserFrom(r.Context())
@@ -320,9 +306,9 @@ func (h *reviewHandler) decide(r *http.Request, kind string, a Attributes) autho
 
 // subjectAccessReview serves SubjectAccessReview (namespace "") and
 // LocalSubjectAccessReview, mirroring their rest.go and validation.
-func (h *reviewHandler) subjectAccessReview(r *http.Request, kind, namespace string) (any, error) {
+func (h *reviewHandler) subjectAccessReview(w http.ResponseWriter, r *http.Request, kind, namespace string) (any, error) {
 	var sar authorization.SubjectAccessReview
-	if err := decodeReview(r, &sar, "authorization.k8s.io/v1", kind); err != nil {
+	if err := decodeReview(w, r, &sar, kind); err != nil {
 		return nil, err
 	}
 	if err := ensureNamespace(&sar.ObjectMeta, namespace); err != nil {
@@ -370,9 +356,9 @@ func isEmptyMeta(m meta.ObjectMeta) bool {
 
 // selfSubjectAccessReview mirrors selfsubjectaccessreview/rest.go: the
 // requesting user is checked.
-func (h *reviewHandler) selfSubjectAccessReview(r *http.Request) (any, error) {
+func (h *reviewHandler) selfSubjectAccessReview(w http.ResponseWriter, r *http.Request) (any, error) {
 	var ssar authorization.SelfSubjectAccessReview
-	if err := decodeReview(r, &ssar, "authorization.k8s.io/v1", "SelfSubjectAccessReview"); err != nil {
+	if err := decodeReview(w, r, &ssar, "SelfSubjectAccessReview"); err != nil {
 		return nil, err
 	}
 	_ = ensureNamespace(&ssar.ObjectMeta, "")
@@ -397,9 +383,9 @@ func (h *reviewHandler) selfSubjectAccessReview(r *http.Request) (any, error) {
 // Authorizer cannot list rules, so the answer is empty and incomplete. As
 // upstream, the answer is a new object: empty metadata (no managedFields)
 // and `spec: {}`, whatever the request carried.
-func (h *reviewHandler) selfSubjectRulesReview(r *http.Request) (any, error) {
+func (h *reviewHandler) selfSubjectRulesReview(w http.ResponseWriter, r *http.Request) (any, error) {
 	var rr authorization.SelfSubjectRulesReview
-	if err := decodeReview(r, &rr, "authorization.k8s.io/v1", "SelfSubjectRulesReview"); err != nil {
+	if err := decodeReview(w, r, &rr, "SelfSubjectRulesReview"); err != nil {
 		return nil, err
 	}
 	_ = ensureNamespace(&rr.ObjectMeta, "")

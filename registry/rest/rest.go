@@ -442,7 +442,7 @@ func decodeRequestObject(w http.ResponseWriter, r *http.Request, st *registry.St
 	if err != nil {
 		return nil, err
 	}
-	j, err := BodyToJSON(r.Header.Get("Content-Type"), body)
+	j, err := bodyToJSONFor(r.Header.Get("Content-Type"), body, st.Info())
 	if err != nil {
 		return nil, err
 	}
