@@ -63,8 +63,12 @@ type extensionAuthInfo struct {
 // combined with the current ones (existing first, duplicates and expired
 // certificates dropped), so a rotated CA is added next to the old one
 // until that one expires. The requestheader values describe aggsim's
-// proxy: headers X-Remote-User, X-Remote-Uid, X-Remote-Group,
-// X-Remote-Extra-, allowed names = the proxy client certificate's CN.
+// proxy: headers X-Remote-User, X-Remote-Group, X-Remote-Extra-, allowed
+// names = the proxy client certificate's CN. No uid headers are published,
+// as kube-apiserver 1.33 with its default (empty)
+// --requestheader-uid-headers publishes none (captured: the reference's
+// ConfigMap has no requestheader-uid-headers key), although its proxy, as
+// aggsim's, sends X-Remote-Uid.
 type extensionAuthWriter struct {
 	configMaps *registry.Store
 	namespaces *registry.Store
@@ -115,7 +119,6 @@ func (w *extensionAuthWriter) Run(ctx context.Context) {
 func (w *extensionAuthWriter) required() extensionAuthInfo {
 	info := extensionAuthInfo{
 		usernameHeaders: []string{"X-Remote-User"},
-		uidHeaders:      []string{"X-Remote-Uid"},
 		groupHeaders:    []string{"X-Remote-Group"},
 		extraPrefixes:   []string{"X-Remote-Extra-"},
 		allowedNames:    []string{w.proxyCN()},
@@ -281,8 +284,9 @@ func combineCerts(lhs, rhs []*x509.Certificate, now time.Time) []*x509.Certifica
 }
 
 // dataFor mirrors getConfigMapDataFor: the requestheader keys only when a
-// requestheader CA is known; CAs re-encoded as CERTIFICATE blocks; lists
-// as JSON arrays.
+// requestheader CA is known, requestheader-uid-headers only when there
+// are uid headers; CAs re-encoded as CERTIFICATE blocks; lists as JSON
+// arrays.
 func dataFor(info extensionAuthInfo) map[string]string {
 	data := map[string]string{}
 	jsonList := func(l []string) string {
@@ -296,7 +300,9 @@ func dataFor(info extensionAuthInfo) map[string]string {
 		data[ExtensionAuthRequestHeaderClientCA] = string(encodeCerts(info.requestHeaderCA))
 		data[ExtensionAuthRequestHeaderAllowedNames] = jsonList(info.allowedNames)
 		data[ExtensionAuthRequestHeaderUsername] = jsonList(info.usernameHeaders)
-		data[ExtensionAuthRequestHeaderUID] = jsonList(info.uidHeaders)
+		if len(info.uidHeaders) > 0 {
+			data[ExtensionAuthRequestHeaderUID] = jsonList(info.uidHeaders)
+		}
 		data[ExtensionAuthRequestHeaderGroup] = jsonList(info.groupHeaders)
 		data[ExtensionAuthRequestHeaderExtraPrefixes] = jsonList(info.extraPrefixes)
 	}

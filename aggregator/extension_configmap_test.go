@@ -82,12 +82,14 @@ func TestExtensionAuthConfigMap(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	oldFP := normalizePEM(t, s.FrontProxyCAPEM())
+	// kube-apiserver 1.33.13 with default --requestheader-uid-headers
+	// publishes no requestheader-uid-headers key (kubectl get cm -n
+	// kube-system extension-apiserver-authentication against the reference).
 	want := map[string]string{
 		"client-ca-file":                     normalizePEM(t, s.CAPEM()),
 		"requestheader-client-ca-file":       oldFP,
 		"requestheader-allowed-names":        `["front-proxy-client"]`,
 		"requestheader-username-headers":     `["X-Remote-User"]`,
-		"requestheader-uid-headers":          `["X-Remote-Uid"]`,
 		"requestheader-group-headers":        `["X-Remote-Group"]`,
 		"requestheader-extra-headers-prefix": `["X-Remote-Extra-"]`,
 	}

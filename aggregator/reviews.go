@@ -1,8 +1,6 @@
 package aggregator
 
 import (
-	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -10,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/aggregator/request"
+	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/authentication"
 	"github.com/aggsim/aggsim/registry/apis/authorization"
 	"github.com/aggsim/aggsim/registry/apis/meta"
@@ -127,23 +126,36 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		negotiation.WriteStatus(w, r, meta.NewPathMethodNotAllowed())
 		return
 	}
-	var (
-		out any
-		err error
-	)
+	if err := negotiation.RouteAccept(r, negotiation.ObjectMediaTypes); err != nil {
+		negotiation.WriteStatus(w, r, err)
+		return
+	}
+	f, err := negotiation.Output(r, negotiation.TargetObject)
+	if err == nil && f.As != "" {
+		// Reviews have no table or metadata-only form: upstream's create
+		// handler fails to negotiate such an Accept before reading the
+		// body, and writes its 406 raw.
+		negotiation.WriteRawStatus(w, meta.NewNotAcceptable(negotiation.SupportedMediaTypes))
+		return
+	}
+	if err != nil {
+		negotiation.WriteStatus(w, r, err)
+		return
+	}
+	var out any
 	switch p {
 	case pathTokenReviews:
-		out, err = h.tokenReview(r)
+		out, err = h.tokenReview(w, r)
 	case pathSelfSubjectReviews:
-		out, err = h.selfSubjectReview(r)
+		out, err = h.selfSubjectReview(w, r)
 	case pathSubjectAccessReviews:
-		out, err = h.subjectAccessReview(r, "SubjectAccessReview", "")
+		out, err = h.subjectAccessReview(w, r, "SubjectAccessReview", "")
 	case "localsubjectaccessreviews":
-		out, err = h.subjectAccessReview(r, "LocalSubjectAccessReview", namespace)
+		out, err = h.subjectAccessReview(w, r, "LocalSubjectAccessReview", namespace)
 	case pathSelfSubjectAccessReviews:
-		out, err = h.selfSubjectAccessReview(r)
+		out, err = h.selfSubjectAccessReview(w, r)
 	case pathSelfSubjectRulesReviews:
-		out, err = h.selfSubjectRulesReview(r)
+		out, err = h.selfSubjectRulesReview(w, r)
 	default:
 		err = meta.NewPathNotFound()
 	}
@@ -151,50 +163,25 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		negotiation.WriteStatus(w, r, err)
 		return
 	}
-	var b []byte
-	if negotiation.IsPrettyPrint(r) {
-		b, err = json.MarshalIndent(out, "", "  ")
-	} else {
-		b, err = json.Marshal(out)
-	}
-	if err != nil {
-		negotiation.WriteStatus(w, r, meta.NewInternalError(err))
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
-	_, _ = w.Write(append(b, '\n'))
+	negotiation.WriteObject(w, f, http.StatusCreated, out)
 }
 
-// decodeReview reads a JSON, YAML or protobuf body into into (with the
-// REST layer's bounded reader and body conversion), checking apiVersion
-// and kind when present, as the create handler's decoder does. It returns
-// the 400/413/415 Status errors upstream answers.
-func decodeReview(r *http.Request, into any, apiVersion, kind string) error {
-	body, err := rest.ReadBody(r)
-	if err != nil {
-		return err
+// reviewInfos are the ResourceInfos of the review kinds by kind, from
+// registry.ReviewStrategies.
+var reviewInfos = func() map[string]registry.ResourceInfo {
+	m := map[string]registry.ResourceInfo{}
+	for _, s := range registry.ReviewStrategies() {
+		m[s.Info().Kind] = s.Info()
 	}
-	if body, err = rest.BodyToJSON(r.Header.Get("Content-Type"), body); err != nil {
-		return err
-	}
-	if len(strings.TrimSpace(string(body))) == 0 {
-		return meta.NewBadRequest(fmt.Sprintf("Object 'Kind' is missing in '%s'", string(body)))
-	}
-	var tm meta.TypeMeta
-	if err := json.Unmarshal(body, &tm); err != nil {
-		return meta.NewBadRequest("couldn't get version/kind; json parse error: " + err.Error())
-	}
-	if tm.APIVersion != "" && tm.APIVersion != apiVersion {
-		return meta.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", tm.APIVersion, apiVersion))
-	}
-	if tm.Kind != "" && tm.Kind != kind {
-		return meta.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q", tm.Kind, "v1", kind, tm.Kind, apiVersion))
-	}
-	if err := json.Unmarshal(body, into); err != nil {
-		return meta.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, "v1", kind, err))
-	}
-	return nil
+	return m
+}()
+
+// decodeReview decodes the request body into into, an object of the review
+// kind kind, as upstream's create handler decodes it (rest.DecodeCreate:
+// JSON, YAML or protobuf, CreateOptions, field validation with warnings on
+// w, upstream's 400/413/415/422 Status errors).
+func decodeReview(w http.ResponseWriter, r *http.Request, into meta.Object, kind string) error {
+	return rest.DecodeCreate(w, r, reviewInfos[kind], into)
 }
 
 // ensureNamespace applies the create handler's namespace rule: an empty
@@ -215,15 +202,20 @@ func ensureNamespace(om *meta.ObjectMeta, requestNamespace string) error {
 
 // tokenReview mirrors tokenreview/storage.go: empty token is 400; the
 // token is looked up in the token file (groups get system:authenticated);
-// audiences default to the API audiences and must intersect them; the
-// answer carries no spec.
-func (h *reviewHandler) tokenReview(r *http.Request) (any, error) {
+// audiences default to the API audiences and must intersect them. The
+// answer keeps the request's spec and metadata (with the create handler's
+// managedFields); a token that does not authenticate gets
+// status.error "invalid bearer token", the union authenticator's error.
+func (h *reviewHandler) tokenReview(w http.ResponseWriter, r *http.Request) (any, error) {
 	var tr authentication.TokenReview
-	if err := decodeReview(r, &tr, "authentication.k8s.io/v1", "TokenReview"); err != nil {
+	if err := decodeReview(w, r, &tr, "TokenReview"); err != nil {
 		return nil, err
 	}
 	_ = ensureNamespace(&tr.ObjectMeta, "")
 	tr.TypeMeta = meta.TypeMeta{Kind: "TokenReview", APIVersion: "authentication.k8s.io/v1"}
+	if err := rest.TrackCreate(r, &tr, tr.APIVersion, h.now()); err != nil {
+		return nil, meta.NewInternalError(err)
+	}
 	if tr.Spec.Token == "" {
 		return nil, meta.NewBadRequest("token is required for TokenReview in authentication")
 	}
@@ -237,26 +229,23 @@ func (h *reviewHandler) tokenReview(r *http.Request) (any, error) {
 			matched = append(matched, a)
 		}
 	}
-	tr.Status = authentication.TokenReviewStatus{}
+	tr.Status = authentication.TokenReviewStatus{Error: "invalid bearer token"}
 	if len(matched) > 0 {
 		if u, ok := h.tokens.Lookup(tr.Spec.Token); ok {
 			u = addAuthenticatedGroup(u)
-			tr.Status.Authenticated = true
-			tr.Status.User = *u
-			tr.Status.Audiences = matched
+			tr.Status = authentication.TokenReviewStatus{Authenticated: true, User: *u, Audiences: matched}
 		}
 	}
 	h.logger.Debug("TokenReview", "authenticated", tr.Status.Authenticated, "user", tr.Status.User.Username,
 		"groups", tr.Status.User.Groups, "audiences", auds)
-	tr.Spec = authentication.TokenReviewSpec{}
 	return &tr, nil
 }
 
 // selfSubjectReview mirrors selfsubjectreview/rest.go: the requesting
 // user's attributes, creationTimestamp now.
-func (h *reviewHandler) selfSubjectReview(r *http.Request) (any, error) {
+func (h *reviewHandler) selfSubjectReview(w http.ResponseWriter, r *http.Request) (any, error) {
 	var sr authentication.SelfSubjectReview
-	if err := decodeReview(r, &sr, "authentication.k8s.io/v1", "SelfSubjectReview"); err != nil {
+	if err := decodeReview(w, r, &sr, "SelfSubjectReview"); err != nil {
 		return nil, err
 	}
 	u, ok := request.UserFrom(r.Context())
@@ -317,9 +306,9 @@ func (h *reviewHandler) decide(r *http.Request, kind string, a Attributes) autho
 
 // subjectAccessReview serves SubjectAccessReview (namespace "") and
 // LocalSubjectAccessReview, mirroring their rest.go and validation.
-func (h *reviewHandler) subjectAccessReview(r *http.Request, kind, namespace string) (any, error) {
+func (h *reviewHandler) subjectAccessReview(w http.ResponseWriter, r *http.Request, kind, namespace string) (any, error) {
 	var sar authorization.SubjectAccessReview
-	if err := decodeReview(r, &sar, "authorization.k8s.io/v1", kind); err != nil {
+	if err := decodeReview(w, r, &sar, kind); err != nil {
 		return nil, err
 	}
 	if err := ensureNamespace(&sar.ObjectMeta, namespace); err != nil {
@@ -349,6 +338,9 @@ func (h *reviewHandler) subjectAccessReview(r *http.Request, kind, namespace str
 	if len(errs) > 0 {
 		return nil, meta.NewInvalid("authorization.k8s.io", "", "", errs) // upstream names no kind here
 	}
+	if err := rest.TrackCreate(r, &sar, sar.APIVersion, h.now()); err != nil {
+		return nil, meta.NewInternalError(err)
+	}
 	u := &authentication.UserInfo{Username: spec.User, UID: spec.UID, Groups: spec.Groups, Extra: spec.Extra}
 	sar.Status = h.decide(r, kind, accessAttributes(u, spec.ResourceAttributes, spec.NonResourceAttributes))
 	return &sar, nil
@@ -364,9 +356,9 @@ func isEmptyMeta(m meta.ObjectMeta) bool {
 
 // selfSubjectAccessReview mirrors selfsubjectaccessreview/rest.go: the
 // requesting user is checked.
-func (h *reviewHandler) selfSubjectAccessReview(r *http.Request) (any, error) {
+func (h *reviewHandler) selfSubjectAccessReview(w http.ResponseWriter, r *http.Request) (any, error) {
 	var ssar authorization.SelfSubjectAccessReview
-	if err := decodeReview(r, &ssar, "authorization.k8s.io/v1", "SelfSubjectAccessReview"); err != nil {
+	if err := decodeReview(w, r, &ssar, "SelfSubjectAccessReview"); err != nil {
 		return nil, err
 	}
 	_ = ensureNamespace(&ssar.ObjectMeta, "")
@@ -378,6 +370,9 @@ func (h *reviewHandler) selfSubjectAccessReview(r *http.Request) (any, error) {
 	if !ok {
 		return nil, meta.NewBadRequest("no user present on request")
 	}
+	if err := rest.TrackCreate(r, &ssar, ssar.APIVersion, h.now()); err != nil {
+		return nil, meta.NewInternalError(err)
+	}
 	ssar.Status = h.decide(r, "SelfSubjectAccessReview", accessAttributes(u, ssar.Spec.ResourceAttributes, ssar.Spec.NonResourceAttributes))
 	return &ssar, nil
 }
@@ -385,10 +380,12 @@ func (h *reviewHandler) selfSubjectAccessReview(r *http.Request) (any, error) {
 // selfSubjectRulesReview mirrors selfsubjectrulesreview/rest.go with the
 // rules the built-in authorizers report (authorizerfactory/builtin.go):
 // AlwaysAllow lists "*" for everything, AlwaysDeny nothing; any other
-// Authorizer cannot list rules, so the answer is empty and incomplete.
-func (h *reviewHandler) selfSubjectRulesReview(r *http.Request) (any, error) {
+// Authorizer cannot list rules, so the answer is empty and incomplete. As
+// upstream, the answer is a new object: empty metadata (no managedFields)
+// and `spec: {}`, whatever the request carried.
+func (h *reviewHandler) selfSubjectRulesReview(w http.ResponseWriter, r *http.Request) (any, error) {
 	var rr authorization.SelfSubjectRulesReview
-	if err := decodeReview(r, &rr, "authorization.k8s.io/v1", "SelfSubjectRulesReview"); err != nil {
+	if err := decodeReview(w, r, &rr, "SelfSubjectRulesReview"); err != nil {
 		return nil, err
 	}
 	_ = ensureNamespace(&rr.ObjectMeta, "")
@@ -412,6 +409,8 @@ func (h *reviewHandler) selfSubjectRulesReview(r *http.Request) (any, error) {
 	default:
 		st.Incomplete = true
 	}
-	rr.Status = st
-	return &rr, nil
+	return &authorization.SelfSubjectRulesReview{
+		TypeMeta: meta.TypeMeta{Kind: "SelfSubjectRulesReview", APIVersion: "authorization.k8s.io/v1"},
+		Status:   st,
+	}, nil
 }

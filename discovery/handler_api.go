@@ -2,6 +2,8 @@ package discovery
 
 import (
 	"net/http"
+
+	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
 // /api: the legacy core group's APIVersions and its aggregated form
@@ -26,6 +28,12 @@ const (
 // {"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[…]}.
 func (m *Manager) ServeAPI(w http.ResponseWriter, r *http.Request) {
 	if m.serveAggregatedAt(w, r, "/api/", m.snap.Load().apiAgg) {
+		return
+	}
+	// Upstream's /api is a go-restful route: an Accept naming none of its
+	// media types is refused before the handler negotiates.
+	if err := negotiation.RouteAccept(r, negotiation.ObjectMediaTypes); err != nil {
+		negotiation.WriteStatus(w, r, err)
 		return
 	}
 	n, ok := negotiateLegacy(r)

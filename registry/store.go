@@ -653,6 +653,41 @@ func NewMethodNotSupported(gr meta.GroupResource, action string) *meta.StatusErr
 // reports whether the object was created, which a strategy that allows
 // create-on-update (CreateOnUpdater) permits for a PUT of a missing object.
 func (s *Store) Replace(ctx context.Context, obj meta.Object, status bool) (meta.Object, bool, error) {
+	sub := ""
+	if status {
+		sub = "status"
+	}
+	return s.replace(ctx, obj, sub)
+}
+
+// UpdateSubresource is Update through subresource sub, one of the
+// resource's Subresources that writes the object (namespaces/finalize):
+// the strategy's SubresourceUpdater prepares and validates it. The object
+// must exist (404 otherwise); the precondition and conflict rules are
+// Update's. Errors: 404 for a subresource the strategy does not update.
+func (s *Store) UpdateSubresource(ctx context.Context, obj meta.Object, sub string) (meta.Object, error) {
+	if _, ok := s.strategy.(SubresourceUpdater); !ok || sub == "" || sub == "status" {
+		return nil, meta.NewPathNotFound()
+	}
+	out, _, err := s.replace(ctx, obj, sub)
+	return out, err
+}
+
+// SubresourceUpdater is implemented by strategies whose resource has a
+// subresource other than status that writes the object, as upstream's
+// namespace finalizeStrategy (pkg/registry/core/namespace/strategy.go).
+type SubresourceUpdater interface {
+	// PrepareForSubresourceUpdate adjusts obj, written through sub over
+	// old, before validation.
+	PrepareForSubresourceUpdate(sub string, obj, old meta.Object)
+	// ValidateSubresourceUpdate validates obj written through sub over old.
+	ValidateSubresourceUpdate(sub string, obj, old meta.Object) meta.FieldErrors
+}
+
+// replace is Replace through subresource sub ("", "status" or one of a
+// SubresourceUpdater's).
+func (s *Store) replace(ctx context.Context, obj meta.Object, sub string) (meta.Object, bool, error) {
+	status := sub != ""
 	m := obj.GetObjectMeta()
 	if !s.info.Namespaced {
 		m.Namespace = ""
@@ -694,7 +729,7 @@ func (s *Store) Replace(ctx context.Context, obj meta.Object, status bool) (meta
 		} else if want != rev {
 			return nil, false, meta.NewConflict(s.info.GroupResource(), name, conflictMessage)
 		}
-		out, err := s.applyUpdate(ctx, obj, old, rev, status)
+		out, err := s.applyUpdate(ctx, obj, old, rev, sub)
 		if errors.Is(err, errRetry) && want == 0 && attempt < 16 {
 			continue
 		}
@@ -707,9 +742,10 @@ func (s *Store) Replace(ctx context.Context, obj meta.Object, status bool) (meta
 
 var errRetry = errors.New("registry: concurrent modification, retry")
 
-// applyUpdate writes obj over old (stored at rev). It returns errRetry if
-// the key changed meanwhile.
-func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64, status bool) (meta.Object, error) {
+// applyUpdate writes obj over old (stored at rev) through subresource sub
+// ("" for the object itself). It returns errRetry if the key changed
+// meanwhile.
+func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64, sub string) (meta.Object, error) {
 	m, om := obj.GetObjectMeta(), old.GetObjectMeta()
 	var errs meta.FieldErrors
 	if m.UID != "" && m.UID != om.UID {
@@ -721,14 +757,21 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64
 	m.DeletionTimestamp = om.DeletionTimestamp
 	m.DeletionGracePeriodSeconds = om.DeletionGracePeriodSeconds
 	m.SelfLink = ""
-	if status {
+	su, isSub := s.strategy.(SubresourceUpdater)
+	isSub = isSub && sub != "" && sub != "status"
+	switch {
+	case isSub:
+		su.PrepareForSubresourceUpdate(sub, obj, old)
+		errs = append(errs, su.ValidateSubresourceUpdate(sub, obj, old)...)
+	case sub == "status":
 		s.strategy.PrepareForStatusUpdate(obj, old)
-	} else {
+		if sv, ok := s.strategy.(StatusValidator); ok {
+			errs = append(errs, sv.ValidateStatusUpdate(obj, old)...)
+		} else {
+			errs = append(errs, s.strategy.ValidateUpdate(obj, old)...)
+		}
+	default:
 		s.strategy.PrepareForUpdate(obj, old)
-	}
-	if sv, ok := s.strategy.(StatusValidator); ok && status {
-		errs = append(errs, sv.ValidateStatusUpdate(obj, old)...)
-	} else {
 		errs = append(errs, s.strategy.ValidateUpdate(obj, old)...)
 	}
 	if len(errs) > 0 {

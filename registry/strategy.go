@@ -20,6 +20,29 @@ type ResourceInfo struct {
 	Verbs       []string // discovery verbs, upstream order
 	HasStatus   bool     // serves the /status subresource
 	StatusVerbs []string // verbs of the /status subresource
+	// Subresources are the resource's other subresources (namespaces/
+	// finalize, services/proxy), listed by discovery next to status in
+	// name order, as kube-apiserver lists them.
+	Subresources []SubresourceInfo
+}
+
+// SubresourceInfo describes one subresource other than status: its name,
+// the kind discovery names for it, and its verbs in upstream's order.
+type SubresourceInfo struct {
+	Name  string   // "finalize"
+	Kind  string   // "Namespace", "ServiceProxyOptions"
+	Verbs []string // "update"
+}
+
+// Subresource returns the subresource called name other than status, or
+// false.
+func (i ResourceInfo) Subresource(name string) (SubresourceInfo, bool) {
+	for _, s := range i.Subresources {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return SubresourceInfo{}, false
 }
 
 // GroupResource returns the group/resource pair used in error messages.

@@ -25,17 +25,18 @@ var (
 )
 
 // Info describes namespaces as /api/v1 discovery does (short name ns, no
-// deletecollection, status subresource).
+// deletecollection, the finalize and status subresources).
 func (NamespaceStrategy) Info() ResourceInfo {
 	return ResourceInfo{
 		Group: GroupCore, Version: VersionV1,
 		Kind: "Namespace", ListKind: "NamespaceList",
 		Resource: "namespaces", Singular: "namespace",
-		ShortNames:  []string{"ns"},
-		Namespaced:  false,
-		Verbs:       []string{"create", "delete", "get", "list", "patch", "update", "watch"},
-		HasStatus:   true,
-		StatusVerbs: []string{"get", "patch", "update"},
+		ShortNames:   []string{"ns"},
+		Namespaced:   false,
+		Verbs:        []string{"create", "delete", "get", "list", "patch", "update", "watch"},
+		HasStatus:    true,
+		StatusVerbs:  []string{"get", "patch", "update"},
+		Subresources: []SubresourceInfo{{Name: "finalize", Kind: "Namespace", Verbs: []string{"update"}}},
 	}
 }
 
@@ -88,6 +89,20 @@ func (NamespaceStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
 // Default sets the kubernetes.io/metadata.name label, as core/v1's
 // SetDefaults_Namespace (Defaulter), so the writer owns it.
 func (NamespaceStrategy) Default(obj meta.Object) { setNamespaceNameLabel(obj.(*core.Namespace)) }
+
+// PrepareForSubresourceUpdate prepares a namespaces/finalize write as
+// upstream's finalizeStrategy does: the old status is kept, everything
+// else (spec.finalizers included) is the request's.
+func (NamespaceStrategy) PrepareForSubresourceUpdate(_ string, obj, old meta.Object) {
+	ns, o := obj.(*core.Namespace), old.(*core.Namespace)
+	ns.Status = o.Status
+	setNamespaceNameLabel(ns)
+}
+
+// ValidateSubresourceUpdate runs ValidateNamespaceFinalizeUpdate.
+func (NamespaceStrategy) ValidateSubresourceUpdate(_ string, obj, old meta.Object) meta.FieldErrors {
+	return core.ValidateNamespaceFinalizeUpdate(obj.(*core.Namespace), old.(*core.Namespace))
+}
 
 // Validate runs ValidateNamespace.
 func (NamespaceStrategy) Validate(obj meta.Object) meta.FieldErrors {

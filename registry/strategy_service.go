@@ -44,7 +44,7 @@ var (
 )
 
 // Info describes services as /api/v1 discovery does (short name svc,
-// category all, status subresource).
+// category all, the proxy and status subresources).
 func (ServiceStrategy) Info() ResourceInfo {
 	return ResourceInfo{
 		Group: GroupCore, Version: VersionV1,
@@ -56,6 +56,8 @@ func (ServiceStrategy) Info() ResourceInfo {
 		Verbs:       []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"},
 		HasStatus:   true,
 		StatusVerbs: []string{"get", "patch", "update"},
+		Subresources: []SubresourceInfo{{Name: "proxy", Kind: "ServiceProxyOptions",
+			Verbs: []string{"create", "delete", "get", "patch", "update"}}},
 	}
 }
 

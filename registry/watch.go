@@ -90,7 +90,12 @@ func (s *Store) Watch(ctx context.Context, namespace string, opts ListOptions) (
 	events, err := s.st.Watch(wctx, s.listPrefix(namespace), from)
 	if errors.Is(err, storage.ErrCompacted) {
 		cancel()
-		st := NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", from, s.st.Revision())).Status
+		floor := s.st.Revision()
+		var ce *storage.CompactedError
+		if errors.As(err, &ce) {
+			floor = ce.Floor
+		}
+		st := NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", from, floor)).Status
 		out <- WatchEvent{Type: EventError, Status: &st}
 		close(out)
 		return out, nil

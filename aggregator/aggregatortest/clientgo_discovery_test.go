@@ -198,14 +198,18 @@ const (
 )
 
 // cgWantResources is every group version's resources as aggsim and its
-// backends serve them, in discovery order.
+// backends serve them, in discovery order. v1's are what kube-apiserver
+// 1.33.13 lists for these resources (curl /api/v1 and the aggregated /api,
+// subresources finalize, proxy and status included).
 var cgWantResources = map[string][]string{
 	"v1": {
 		"configmaps ConfigMap namespaced " + cgAllVerbs + " singular=configmap short=cm",
 		"endpoints Endpoints namespaced " + cgAllVerbs + " singular=endpoints short=ep",
 		"namespaces Namespace cluster verbs=create,delete,get,list,patch,update,watch singular=namespace short=ns",
+		"namespaces/finalize Namespace cluster verbs=update",
 		"namespaces/status Namespace cluster " + cgStatusVbs,
 		"services Service namespaced " + cgAllVerbs + " singular=service short=svc categories=all",
+		"services/proxy ServiceProxyOptions namespaced verbs=create,delete,get,patch,update",
 		"services/status Service namespaced " + cgStatusVbs,
 	},
 	"apiregistration.k8s.io/v1": {

@@ -1,9 +1,11 @@
 package rest
 
 import (
+	"bytes"
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -90,9 +92,14 @@ func buildResourceList(gv GroupVersionInfo) []byte {
 			Verbs: nonNil(r.Verbs), ShortNames: r.ShortNames, Categories: r.Categories,
 			StorageVersionHash: meta.StorageVersionHash(r.Group, r.Version, r.Kind),
 		})
+		subs := slices.Clone(r.Subresources)
 		if r.HasStatus {
+			subs = append(subs, registry.SubresourceInfo{Name: "status", Kind: r.Kind, Verbs: r.StatusVerbs})
+		}
+		slices.SortFunc(subs, func(a, b registry.SubresourceInfo) int { return strings.Compare(a.Name, b.Name) })
+		for _, sub := range subs {
 			l.APIResources = append(l.APIResources, meta.APIResource{
-				Name: r.Resource + "/status", Namespaced: r.Namespaced, Kind: r.Kind, Verbs: nonNil(r.StatusVerbs),
+				Name: r.Resource + "/" + sub.Name, Namespaced: r.Namespaced, Kind: sub.Kind, Verbs: nonNil(sub.Verbs),
 			})
 		}
 	}
@@ -167,6 +174,9 @@ func negotiateDiscovery(r *http.Request) (negotiation.Format, error) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return negotiation.Format{}, meta.NewPathMethodNotAllowed()
 	}
+	if err := negotiation.RouteAccept(r, negotiation.ObjectMediaTypes); err != nil {
+		return negotiation.Format{}, err
+	}
 	return negotiation.Output(r, negotiation.TargetObject)
 }
 
@@ -200,7 +210,17 @@ func (a *API) serveGroupVersion(w http.ResponseWriter, r *http.Request, group, v
 			negotiation.WriteStatus(w, r, meta.NewNotAcceptable(negotiation.SupportedMediaTypes))
 			return
 		}
-		if f.YAML || f.Pretty {
+		if f.Pretty && !f.YAML && !f.Protobuf {
+			// Indent the ready bytes: decoding them into a map would sort
+			// the keys, and upstream keeps APIResource's field order.
+			var buf bytes.Buffer
+			_ = json.Indent(&buf, bytes.TrimSuffix(e.list, []byte("\n")), "", "  ")
+			w.Header().Set("Content-Type", negotiation.MediaJSON)
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write(buf.Bytes())
+			return
+		}
+		if f.YAML {
 			var v any
 			_ = json.Unmarshal(e.list, &v)
 			negotiation.WriteObject(w, f, http.StatusOK, v)
@@ -210,6 +230,12 @@ func (a *API) serveGroupVersion(w http.ResponseWriter, r *http.Request, group, v
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(e.list)
 		return
+	}
+	if group == "" {
+		if ns, id, path, ok := serviceProxyPath(tail); ok {
+			a.serveServiceProxy(w, r, ns, id, path)
+			return
+		}
 	}
 	rq, err := parseResourcePath(e, tail)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
 	"reflect"
 	"sort"
 	"strconv"
@@ -1020,4 +1021,31 @@ func (w StatusWriter) UpdateStatus(ctx context.Context, obj meta.Object) (meta.O
 		return nil, err
 	}
 	return w.Store.UpdateStatus(ctx, obj)
+}
+
+// TrackCreate sets the managedFields of obj, an object of a kind that has
+// no store (the review kinds), as upstream's create handler records a
+// create before the REST storage runs (FieldManager.UpdateNoErrors over
+// an empty object): one Update entry of apiVersion for the request's
+// field manager (?fieldManager, else the User-Agent prefix) owning every
+// field the request set, metadata's server-owned fields excepted; no entry
+// when it set none. now is the entry's time. It returns obj's JSON
+// encoding errors.
+func TrackCreate(r *http.Request, obj meta.Object, apiVersion string, now time.Time) error {
+	live, ok := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(meta.Object)
+	if !ok {
+		return fmt.Errorf("rest: TrackCreate of %T: not a pointer to an object", obj)
+	}
+	liveDoc, err := docOf(live)
+	if err != nil {
+		return err
+	}
+	newDoc, err := docOf(obj)
+	if err != nil {
+		return err
+	}
+	id := meta.ManagedFieldsEntry{Manager: managerName(r, writeOptions{fieldManager: r.URL.Query().Get("fieldManager")}), Operation: operationUpdate, APIVersion: apiVersion}
+	ms := updateFields(nil, liveDoc, newDoc, id, fieldScope{}, now)
+	obj.GetObjectMeta().ManagedFields = encodeManagers(ms)
+	return nil
 }

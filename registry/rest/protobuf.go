@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aggsim/aggsim/registry/negotiation"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -338,6 +339,34 @@ func decodeFieldValue(t *pbType, f *pbField, cur any, payload []byte, x uint64) 
 		}
 		m[key] = bytes.Clone(val)
 		return m, nil
+	case pbStringListMap:
+		key, val, err := decodeMapEntry(t, f, payload)
+		if err != nil {
+			return nil, err
+		}
+		// ExtraValue{repeated string items = 1}. Upstream's generated
+		// unmarshaller starts every value as &ExtraValue{}, a non-nil empty
+		// slice: a value without items is JSON [], never null.
+		items := []string{}
+		err = walkMessage(val, "ExtraValue", func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) error {
+			if num != 1 {
+				return nil
+			}
+			if typ != protowire.BytesType {
+				return wrongWireType("ExtraValue", "items", typ)
+			}
+			items = append(items, string(v))
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		m, ok := cur.(map[string][]string)
+		if !ok {
+			m = map[string][]string{}
+		}
+		m[key] = items
+		return m, nil
 	}
 	return nil, fmt.Errorf("proto: %s.%s: unsupported field kind %d", t.name, f.name, f.kind)
 }
@@ -433,6 +462,8 @@ func (f *pbField) shouldWrite(val any) bool {
 		return len(x) > 0
 	case map[string][]byte:
 		return len(x) > 0
+	case map[string][]string:
+		return len(x) > 0
 	}
 	return true
 }
@@ -496,6 +527,29 @@ func writeFieldValue(buf *bytes.Buffer, f *pbField, val any) {
 	case pbBytesMap:
 		m, _ := val.(map[string][]byte)
 		writeJSONStringMap(buf, m, base64.StdEncoding.EncodeToString)
+	case pbStringListMap:
+		m, _ := val.(map[string][]string)
+		buf.WriteByte('{')
+		for i, k := range pbSortedKeys(m) {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeJSONString(buf, k)
+			buf.WriteByte(':')
+			if m[k] == nil {
+				buf.WriteString("null")
+				continue
+			}
+			buf.WriteByte('[')
+			for j, e := range m[k] {
+				if j > 0 {
+					buf.WriteByte(',')
+				}
+				writeJSONString(buf, e)
+			}
+			buf.WriteByte(']')
+		}
+		buf.WriteByte('}')
 	}
 }
 
@@ -787,6 +841,36 @@ func encodeField(b []byte, f *pbField, val any, path string) ([]byte, error) {
 			b = protowire.AppendBytes(b, entry)
 		}
 		return b, nil
+	case pbStringListMap:
+		m, ok := val.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: expected an object, got %s", path, jsonTypeName(val))
+		}
+		for _, k := range pbSortedKeys(m) {
+			var items []any
+			if m[k] != nil {
+				if items, ok = m[k].([]any); !ok {
+					return nil, fmt.Errorf("%s.%s: expected an array, got %s", path, k, jsonTypeName(m[k]))
+				}
+			}
+			var ev []byte
+			for j, e := range items {
+				s, ok := e.(string)
+				if !ok {
+					return nil, fmt.Errorf("%s.%s[%d]: expected a string, got %s", path, k, j, jsonTypeName(e))
+				}
+				ev = protowire.AppendTag(ev, 1, protowire.BytesType)
+				ev = protowire.AppendString(ev, s)
+			}
+			var entry []byte
+			entry = protowire.AppendTag(entry, 1, protowire.BytesType)
+			entry = protowire.AppendString(entry, k)
+			entry = protowire.AppendTag(entry, 2, protowire.BytesType)
+			entry = protowire.AppendBytes(entry, ev)
+			b = protowire.AppendTag(b, num, protowire.BytesType)
+			b = protowire.AppendBytes(b, entry)
+		}
+		return b, nil
 	}
 	return nil, fmt.Errorf("%s: unsupported field kind %d", path, f.kind)
 }
@@ -801,4 +885,23 @@ func decodeBase64Value(val any, path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return raw, nil
+}
+
+func init() { negotiation.RegisterProtobufEncoder(encodeProtobufResponse) }
+
+// encodeProtobufResponse is the REST layer's negotiation.ProtobufEncoder:
+// the protobuf body of a response object from its JSON, found by the kind
+// and apiVersion the JSON carries; false for a kind without a protobuf
+// schema (GenericObject kinds, discovery documents, Tables), which are
+// then written as JSON.
+func encodeProtobufResponse(jsonBytes []byte) ([]byte, bool) {
+	var tm struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := json.Unmarshal(jsonBytes, &tm); err != nil || protobufSchemaFor(tm.APIVersion, tm.Kind) == nil {
+		return nil, false
+	}
+	b, err := EncodeJSONToProtobuf(jsonBytes, tm.APIVersion, tm.Kind)
+	return b, err == nil
 }

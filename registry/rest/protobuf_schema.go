@@ -25,6 +25,8 @@ import (
 
 	"github.com/aggsim/aggsim/internal/apidoc"
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
+	"github.com/aggsim/aggsim/registry/apis/authorization"
 	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
@@ -33,17 +35,18 @@ import (
 type pbKind uint8
 
 const (
-	pbString      pbKind = iota // length-delimited UTF-8 text → JSON string
-	pbInt32                     // varint → JSON number
-	pbInt64                     // varint → JSON number
-	pbBool                      // varint → JSON true/false
-	pbBytes                     // length-delimited bytes → base64 JSON string
-	pbMessage                   // length-delimited embedded message → JSON object
-	pbTime                      // meta/v1 Time{seconds 1, nanos 2} → RFC 3339 string or null
-	pbIntOrString               // intstr.IntOrString{type 1, intVal 2, strVal 3} → number or string
-	pbStringMap                 // map<string,string> → JSON object of strings
-	pbBytesMap                  // map<string,bytes> → JSON object of base64 strings
-	pbRawJSON                   // meta/v1 FieldsV1{Raw 1}: bytes that are JSON, written verbatim
+	pbString        pbKind = iota // length-delimited UTF-8 text → JSON string
+	pbInt32                       // varint → JSON number
+	pbInt64                       // varint → JSON number
+	pbBool                        // varint → JSON true/false
+	pbBytes                       // length-delimited bytes → base64 JSON string
+	pbMessage                     // length-delimited embedded message → JSON object
+	pbTime                        // meta/v1 Time{seconds 1, nanos 2} → RFC 3339 string or null
+	pbIntOrString                 // intstr.IntOrString{type 1, intVal 2, strVal 3} → number or string
+	pbStringMap                   // map<string,string> → JSON object of strings
+	pbBytesMap                    // map<string,bytes> → JSON object of base64 strings
+	pbStringListMap               // map<string,ExtraValue{repeated string items 1}> → JSON object of string arrays
+	pbRawJSON                     // meta/v1 FieldsV1{Raw 1}: bytes that are JSON, written verbatim
 )
 
 // pbEmit says when a decoded field is written to JSON.
@@ -101,9 +104,9 @@ type pbKindKey struct{ apiVersion, kind string }
 
 // protobufKinds are the schemas of every kind aggsim accepts protobuf
 // bodies of: the kind and list kind of each of registry.Strategies whose
-// Go type has protobuf struct tags (GenericObject kinds have none), and
-// DeleteOptions and Status (see protobufSchemaFor). Read-only after
-// package initialisation.
+// Go type has protobuf struct tags (GenericObject kinds have none), the
+// review kinds of reviewProtobufTypes, and DeleteOptions and Status (see
+// protobufSchemaFor). Read-only after package initialisation.
 var protobufKinds, pbDeleteOptionsSchema, pbStatusSchema = mustProtobufKinds()
 
 // mustProtobufKinds derives protobufKinds; it panics on a struct tag it
@@ -131,7 +134,25 @@ func mustProtobufKinds() (map[pbKindKey]*pbType, *pbType, *pbType) {
 		kinds[pbKindKey{info.APIVersion(), info.Kind}] = must(t)
 		kinds[pbKindKey{info.APIVersion(), info.ListKind}] = must(list)
 	}
+	for k, t := range reviewProtobufTypes {
+		kinds[k] = must(t)
+	}
 	return kinds, must(reflect.TypeFor[meta.DeleteOptions]()), must(reflect.TypeFor[meta.Status]())
+}
+
+// reviewProtobufTypes are the Go types of the review kinds (never stored,
+// so not among registry.Strategies) that clients send as protobuf:
+// kubectl auth can-i, can-i --list and whoami, and the delegated
+// authenticators and authorizers of k8s.io/apiserver backends.
+// LocalSubjectAccessReview has SubjectAccessReview's shape, as upstream's
+// generated.proto gives both the same fields.
+var reviewProtobufTypes = map[pbKindKey]reflect.Type{
+	{"authentication.k8s.io/v1", "TokenReview"}:             reflect.TypeFor[authentication.TokenReview](),
+	{"authentication.k8s.io/v1", "SelfSubjectReview"}:       reflect.TypeFor[authentication.SelfSubjectReview](),
+	{"authorization.k8s.io/v1", "SubjectAccessReview"}:      reflect.TypeFor[authorization.SubjectAccessReview](),
+	{"authorization.k8s.io/v1", "LocalSubjectAccessReview"}: reflect.TypeFor[authorization.SubjectAccessReview](),
+	{"authorization.k8s.io/v1", "SelfSubjectAccessReview"}:  reflect.TypeFor[authorization.SelfSubjectAccessReview](),
+	{"authorization.k8s.io/v1", "SelfSubjectRulesReview"}:   reflect.TypeFor[authorization.SelfSubjectRulesReview](),
 }
 
 // hasProtobufTags reports whether any field of struct type t has a
@@ -232,6 +253,10 @@ func protobufField(sf reflect.StructField, doc *apidoc.Field, cache map[reflect.
 		f.kind, isMap = pbStringMap, true
 	case ft.Kind() == reflect.Map && ft.Key().Kind() == reflect.String && ft.Elem().Kind() == reflect.Slice && ft.Elem().Elem().Kind() == reflect.Uint8:
 		f.kind, isMap = pbBytesMap, true
+	case ft.Kind() == reflect.Map && ft.Key().Kind() == reflect.String && ft.Elem().Kind() == reflect.Slice && ft.Elem().Elem().Kind() == reflect.String:
+		// Upstream's map[string]ExtraValue (authentication and
+		// authorization UserInfo extras).
+		f.kind, isMap = pbStringListMap, true
 	default:
 		return pbField{}, fmt.Errorf("Go type %v has no protobuf shape", sf.Type)
 	}

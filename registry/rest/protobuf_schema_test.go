@@ -24,8 +24,9 @@ var (
 )
 
 // TestProtobufKinds pins which kinds have a protobuf schema: the Go-typed
-// kinds of registry.Strategies and their lists, DeleteOptions and Status
-// in any v1, and nothing for the GenericObject kinds.
+// kinds of registry.Strategies and their lists, the six review kinds,
+// DeleteOptions and Status in any v1, and nothing for the GenericObject
+// kinds.
 func TestProtobufKinds(t *testing.T) {
 	for name, s := range map[string]*pbType{
 		"Namespace": pbNamespace, "NamespaceList": pbNamespaceList, "ConfigMap": pbConfigMap, "ConfigMapList": pbConfigMapList,
@@ -36,8 +37,15 @@ func TestProtobufKinds(t *testing.T) {
 			t.Errorf("%s: schema %+v", name, s)
 		}
 	}
-	if len(protobufKinds) != 10 {
-		t.Errorf("%d kinds, want 10: %v", len(protobufKinds), protobufKinds)
+	for _, k := range []pbKindKey{{"authentication.k8s.io/v1", "TokenReview"}, {"authentication.k8s.io/v1", "SelfSubjectReview"},
+		{"authorization.k8s.io/v1", "SubjectAccessReview"}, {"authorization.k8s.io/v1", "LocalSubjectAccessReview"},
+		{"authorization.k8s.io/v1", "SelfSubjectAccessReview"}, {"authorization.k8s.io/v1", "SelfSubjectRulesReview"}} {
+		if protobufKinds[k] == nil {
+			t.Errorf("no schema for %v", k)
+		}
+	}
+	if len(protobufKinds) != 16 {
+		t.Errorf("%d kinds, want 16: %v", len(protobufKinds), protobufKinds)
 	}
 	if protobufSchemaFor("apiregistration.k8s.io/v1", "Status") != pbStatus || protobufSchemaFor("meta.k8s.io/v1", "DeleteOptions") != pbDeleteOptions {
 		t.Error("Status and DeleteOptions are not served in every v1")

@@ -24,6 +24,8 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"github.com/aggsim/aggsim/registry/negotiation"
 	"google.golang.org/protobuf/encoding/protowire"
+	authnv1 "k8s.io/api/authentication/v1"
+	authzv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -199,6 +201,30 @@ func pbFixtures() []pbFixture {
 		{name: "servicelist-empty", gv: v1, obj: &corev1.ServiceList{}},
 		{name: "endpointslist", gv: v1, obj: &corev1.EndpointsList{Items: []corev1.Endpoints{{ObjectMeta: nsMeta("e", "d")}}}},
 		{name: "configmaplist", gv: v1, obj: &corev1.ConfigMapList{Items: []corev1.ConfigMap{{ObjectMeta: nsMeta("c", "d"), Immutable: pbPtr(true)}}}},
+		// The review kinds kubectl auth can-i / can-i --list / whoami and
+		// delegating backends send as protobuf.
+		{name: "selfsubjectaccessreview", gv: authzv1.SchemeGroupVersion,
+			obj: &authzv1.SelfSubjectAccessReview{Spec: authzv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authzv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "configmaps"}}}},
+		{name: "selfsubjectrulesreview", gv: authzv1.SchemeGroupVersion,
+			obj: &authzv1.SelfSubjectRulesReview{Spec: authzv1.SelfSubjectRulesReviewSpec{Namespace: "default"},
+				Status: authzv1.SubjectRulesReviewStatus{ResourceRules: []authzv1.ResourceRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}},
+					NonResourceRules: []authzv1.NonResourceRule{{Verbs: []string{"get"}, NonResourceURLs: []string{"/api"}}}, Incomplete: true}}},
+		{name: "selfsubjectreview", gv: authnv1.SchemeGroupVersion,
+			obj: &authnv1.SelfSubjectReview{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: pbT1},
+				Status: authnv1.SelfSubjectReviewStatus{UserInfo: authnv1.UserInfo{Username: "admin", Groups: []string{"system:masters"},
+					Extra: map[string]authnv1.ExtraValue{"authentication.kubernetes.io/credential-id": {"X509SHA256=ab"}}}}}},
+		{name: "subjectaccessreview", gv: authzv1.SchemeGroupVersion,
+			obj: &authzv1.SubjectAccessReview{Spec: authzv1.SubjectAccessReviewSpec{User: "bob", Groups: []string{"system:masters"}, UID: "u1",
+				Extra: map[string]authzv1.ExtraValue{"k": {"a", "b"}, "e": {}},
+				ResourceAttributes: &authzv1.ResourceAttributes{Verb: "list", Resource: "pods",
+					FieldSelector: &authzv1.FieldSelectorAttributes{RawSelector: "a=b"},
+					LabelSelector: &authzv1.LabelSelectorAttributes{Requirements: []metav1.LabelSelectorRequirement{{Key: "x", Operator: "In", Values: []string{"y"}}}}}},
+				Status: authzv1.SubjectAccessReviewStatus{Allowed: true, Reason: "r"}}},
+		{name: "localsubjectaccessreview", gv: authzv1.SchemeGroupVersion,
+			obj: &authzv1.LocalSubjectAccessReview{ObjectMeta: metav1.ObjectMeta{Namespace: "default"}, Spec: authzv1.SubjectAccessReviewSpec{Groups: []string{"g"},
+				NonResourceAttributes: &authzv1.NonResourceAttributes{Path: "/x", Verb: "get"}}, Status: authzv1.SubjectAccessReviewStatus{Denied: true}}},
+		{name: "tokenreview", gv: authnv1.SchemeGroupVersion,
+			obj: &authnv1.TokenReview{Spec: authnv1.TokenReviewSpec{Token: "bogus", Audiences: []string{"a"}}, Status: authnv1.TokenReviewStatus{Error: "invalid bearer token"}}},
 	}
 }
 
@@ -483,6 +509,12 @@ func TestProtobufSchemaMatchesUpstreamTypes(t *testing.T) {
 		{pbEndpointsList, reflect.TypeOf(corev1.EndpointsList{})},
 		{pbDeleteOptions, reflect.TypeOf(metav1.DeleteOptions{})},
 		{pbStatus, reflect.TypeOf(metav1.Status{})},
+		{protobufSchemaFor("authentication.k8s.io/v1", "TokenReview"), reflect.TypeOf(authnv1.TokenReview{})},
+		{protobufSchemaFor("authentication.k8s.io/v1", "SelfSubjectReview"), reflect.TypeOf(authnv1.SelfSubjectReview{})},
+		{protobufSchemaFor("authorization.k8s.io/v1", "SubjectAccessReview"), reflect.TypeOf(authzv1.SubjectAccessReview{})},
+		{protobufSchemaFor("authorization.k8s.io/v1", "LocalSubjectAccessReview"), reflect.TypeOf(authzv1.LocalSubjectAccessReview{})},
+		{protobufSchemaFor("authorization.k8s.io/v1", "SelfSubjectAccessReview"), reflect.TypeOf(authzv1.SelfSubjectAccessReview{})},
+		{protobufSchemaFor("authorization.k8s.io/v1", "SelfSubjectRulesReview"), reflect.TypeOf(authzv1.SelfSubjectRulesReview{})},
 	}
 	// Fields upstream has that aggsim deliberately leaves unknown.
 	skip := map[string]bool{"ListMeta.shardInfo": true}
@@ -561,6 +593,8 @@ func TestProtobufSchemaMatchesUpstreamTypes(t *testing.T) {
 				wantKind = pbMessage
 			case ft.Kind() == reflect.Map && ft.Elem().Kind() == reflect.String:
 				wantKind = pbStringMap
+			case ft.Kind() == reflect.Map && ft.Elem().Kind() == reflect.Slice && ft.Elem().Elem().Kind() == reflect.String:
+				wantKind = pbStringListMap // map[string]ExtraValue
 			case ft.Kind() == reflect.Map && ft.Elem().Kind() == reflect.Slice:
 				wantKind = pbBytesMap
 			case ft.Kind() == reflect.Slice:

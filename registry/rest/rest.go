@@ -22,7 +22,7 @@ type resourceRequest struct {
 	store     *registry.Store
 	namespace string // from the path; "" for cluster-scoped or all namespaces
 	name      string // "" for the collection
-	sub       string // "" or "status"
+	sub       string // "", "status" or another of the resource's Subresources ("finalize")
 	watch     bool   // the path had the legacy /watch/ prefix
 }
 
@@ -87,8 +87,18 @@ func (rq resourceRequest) checkSub() error {
 	if rq.sub == "" || (rq.sub == "status" && rq.store.Info().HasStatus) {
 		return nil
 	}
+	if _, ok := rq.store.Info().Subresource(rq.sub); ok && rq.sub == subFinalize {
+		return nil
+	}
 	return meta.NewPathNotFound()
 }
+
+// subFinalize is namespaces/finalize, which the REST layer serves (PUT,
+// through Store.UpdateSubresource: the namespace strategy keeps the
+// status and takes the rest, spec.finalizers included, from the request,
+// as upstream's FinalizeREST). services/proxy is served by
+// serveServiceProxy.
+const subFinalize = "finalize"
 
 // verb returns the Kubernetes verb of the request (create, get, list, ...).
 func (rq resourceRequest) verb(r *http.Request) string {
@@ -145,9 +155,18 @@ func (a *API) dispatchResource(w http.ResponseWriter, r *http.Request, rq resour
 	verbs := rq.store.Info().Verbs
 	if rq.sub == "status" {
 		verbs = rq.store.Info().StatusVerbs
+	} else if sub, ok := rq.store.Info().Subresource(rq.sub); ok {
+		verbs = sub.Verbs
 	}
 	if !slices.Contains(verbs, verb) {
 		return meta.NewPathMethodNotAllowed()
+	}
+	produces := negotiation.ObjectMediaTypes
+	if verb == "list" || verb == "watch" {
+		produces = negotiation.ListMediaTypes
+	}
+	if err := negotiation.RouteAccept(r, produces); err != nil {
+		return err
 	}
 	switch verb {
 	case "get":
@@ -433,7 +452,7 @@ func decodeRequestObject(w http.ResponseWriter, r *http.Request, st *registry.St
 	if err != nil {
 		return nil, err
 	}
-	j, err := BodyToJSON(r.Header.Get("Content-Type"), body)
+	j, err := bodyToJSONFor(r.Header.Get("Content-Type"), body, st.Info())
 	if err != nil {
 		return nil, err
 	}
@@ -507,10 +526,19 @@ func (a *API) serveUpdate(w http.ResponseWriter, r *http.Request, rq resourceReq
 	if cur, err := rq.store.Get(r.Context(), rq.namespace, rq.name); err == nil {
 		live = cur
 	}
+
 	if err := trackUpdate(rq.store, live, obj, managerName(r, o), rq.sub); err != nil {
 		return err
 	}
-	out, created, err := rq.store.Replace(o.ctx(r.Context()), obj, status)
+	var (
+		out     meta.Object
+		created bool
+	)
+	if rq.sub == subFinalize {
+		out, err = rq.store.UpdateSubresource(o.ctx(r.Context()), obj, rq.sub)
+	} else {
+		out, created, err = rq.store.Replace(o.ctx(r.Context()), obj, status)
+	}
 	if err != nil {
 		return err
 	}

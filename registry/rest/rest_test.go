@@ -81,7 +81,10 @@ func TestErrors(t *testing.T) {
 			`Operation cannot be fulfilled on widgets.toys.example.com "exists": the object has been modified; please apply your changes to the latest version and try again`},
 		{"update missing", "PUT", widgets + "/nope", "application/json", widgetJSON("nope", 1), nil, 404, "NotFound", `widgets.toys.example.com "nope" not found`},
 		{"unconditional update forbidden", "PUT", "/api/v1/gizmos/g", "application/json", `{"kind":"Gizmo","apiVersion":"v1","metadata":{"name":"g"}}`, nil, 404, "NotFound", `gizmos "g" not found`},
-		{"not acceptable", "GET", widgets + "/exists", "", "", []string{"Accept", "application/vnd.kubernetes.protobuf"}, 406, "NotAcceptable",
+		// kube-apiserver 1.33.13: curl -H 'Accept: text/plain' .../configmaps/x
+		{"not acceptable", "GET", widgets + "/exists", "", "", []string{"Accept", "text/plain"}, 406, "NotAcceptable",
+			"406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf"},
+		{"not acceptable as", "GET", widgets + "/exists", "", "", []string{"Accept", "application/json;as=Foo;g=meta.k8s.io;v=v1"}, 406, "NotAcceptable",
 			`only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf`},
 		{"unsupported media type", "POST", widgets, "text/plain", widgetJSON("x", 1), nil, 415, "UnsupportedMediaType",
 			`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -283,5 +284,53 @@ func TestWatchHTTP(t *testing.T) {
 	a.Shutdown()
 	if l, err := plainR.ReadString('\n'); err == nil {
 		t.Errorf("watch did not end on Shutdown: %s", l)
+	}
+}
+
+// TestWatchTooOldNamesFloor checks the 410's second number: the highest
+// revision no longer replayable, as upstream's watch cache names its
+// oldest-1 (kube-apiserver 1.33.13, curl .../configmaps?watch=1&resourceVersion=1:
+// `too old resource version: 1 (2)`, 2 being the revision its cache
+// started at), not the store's current revision. A store reopened at
+// revision N replays nothing from before N.
+func TestWatchTooOldNamesFloor(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	st, err := storage.OpenBolt(path, storage.BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := registry.NewStore(st, widgetStrategy{}, registry.StoreOptions{})
+	for _, n := range []string{"a", "b"} {
+		if _, err := s.Create(context.Background(), newWidget(n, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opened := st.Revision()
+	_ = st.Close()
+	st, err = storage.OpenBolt(path, storage.BoltOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s = registry.NewStore(st, widgetStrategy{}, registry.StoreOptions{})
+	if _, err := s.Create(context.Background(), newWidget("c", 1)); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := s.Watch(context.Background(), "", registry.ListOptions{ResourceVersion: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := next(t, ch)
+	b, _ := json.Marshal(ev.Status)
+	want := fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (%d)","reason":"Expired","code":410}`, opened)
+	if ev.Type != registry.EventError || string(b) != want || opened == st.Revision() {
+		t.Errorf("got %s %s\nwant %s (current revision %d)", ev.Type, b, want, st.Revision())
+	}
+	ch, err = s.Watch(context.Background(), "", registry.ListOptions{ResourceVersion: fmt.Sprint(opened)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := next(t, ch); ev.Type != registry.EventAdded {
+		t.Errorf("watch from the floor: %s, want ADDED", ev.Type)
 	}
 }

@@ -21,6 +21,20 @@ var (
 	ErrClosed = errors.New("storage: closed")
 )
 
+// CompactedError is the ErrCompacted of a Watch (errors.Is(err,
+// ErrCompacted) holds): Floor is the highest revision no longer
+// replayable, the number upstream's watch cache names in `too old resource
+// version: <from> (<floor>)`.
+type CompactedError struct {
+	Floor int64
+}
+
+// Error is ErrCompacted's text.
+func (e *CompactedError) Error() string { return ErrCompacted.Error() }
+
+// Is makes errors.Is(err, ErrCompacted) true.
+func (e *CompactedError) Is(target error) bool { return target == ErrCompacted }
+
 // KV is one stored key with the revision of its last write.
 type KV struct {
 	Key         string
@@ -68,8 +82,11 @@ type Storage interface {
 	// that was removed; ErrKeyNotFound or ErrRevisionMismatch otherwise.
 	Delete(ctx context.Context, key string, expected int64) (int64, KV, error)
 	// Watch streams the changes under prefix with revision > fromRevision.
-	// fromRevision 0 means "from now". It returns ErrCompacted if events
-	// after fromRevision are no longer kept. The channel is closed when ctx
+	// fromRevision 0 means "from now". It returns a *CompactedError
+	// (errors.Is ErrCompacted) if events after fromRevision are no longer
+	// kept: below the store's window, or, for a prefix inside one resource
+	// ("/registry/<group>/<resource>/..."), below that resource's window,
+	// which is sized as kube-apiserver's watch cache. The channel is closed when ctx
 	// ends, the storage closes, or the watcher falls too far behind (the
 	// caller then re-lists). Implementations keep a window of recent events
 	// (at least the last 10,000 or 5 minutes) to resume watches from.

@@ -22,6 +22,17 @@ const (
 	// DefaultWatchBuffer is the capacity of a watcher's channel beyond the
 	// events it replays. A watcher that lets it fill up is closed.
 	DefaultWatchBuffer = 1000
+
+	// DefaultResourceWindowMin, DefaultResourceWindowMax and
+	// DefaultResourceWindowFresh size the window of each resource as
+	// kube-apiserver's watch cache sizes its event buffer
+	// (apiserver/pkg/storage/cacher/watch_cache.go: capacity from 100,
+	// doubled up to 100*1024 while the oldest kept event is younger than
+	// the event fresh duration of 75 s, halved when the newest quarter is
+	// older than that).
+	DefaultResourceWindowMin   = 100
+	DefaultResourceWindowMax   = 100 * 1024
+	DefaultResourceWindowFresh = 75 * time.Second
 )
 
 // watchConfig sizes the window of recent events and the watchers' channels.
@@ -31,6 +42,13 @@ type watchConfig struct {
 	maxAge    time.Duration // past minEvents, events older than this are dropped
 	buffer    int           // capacity of a watcher's channel beyond its replay
 	now       func() time.Time
+
+	// The window of each resource (resourceOf): its capacity starts at
+	// resourceMin events and stays within [resourceMin, resourceMax],
+	// growing and shrinking with resourceFresh as upstream's watch cache.
+	// resourceMin 0 keeps no per-resource window (only the store's).
+	resourceMin, resourceMax int
+	resourceFresh            time.Duration
 }
 
 // defaultWatchConfig returns the window both backends use by default.
@@ -41,7 +59,82 @@ func defaultWatchConfig() watchConfig {
 		maxAge:    DefaultWatchWindowAge,
 		buffer:    DefaultWatchBuffer,
 		now:       time.Now,
+
+		resourceMin:   DefaultResourceWindowMin,
+		resourceMax:   DefaultResourceWindowMax,
+		resourceFresh: DefaultResourceWindowFresh,
 	}
+}
+
+// resourceOf is the resource a key or watch prefix belongs to: its first
+// three path segments ("/registry/<group>/<resource>/"), the unit
+// kube-apiserver keeps one watch cache for. A shorter key or prefix names
+// no single resource ("").
+func resourceOf(key string) string {
+	n := 0
+	for i := 0; i < len(key); i++ {
+		if key[i] == '/' {
+			n++
+			if n == 4 {
+				return key[:i+1]
+			}
+		}
+	}
+	return ""
+}
+
+// stamp is one event of a resource window: its revision and the time it
+// was published.
+type stamp struct {
+	rev int64
+	at  time.Time
+}
+
+// resourceWindow is the window of one resource: the revisions of its most
+// recent events, oldest first, as many as its capacity, mirroring
+// upstream's watchCache event buffer (updateCache, resizeCacheLocked).
+type resourceWindow struct {
+	capacity int
+	events   []stamp
+	// removed: an event has left the window since the store was opened
+	// (upstream's removedEventSinceRelist); until then everything since
+	// the opening revision is replayable.
+	removed bool
+}
+
+// add records an event of the resource at time at, resizing the window
+// first as upstream does: a full window whose oldest event is fresher than
+// cfg.resourceFresh doubles (up to resourceMax); a full window whose newest
+// quarter starts older than that halves (down to resourceMin, dropping the
+// oldest events). A full window then drops its oldest event.
+func (rw *resourceWindow) add(ev stamp, cfg *watchConfig) {
+	if full := len(rw.events) >= rw.capacity; full {
+		switch {
+		case ev.at.Sub(rw.events[0].at) < cfg.resourceFresh:
+			rw.capacity = min(rw.capacity*2, cfg.resourceMax)
+		case ev.at.Sub(rw.events[len(rw.events)-rw.capacity/4].at) > cfg.resourceFresh:
+			if c := max(rw.capacity/2, cfg.resourceMin); c < rw.capacity {
+				rw.events = rw.events[len(rw.events)-c:]
+				rw.capacity = c
+			}
+		}
+	}
+	if len(rw.events) >= rw.capacity {
+		rw.events[0] = stamp{}
+		rw.events = rw.events[1:]
+		rw.removed = true
+	}
+	rw.events = append(rw.events, ev)
+}
+
+// floor is the highest revision of the resource no longer replayable
+// (upstream's oldest-1): opened, the revision the store was opened at;
+// once an event has left, the revision before the oldest kept one.
+func (rw *resourceWindow) floor(opened int64) int64 {
+	if !rw.removed || len(rw.events) == 0 {
+		return opened
+	}
+	return rw.events[0].rev - 1
 }
 
 // windowEvent is one kept event and the time it was published.
@@ -78,6 +171,10 @@ type broadcaster struct {
 	last     int64
 	watchers map[*watcher]struct{}
 	closed   bool
+	// opened is the revision the store was opened at; resources holds the
+	// window of each resource that has had an event since.
+	opened    int64
+	resources map[string]*resourceWindow
 }
 
 // newBroadcaster returns a broadcaster for a store whose current revision
@@ -87,10 +184,12 @@ func newBroadcaster(cfg watchConfig, rev int64) *broadcaster {
 		cfg.now = time.Now
 	}
 	return &broadcaster{
-		cfg:      cfg,
-		floor:    rev,
-		last:     rev,
-		watchers: make(map[*watcher]struct{}),
+		cfg:       cfg,
+		floor:     rev,
+		last:      rev,
+		watchers:  make(map[*watcher]struct{}),
+		opened:    rev,
+		resources: make(map[string]*resourceWindow),
 	}
 }
 
@@ -104,8 +203,17 @@ func (b *broadcaster) publish(ev Event) {
 		return
 	}
 	b.last = ev.Revision
-	b.events = append(b.events, windowEvent{ev: ev, at: b.cfg.now()})
+	now := b.cfg.now()
+	b.events = append(b.events, windowEvent{ev: ev, at: now})
 	b.trim()
+	if res := resourceOf(ev.Key); res != "" && b.cfg.resourceMin > 0 {
+		rw := b.resources[res]
+		if rw == nil {
+			rw = &resourceWindow{capacity: b.cfg.resourceMin}
+			b.resources[res] = rw
+		}
+		rw.add(stamp{rev: ev.Revision, at: now}, &b.cfg)
+	}
 	for w := range b.watchers {
 		if ev.Revision <= w.after || !strings.HasPrefix(ev.Key, w.prefix) {
 			continue
@@ -135,8 +243,10 @@ func (b *broadcaster) trim() {
 
 // watch opens a watcher for keys under prefix that receives every kept
 // event with revision > from, then live events. from 0 means from the last
-// published revision. It returns ErrCompacted if from is below the window,
-// ErrClosed after close. The channel closes when ctx ends.
+// published revision. It returns a *CompactedError (errors.Is
+// ErrCompacted) if from is below the store's window or, for a prefix
+// inside one resource, below that resource's window; ErrClosed after
+// close. The channel closes when ctx ends.
 func (b *broadcaster) watch(ctx context.Context, prefix string, from int64) (<-chan Event, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -149,8 +259,14 @@ func (b *broadcaster) watch(ctx context.Context, prefix string, from int64) (<-c
 	if from == 0 {
 		from = b.last
 	}
-	if from < b.floor {
-		return nil, ErrCompacted
+	floor := b.floor
+	if res := resourceOf(prefix); res != "" {
+		if rw := b.resources[res]; rw != nil {
+			floor = max(floor, rw.floor(b.opened))
+		}
+	}
+	if from < floor {
+		return nil, &CompactedError{Floor: floor}
 	}
 	i := sort.Search(len(b.events), func(i int) bool { return b.events[i].ev.Revision > from })
 	var replay []Event

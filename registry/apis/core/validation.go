@@ -35,6 +35,24 @@ func ValidateNamespaceUpdate(ns, old *Namespace) meta.FieldErrors {
 	return append(errs, ValidateNamespace(ns)...)
 }
 
+// ValidateNamespaceFinalizeUpdate checks a namespaces/finalize write, as
+// upstream's ValidateNamespaceFinalizeUpdate: the metadata update rules,
+// and each spec.finalizers entry a qualified name (one error per problem)
+// that, without a '/', is a standard finalizer.
+func ValidateNamespaceFinalizeUpdate(ns, old *Namespace) meta.FieldErrors {
+	errs := validateObjectMetaUpdate(&ns.ObjectMeta, &old.ObjectMeta)
+	for i, f := range ns.Spec.Finalizers {
+		path := fmt.Sprintf("spec.finalizers[%d]", i)
+		for _, msg := range meta.IsQualifiedName(f) {
+			errs = append(errs, meta.Invalid(path, f, msg))
+		}
+		if !strings.Contains(f, "/") && !slices.Contains(standardFinalizers, f) {
+			errs = append(errs, meta.Invalid(path, f, "name is neither a standard finalizer name nor is it fully qualified"))
+		}
+	}
+	return errs
+}
+
 // ValidateService checks a Service: the name is a DNS-1035 label; ports
 // are required except for headless and ExternalName Services; each port
 // has a valid number, protocol and targetPort; names are required when
