@@ -18,29 +18,31 @@ const module = "github.com/aggsim/aggsim"
 // point down, as ARCHITECTURE.md's cmd → aggregator → discovery/proxy →
 // registry → storage.
 var rank = map[string]int{
-	"cmd/aggsim":                    90,
-	"demo":                          80, // a backend: uses the aggregator's filters, never imported by it
-	"aggregator/aggregatortest":     75,
-	"aggregator":                    70,
-	"aggregator/openapiaggregator":  60,
-	"discovery":                     50,
-	"proxy":                         50,
-	"aggregator/request":            40,
-	"registry/rest":                 35,
-	"registry/openapi":              25, // OpenAPI documents derived from the wire types
-	"registry":                      30,
-	"registry/storage":              20,
-	"registry/negotiation":          15,
-	"registry/apis/apiregistration": 12,
-	"registry/apis/core":            12,
-	"registry/apis/authorization":   12,
-	"registry/apis/authentication":  11,
-	"registry/apis/meta":            10,
-	"certs":                         10,
-	"internal/latencybench":         5,
-	"internal/apidoc":               5,  // the doc model the wire types register
-	"internal/apigen":               95, // go:generate tool, imported by nothing
-	"internal/archtest":             1,
+	"cmd/aggsim":                     90,
+	"demo":                           80, // a backend: uses the aggregator's filters, never imported by it
+	"aggregator/aggregatortest":      75,
+	"aggregator":                     70,
+	"aggregator/openapiaggregator":   60,
+	"discovery":                      50,
+	"proxy":                          50,
+	"aggregator/request":             40,
+	"registry/rest":                  35,
+	"registry/openapi":               25, // OpenAPI documents derived from the wire types
+	"registry":                       30,
+	"registry/storage":               20,
+	"registry/negotiation":           15,
+	"registry/apis/apiregistration":  12,
+	"registry/apis/core":             12,
+	"registry/apis/authorization":    12,
+	"registry/apis/authentication":   11,
+	"registry/apis/meta":             10,
+	"certs":                          10,
+	"internal/latencybench":          5,
+	"internal/apidoc":                5,  // the doc model the wire types register
+	"internal/apigen":                95, // go:generate tool, imported by nothing
+	"internal/archtest":              1,
+	"internal/refsuite":              2, // the differential suite: HTTPS and kubectl only, imports no server package
+	"internal/refsuite/cmd/refsuite": 3, // its command, run by make e2e-reference
 }
 
 // forbidden lists imports that the ranks allow but the design does not:
