@@ -109,7 +109,8 @@ func continueToken(m string) string {
 	if json.Unmarshal(raw, &tok) != nil || tok.V == "" {
 		return m
 	}
-	return sm[1] + "<continue start=" + strings.ReplaceAll(tok.Start, `"`, "'") + ">"
+	start, _ := json.Marshal(tok.Start) // escaped as JSON: the token sits inside a JSON or YAML string
+	return sm[1] + "<continue start=" + strings.ReplaceAll(strings.Trim(string(start), `"`), `\"`, "'") + ">"
 }
 
 // body renders a response body or kubectl stdout: JSON (one value or a
@@ -117,7 +118,7 @@ func continueToken(m string) string {
 // its original form noted; other text is normalised line by line.
 func (n normaliser) body(b []byte, path string, kubectlOut, explain bool) (form, text string) {
 	if vals, ok := decodeStream(b); ok {
-		compact := !bytes.Contains(bytes.TrimSpace(b), []byte("\n"))
+		compact := !bytes.Contains(b, []byte("{\n")) && !bytes.Contains(b, []byte("[\n"))
 		changed := false
 		for _, v := range vals {
 			if filterDiscovery(v, n.scenario) {
@@ -243,19 +244,22 @@ func sortRules(v any) bool {
 
 // explainDescriptions replaces the description paragraphs of `kubectl
 // explain` output (kubectl 1.33's plaintext template: the text under
-// DESCRIPTION: and the lines under each field of FIELDS:) by
-// <description>.
+// DESCRIPTION: and the deeper-indented lines under each field of FIELDS:)
+// by one <description> line each, and drops the blank lines inside those
+// sections, whose number follows the paragraphs of the texts.
 func explainDescriptions(s string) string {
-	lines := strings.Split(s, "\n")
+	const marker = "    <description>"
 	var out []string
 	section := ""
 	fieldIndent := -1
-	for _, l := range lines {
+	for _, l := range strings.Split(s, "\n") {
 		trim := strings.TrimLeft(l, " \t")
 		indent := len(l) - len(trim)
 		switch {
 		case trim == "":
-			out = append(out, l)
+			if section != "DESCRIPTION" && section != "FIELDS" {
+				out = append(out, l)
+			}
 			continue
 		case indent == 0:
 			section = strings.TrimSuffix(strings.Fields(trim)[0], ":")
@@ -265,21 +269,18 @@ func explainDescriptions(s string) string {
 		}
 		switch section {
 		case "DESCRIPTION":
-			if len(out) == 0 || out[len(out)-1] != "    <description>" {
-				out = append(out, "    <description>")
-			}
 		case "FIELDS":
 			if fieldIndent < 0 || indent <= fieldIndent {
 				fieldIndent = indent
 				out = append(out, l)
 				continue
 			}
-			marker := strings.Repeat(" ", indent) + "<description>"
-			if out[len(out)-1] != marker {
-				out = append(out, marker)
-			}
 		default:
 			out = append(out, l)
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1] != marker {
+			out = append(out, marker)
 		}
 	}
 	return strings.Join(out, "\n")
