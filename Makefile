@@ -8,7 +8,7 @@ FUZZTIME  ?= 3s
 # Every Fuzz* target in the tree runs for FUZZTIME in `make test` (their seed
 # corpora also run as plain unit tests in every `go test`).
 
-.PHONY: build run test unit fuzz bench bench-floor lint clean e2e-sample-apiserver
+.PHONY: build run test unit fuzz bench bench-floor lint clean e2e-sample-apiserver e2e-reference capture-reference
 
 build:
 	$(GO) build -o $(BIN) ./cmd/aggsim
@@ -60,6 +60,28 @@ e2e-sample-apiserver:
 	  GOBIN=$(SAMPLE_APISERVER_DIR) nice $(GO) install k8s.io/sample-apiserver@$(SAMPLE_APISERVER_VERSION); }
 	AGGSIM_E2E_SAMPLE_APISERVER=1 SAMPLE_APISERVER_BIN=$(SAMPLE_APISERVER_BIN) ETCD_BIN=$$(command -v etcd) \
 	  $(GO) test -count=1 -timeout 20m -run '^TestSampleAPIServer$$' -v ./cmd/aggsim/
+
+# The differential suite (issue 20, internal/refsuite): every scenario played
+# against the real kube-apiserver 1.33 (the cached binary, or built once by
+# $(REFERENCE_DIR)/build/build.sh) and a fresh aggsim built from this tree,
+# on fixed loopback ports; prints same/differs per scenario and "N/M
+# scenarios equal". capture-reference also writes the reference's
+# normalised answers to testdata/reference/, which `make test` compares
+# with (cmd/aggsim TestReferenceCaptures).
+REFERENCE_DIR      ?= ../shared/reference
+REFERENCE_BIN      ?= $(HOME)/.cache/aggsim-reference/bin/kube-apiserver
+REF_API_PORT       ?= 16443
+REF_ETCD_PORT      ?= 16379
+REF_ETCD_PEER_PORT ?= 16380
+REF_AGGSIM_PORT    ?= 16444
+REF_ENV = GO=$(GO) REFERENCE_DIR=$(REFERENCE_DIR) REFERENCE_BIN=$(REFERENCE_BIN) REF_API_PORT=$(REF_API_PORT) \
+  REF_ETCD_PORT=$(REF_ETCD_PORT) REF_ETCD_PEER_PORT=$(REF_ETCD_PEER_PORT) REF_AGGSIM_PORT=$(REF_AGGSIM_PORT)
+
+e2e-reference:
+	$(REF_ENV) internal/refsuite/e2e-reference.sh
+
+capture-reference:
+	$(REF_ENV) REFSUITE_FLAGS="-capture $(CURDIR)/testdata/reference" internal/refsuite/e2e-reference.sh
 
 clean:
 	rm -rf bin

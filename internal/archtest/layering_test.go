@@ -40,6 +40,8 @@ var rank = map[string]int{
 	"registry/apis/meta":                  10,
 	"certs":                               10,
 	"internal/latencybench":               5,
+	"internal/refsuite":                   2,  // the differential suite: HTTPS and kubectl only, imports no server package
+	"internal/refsuite/cmd/refsuite":      3,  // its command, run by make e2e-reference
 	"internal/apidoc":                     5,  // the doc model the wire types register
 	"internal/apigen":                     95, // go:generate tool, imported by nothing
 	"internal/floorbench":                 95, // issue 21 benchmark command, imported by nothing

@@ -1,0 +1,115 @@
+// Command refsuite plays the differential suite (package refsuite) against
+// a real kube-apiserver 1.33 started by ../shared/reference/up.sh and an
+// aggsim started with `aggsim serve`, prints `same` or `differs` (with a
+// unified diff) per scenario and `N/M scenarios equal`, and with -capture
+// writes the reference's normalised transcripts for `make test`. It
+// starts and stops no server: the Makefile's e2e-reference and
+// capture-reference targets do.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/aggsim/aggsim/internal/refsuite"
+)
+
+func main() {
+	refRun := flag.String("reference-run", "", "the RUN folder of ../shared/reference/up.sh (kubeconfig, pki/)")
+	refURL := flag.String("reference-url", "", "the reference's base URL, https://127.0.0.1:<API_PORT>")
+	aggData := flag.String("aggsim-data-dir", "", "aggsim's --data-dir (kubeconfig, pki/)")
+	aggURL := flag.String("aggsim-url", "", "aggsim's base URL")
+	capture := flag.String("capture", "", "write the reference's transcripts to this folder")
+	work := flag.String("work", "", "folder for the kubectl HOMEs (default: a temporary folder)")
+	parallel := flag.Int("parallel", 4, "scenarios played at once against each server")
+	run := flag.String("run", "", "only scenarios whose name contains this")
+	maxDiff := flag.Int("max-diff-lines", 80, "lines of each diff printed")
+	flag.Parse()
+	if err := mainErr(*refRun, *refURL, *aggData, *aggURL, *capture, *work, *parallel, *run, *maxDiff); err != nil {
+		fmt.Fprintln(os.Stderr, "refsuite:", err)
+		os.Exit(2)
+	}
+}
+
+func mainErr(refRun, refURL, aggData, aggURL, capture, work string, parallel int, run string, maxDiff int) error {
+	if refRun == "" || refURL == "" || aggData == "" || aggURL == "" {
+		return fmt.Errorf("-reference-run, -reference-url, -aggsim-data-dir and -aggsim-url are required")
+	}
+	if work == "" {
+		d, err := os.MkdirTemp("", "refsuite")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		work = d
+	}
+	kubectl, err := refsuite.FindKubectl()
+	if err != nil {
+		return err
+	}
+	ref := &refsuite.Target{Name: "reference", URL: refURL, Kubeconfig: filepath.Join(refRun, "kubeconfig"),
+		CAFile: filepath.Join(refRun, "pki", "ca.crt"), CertFile: filepath.Join(refRun, "pki", "admin.crt"),
+		KeyFile: filepath.Join(refRun, "pki", "admin.key"), Kubectl: kubectl, HomeDir: filepath.Join(work, "reference")}
+	agg := &refsuite.Target{Name: "aggsim", URL: aggURL, Kubeconfig: filepath.Join(aggData, "kubeconfig"),
+		CAFile: filepath.Join(aggData, "pki", "ca.crt"), CertFile: filepath.Join(aggData, "pki", "admin.crt"),
+		KeyFile: filepath.Join(aggData, "pki", "admin.key"), Kubectl: kubectl, HomeDir: filepath.Join(work, "aggsim")}
+	for _, t := range []*refsuite.Target{ref, agg} {
+		if err := t.Prepare(); err != nil {
+			return err
+		}
+		defer t.Close()
+	}
+	all := refsuite.Scenarios()
+	if err := refsuite.Validate(all); err != nil {
+		return err
+	}
+	var scenarios []refsuite.Scenario
+	for _, s := range all {
+		if strings.Contains(s.Name, run) {
+			scenarios = append(scenarios, s)
+		}
+	}
+	ctx := context.Background()
+	t0 := time.Now()
+	refCh := make(chan map[string]string, 1)
+	go func() { refCh <- refsuite.RunAll(ctx, ref, scenarios, parallel) }()
+	aggT := refsuite.RunAll(ctx, agg, scenarios, parallel)
+	refT := <-refCh
+	elapsed := time.Since(t0)
+	equal := 0
+	for _, r := range refsuite.Compare(scenarios, refT, aggT) {
+		if r.Equal() {
+			equal++
+			fmt.Printf("same     %s\n", r.Scenario.Name)
+			continue
+		}
+		fmt.Printf("differs  %s\n", r.Scenario.Name)
+		lines := strings.Split(strings.TrimRight(r.Diff, "\n"), "\n")
+		if maxDiff >= 0 && len(lines) > maxDiff {
+			lines = append(lines[:maxDiff], fmt.Sprintf("... (%d more lines)", len(lines)-maxDiff))
+		}
+		for _, l := range lines {
+			fmt.Println("    " + l)
+		}
+	}
+	if capture != "" {
+		if run != "" {
+			return fmt.Errorf("-capture writes the whole catalogue: do not combine it with -run")
+		}
+		if err := refsuite.WriteCaptures(capture, refT); err != nil {
+			return err
+		}
+		fmt.Printf("wrote %d reference transcripts to %s\n", len(refT), capture)
+	}
+	fmt.Printf("themes: %s\n", strings.Join(refsuite.Themes(scenarios), ", "))
+	fmt.Printf("%d/%d scenarios equal (played in %s)\n", equal, len(scenarios), elapsed.Round(time.Millisecond))
+	if equal < len(scenarios) && capture == "" {
+		os.Exit(1)
+	}
+	return nil
+}
