@@ -12,7 +12,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -29,6 +31,15 @@ func TestReferenceCaptures(t *testing.T) {
 	kubectl, err := refsuite.FindKubectl()
 	if err != nil {
 		t.Skipf("no kubectl on PATH: %v", err)
+	}
+	// The captures hold kubectl 1.33's output; another version prints
+	// other texts, which would not be aggsim's difference.
+	out, err := exec.Command(kubectl, "version", "--client", "-o", "json").Output()
+	var v struct {
+		ClientVersion struct{ Major, Minor string } `json:"clientVersion"`
+	}
+	if err != nil || json.Unmarshal(out, &v) != nil || v.ClientVersion.Major != "1" || strings.TrimSuffix(v.ClientVersion.Minor, "+") != "33" {
+		t.Skipf("the captures need kubectl 1.33; %s is %s.%s (%v)", kubectl, v.ClientVersion.Major, v.ClientVersion.Minor, err)
 	}
 	scenarios := refsuite.Scenarios()
 	if err := refsuite.Validate(scenarios); err != nil {
