@@ -128,6 +128,9 @@ type Handler struct {
 	onRequest func(string, int, time.Duration, error)
 	redirects bool
 	buffers   bufferPool
+	// viaReverseProxy sends every request through httputil.ReverseProxy
+	// instead of forward (tests compare the two).
+	viaReverseProxy bool
 
 	cur atomic.Pointer[backend]
 }
@@ -333,7 +336,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, c *proxyCall) *b
 		c.Context = ctx
 	}
 	c.host, c.user = loc.Host, user
-	b.rp.ServeHTTP(w, r.WithContext(c))
+	if forwardable(r) && !h.viaReverseProxy {
+		h.forward(w, r, b, c)
+	} else {
+		b.rp.ServeHTTP(w, r.WithContext(c))
+	}
 	return b
 }
 

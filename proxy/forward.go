@@ -1,0 +1,273 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// forwardable reports whether the Handler's own proxying loop (forward)
+// serves r. Protocol upgrades (SPDY, WebSocket) and requests that expect a
+// 100-continue, whose interim responses must reach the client, go through
+// httputil.ReverseProxy instead. On forward's path other interim (1xx)
+// answers of a backend are not relayed (the transport skips them);
+// httputil relays them through a client trace that costs every request
+// several allocations, and aggregated API servers send none.
+func forwardable(r *http.Request) bool {
+	return len(r.Header["Upgrade"]) == 0 && len(r.Header["Expect"]) == 0
+}
+
+// forward proxies r to the backend b with c as the outgoing request's
+// context: the loop of httputil.ReverseProxy.ServeHTTP for a request that
+// does not upgrade, with the same observable behaviour (see the
+// hop-by-hop, forwarding-header, trailer, flush and abort rules below and
+// TestForwardMatchesReverseProxy), but without the work the general proxy
+// repeats per request: no deep copy of the inbound request (its header
+// values are shared, never changed), no client trace, one outgoing request
+// instead of three, and no flush timer for a response whose body arrives in
+// one read (most API answers). It is aggsim's proxying hot path (issue 21).
+func (h *Handler) forward(w http.ResponseWriter, in *http.Request, b *backend, c *proxyCall) {
+	out := in.WithContext(c) // a shallow copy; every field the transport reads is replaced below
+	out.URL = new(url.URL)
+	out.Header = forwardHeader(in.Header)
+	out.Body, out.GetBody, out.Close = nil, nil, false
+	if in.ContentLength != 0 && in.Body != nil && in.Body != http.NoBody {
+		// The transport closes a request body when it fails; the wrapper
+		// keeps that from closing (and draining) the inbound one, as
+		// httputil.ReverseProxy does.
+		out.Body = noopCloseBody{in.Body}
+	}
+	rewriteRequest(out, in, c.host, c.user)
+
+	res, err := b.entry.rt.RoundTrip(out)
+	if err != nil {
+		h.errorHandler(w, out, err)
+		return
+	}
+	if res.StatusCode == http.StatusSwitchingProtocols {
+		// The client asked for no upgrade (forwardable); httputil answers a
+		// backend that switches anyway with this error.
+		res.Body.Close()
+		h.errorHandler(w, out, fmt.Errorf("backend tried to switch protocol %q when %q was requested", res.Header.Get("Upgrade"), ""))
+		return
+	}
+	removeHopByHop(res.Header)
+	if err := h.modifyResponse(res); err != nil {
+		res.Body.Close()
+		h.errorHandler(w, out, err)
+		return
+	}
+	dst := w.Header()
+	for k, vv := range res.Header {
+		dst[k] = append(dst[k], vv...)
+	}
+	announced := len(res.Trailer)
+	if announced > 0 {
+		keys := make([]string, 0, announced)
+		for k := range res.Trailer {
+			keys = append(keys, k)
+		}
+		dst.Add("Trailer", strings.Join(keys, ", "))
+	}
+	w.WriteHeader(res.StatusCode)
+
+	if err := h.copyBody(w, res); err != nil {
+		res.Body.Close()
+		if !errors.Is(err, context.Canceled) {
+			h.log.Info("error copying the backend's answer", "host", c.host, "path", in.URL.Path, "err", err)
+		}
+		// Part of the answer is out: all that is left is to abort the
+		// stream, as httputil.ReverseProxy does (Go issue 23643) when it
+		// runs inside a server.
+		if in.Context().Value(http.ServerContextKey) != nil {
+			panic(http.ErrAbortHandler)
+		}
+		return
+	}
+	res.Body.Close() // now, so that res.Trailer is complete
+	if len(res.Trailer) > 0 {
+		// Force chunking so that the server sends the trailers.
+		_ = http.NewResponseController(w).Flush()
+	}
+	if len(res.Trailer) == announced {
+		for k, vv := range res.Trailer {
+			dst[k] = append(dst[k], vv...)
+		}
+		return
+	}
+	for k, vv := range res.Trailer {
+		for _, v := range vv {
+			dst.Add(http.TrailerPrefix+k, v)
+		}
+	}
+}
+
+// hopByHop are the headers of one connection (RFC 9110 section 7.6.1), which
+// a proxy never forwards, as httputil.ReverseProxy's list.
+var hopByHop = map[string]bool{
+	"Connection": true, "Proxy-Connection": true, "Keep-Alive": true, "Proxy-Authenticate": true,
+	"Proxy-Authorization": true, "Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true,
+}
+
+// forwardHeader returns the header of the outgoing request: in's fields
+// (values shared with in, which is not changed afterwards) without the
+// hop-by-hop ones, without the fields the Connection header names, and
+// without the client's Forwarded and X-Forwarded-For/Host/Proto
+// (rewriteRequest sets aggsim's own); Te: trailers is kept when the client
+// sent it, as httputil.ReverseProxy keeps it.
+func forwardHeader(in http.Header) http.Header {
+	out := make(http.Header, len(in)+8)
+	for k, vv := range in {
+		switch {
+		case hopByHop[k]:
+		case k == "Forwarded" || k == "X-Forwarded-For" || k == "X-Forwarded-Host" || k == "X-Forwarded-Proto":
+		default:
+			out[k] = vv
+		}
+	}
+	for _, v := range in["Connection"] {
+		for _, f := range strings.Split(v, ",") {
+			if f = textproto.TrimString(f); f != "" {
+				delete(out, textproto.CanonicalMIMEHeaderKey(f))
+			}
+		}
+	}
+	for _, v := range in["Te"] {
+		if headerHasToken(v, "trailers") {
+			out["Te"] = []string{"trailers"}
+			break
+		}
+	}
+	return out
+}
+
+// removeHopByHop deletes the hop-by-hop fields of a response header and
+// those its Connection header names.
+func removeHopByHop(h http.Header) {
+	for _, v := range h["Connection"] {
+		for _, f := range strings.Split(v, ",") {
+			if f = textproto.TrimString(f); f != "" {
+				delete(h, textproto.CanonicalMIMEHeaderKey(f))
+			}
+		}
+	}
+	for k := range hopByHop {
+		delete(h, k)
+	}
+}
+
+// headerHasToken reports whether the comma-separated list v holds token,
+// case-insensitively.
+func headerHasToken(v, token string) bool {
+	for _, f := range strings.Split(v, ",") {
+		if strings.EqualFold(textproto.TrimString(f), token) {
+			return true
+		}
+	}
+	return false
+}
+
+// noopCloseBody keeps the transport's Close from reaching the inbound
+// request body.
+type noopCloseBody struct{ io.Reader }
+
+var _ io.ReadCloser = noopCloseBody{}
+
+func (noopCloseBody) Close() error { return nil }
+
+// copyBody copies res's body to w with httputil.ReverseProxy's flush rules
+// (flushInterval): a body of unknown length, and text/event-stream, is
+// flushed at once (headers included) and after every write (watches); for
+// a body of known length, whatever waits is flushed flushInterval after it
+// was written (headers included, so a slow body does not hold them back).
+// It returns the first read or write error (io.EOF is no error).
+func (h *Handler) copyBody(w http.ResponseWriter, res *http.Response) error {
+	buf := h.buffers.Get()
+	defer h.buffers.Put(buf)
+	rc := http.NewResponseController(w)
+	immediate := res.ContentLength == -1 || isEventStream(res.Header.Get("Content-Type"))
+	var dst io.Writer = w
+	if immediate {
+		_ = rc.Flush()
+	} else {
+		lw := &latencyWriter{dst: w, rc: rc, latency: flushInterval, flushPending: true}
+		lw.t = time.AfterFunc(flushInterval, lw.delayedFlush)
+		defer lw.stop()
+		dst = lw
+	}
+	for {
+		n, rerr := res.Body.Read(buf)
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return werr
+			}
+			if immediate {
+				_ = rc.Flush()
+			}
+		}
+		if rerr == io.EOF {
+			return nil
+		}
+		if rerr != nil {
+			return rerr
+		}
+	}
+}
+
+// isEventStream reports whether a Content-Type is text/event-stream, which
+// httputil flushes after every write.
+func isEventStream(ct string) bool {
+	base, _, _ := strings.Cut(ct, ";")
+	return strings.EqualFold(strings.TrimSpace(base), "text/event-stream")
+}
+
+// latencyWriter flushes what was written to dst at most latency after the
+// write, like httputil's maxLatencyWriter.
+type latencyWriter struct {
+	dst     io.Writer
+	rc      *http.ResponseController
+	latency time.Duration
+
+	mu           sync.Mutex  // protects flushPending and writes to dst
+	t            *time.Timer // set before the writer is used
+	flushPending bool
+}
+
+func (m *latencyWriter) Write(p []byte) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, err := m.dst.Write(p)
+	if !m.flushPending {
+		m.scheduleLocked()
+	}
+	return n, err
+}
+
+func (m *latencyWriter) scheduleLocked() {
+	m.t.Reset(m.latency)
+	m.flushPending = true
+}
+
+func (m *latencyWriter) delayedFlush() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.flushPending { // stopped or already flushed
+		return
+	}
+	_ = m.rc.Flush()
+	m.flushPending = false
+}
+
+func (m *latencyWriter) stop() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.flushPending = false
+	m.t.Stop()
+}
