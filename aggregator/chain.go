@@ -3,12 +3,13 @@ package aggregator
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"runtime"
@@ -239,17 +240,18 @@ func (s *requestState) Value(key any) any {
 // request's state with w wrapped.
 func beginRequest(w http.ResponseWriter, r *http.Request) *requestState {
 	st := &requestState{Context: r.Context(), start: time.Now()}
-	id := r.Header.Get(HeaderAuditID)
-	if id == "" {
-		id = newUUID()
-		r.Header.Set(HeaderAuditID, id)
+	ids := r.Header[HeaderAuditID]
+	if len(ids) == 0 || ids[0] == "" {
+		ids = []string{newUUID()}
+		r.Header[HeaderAuditID] = ids // forwarded to backends, as upstream
 	}
+	id := ids[0]
 	h := w.Header()
-	if h.Get(HeaderAuditID) == "" {
-		h.Set(HeaderAuditID, id)
+	if v := h[HeaderAuditID]; len(v) == 0 || v[0] == "" {
+		h[HeaderAuditID] = ids[:1:1] // shared with the request: never appended to in place
 	}
 	if _, ok := h["Cache-Control"]; !ok {
-		h.Set("Cache-Control", "no-cache, private")
+		h["Cache-Control"] = cacheControlNoCache
 	}
 	st.rec.id = id
 	st.sw.ResponseWriter = w
@@ -276,6 +278,11 @@ func (s *requestState) finish(r *http.Request, logger *slog.Logger) {
 	}
 	logger.Debug("HTTP", attrs...)
 }
+
+// cacheControlNoCache is upstream's default Cache-Control value
+// (WithCacheControl); one shared slice, which handlers replace (Set) rather
+// than change.
+var cacheControlNoCache = []string{"no-cache, private"}
 
 // DefaultRequestTimeout is kube-apiserver's --request-timeout default.
 const DefaultRequestTimeout = 60 * time.Second
@@ -599,10 +606,15 @@ func noteUser(ctx context.Context, u *authentication.UserInfo, impersonated bool
 	rec.user = u.Username
 }
 
-// newUUID returns a random RFC 4122 version 4 UUID.
+// newUUID returns a random RFC 4122 version 4 UUID. The bytes come from
+// math/rand/v2's ChaCha8 generator (seeded by the runtime, per thread),
+// not crypto/rand: an audit ID must be unique, not secret, and crypto/rand
+// costs a getrandom system call per request, which is slow in sandboxes
+// such as gVisor.
 func newUUID() string {
 	var b [16]byte
-	_, _ = rand.Read(b[:])
+	binary.LittleEndian.PutUint64(b[0:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:16], rand.Uint64())
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	var out [36]byte

@@ -43,6 +43,12 @@ type Options struct {
 	ExtraIPs []net.IP
 	// Now returns the current time; nil means time.Now. Tests inject a clock.
 	Now func() time.Time
+	// Ephemeral marks a PKI directory that is thrown away with its process
+	// (aggregatortest's temporary folders): EnsurePKI then writes its files
+	// without an fsync each, which costs more than generating the keys
+	// (about 0.25 ms a file on a sandboxed file system). Files still appear
+	// whole, by rename.
+	Ephemeral bool
 }
 
 func (o Options) now() time.Time {
@@ -92,10 +98,15 @@ func (kp *KeyPair) TLSCertificate() (tls.Certificate, error) {
 // WriteFiles writes the certificate (mode 0644) and key (mode 0600)
 // atomically, creating missing parent directories with mode 0700.
 func (kp *KeyPair) WriteFiles(certPath, keyPath string) error {
-	if err := writeFileAtomic(keyPath, kp.KeyPEM, 0o600); err != nil {
+	return kp.writeFiles(certPath, keyPath, true)
+}
+
+// writeFiles is WriteFiles, with an fsync of each file when sync is set.
+func (kp *KeyPair) writeFiles(certPath, keyPath string, sync bool) error {
+	if err := writeFile(keyPath, kp.KeyPEM, 0o600, sync); err != nil {
 		return err
 	}
-	return writeFileAtomic(certPath, kp.CertPEM, 0o644)
+	return writeFile(certPath, kp.CertPEM, 0o644, sync)
 }
 
 // LoadKeyPair reads a certificate file (first certificate is the leaf) and a

@@ -10,6 +10,12 @@ import (
 // file in the same directory and a rename, creating the directory (0700) if
 // needed. The mode is applied even if path already existed with another one.
 func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	return writeFile(path, data, mode, true)
+}
+
+// writeFile is writeFileAtomic; without sync the temporary file is not
+// fsynced before the rename (see Options.Ephemeral).
+func writeFile(path string, data []byte, mode os.FileMode, sync bool) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create directory %s: %w", dir, err)
@@ -28,7 +34,7 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := f.Sync(); err != nil {
+	if err := syncFile(f, sync); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -47,4 +53,12 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return !os.IsNotExist(err)
+}
+
+// syncFile fsyncs f when sync is set.
+func syncFile(f *os.File, sync bool) error {
+	if !sync {
+		return nil
+	}
+	return f.Sync()
 }

@@ -228,7 +228,7 @@ func ensureTree(caCert, caKey, caCN string, opts Options, leaves []leafSpec) (*x
 			return nil, nil, err
 		}
 		caWritten = make(chan error, 1)
-		go func() { caWritten <- ca.WriteFiles(caCert, caKey) }()
+		go func() { caWritten <- ca.writeFiles(caCert, caKey, !opts.Ephemeral) }()
 		created = append(created, caCert, caKey)
 		roots = []*x509.Certificate{ca.Cert}
 		freshCA = true
@@ -260,7 +260,7 @@ func ensureTree(caCert, caKey, caCN string, opts Options, leaves []leafSpec) (*x
 				kp, err = ca.IssueClient(l.cn, l.orgs)
 			}
 			if err == nil {
-				err = kp.WriteFiles(l.cert, l.key)
+				err = kp.writeFiles(l.cert, l.key, !opts.Ephemeral)
 			}
 			errs[i], written[i] = err, err == nil
 		}()

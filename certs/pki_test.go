@@ -425,3 +425,37 @@ func adminClient(t *testing.T, p *PKI, serverName string) *http.Client {
 	}
 	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: p.ClientCAPool, ServerName: serverName, Certificates: []tls.Certificate{cert}}}}
 }
+
+// TestEnsurePKIEphemeral: an ephemeral PKI has the same files, modes and
+// trees as a durable one (only the fsync differs), and a later durable
+// EnsurePKI keeps all of them.
+func TestEnsurePKIEphemeral(t *testing.T) {
+	dir := t.TempDir()
+	p, err := EnsurePKI(dir, Options{Ephemeral: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.Created, p.Files()) {
+		t.Fatalf("Created %v, want %v", p.Created, p.Files())
+	}
+	for _, f := range p.Files() {
+		st, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := os.FileMode(0o644)
+		if strings.HasSuffix(f, ".key") {
+			want = 0o600
+		}
+		if st.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", f, st.Mode().Perm(), want)
+		}
+	}
+	again, err := EnsurePKI(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Created) != 0 {
+		t.Errorf("durable EnsurePKI over an ephemeral one rewrote %v", again.Created)
+	}
+}

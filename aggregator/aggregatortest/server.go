@@ -180,7 +180,9 @@ func newServer(dir, removeDir string, opts []Option) (*Server, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	pki, err := certs.EnsurePKI(filepath.Join(dir, "pki"), certs.Options{})
+	// Both t.TempDir and NewServer's folder go away with the test: no
+	// fsync of the ten PKI files.
+	pki, err := certs.EnsurePKI(filepath.Join(dir, "pki"), certs.Options{Ephemeral: true})
 	if err != nil {
 		return nil, err
 	}
