@@ -672,7 +672,10 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		if err != nil {
 			return err
 		}
-		merged, err := StrategicMergePatch(liveJSON, cfgJSON, rq.store.MergeKeys())
+		// Lists merge by their +listMapKey fields (sc.mergeKeys), as
+		// structured-merge-diff merges them: Service ports by port and
+		// protocol, not by the strategic-merge-patch key port alone.
+		merged, err := StrategicMergePatch(liveJSON, cfgJSON, sc.mergeKeys)
 		if err != nil {
 			return meta.NewBadRequest(err.Error())
 		}
