@@ -105,6 +105,9 @@ type Store struct {
 	// mergeKeys are the strategic-merge-patch keys of the resource
 	// (including those of ObjectMeta), see PatchMetaProvider.
 	mergeKeys map[string]string
+	// allocLock serialises the writes of an Allocator strategy that
+	// allocate (allocate.go).
+	allocLock
 }
 
 // CreateOnUpdater is an optional Strategy extension: when
@@ -588,13 +591,23 @@ func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error
 		m.Name = generateName(m.GenerateName)
 		generated = true
 	}
-	var errs meta.FieldErrors
+	unlock, errs, err := s.allocate(ctx, obj, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock() // once the object is stored or refused
+	if len(errs) > 0 {
+		return nil, s.invalid(m.Name, errs)
+	}
 	if m.Name == "" {
 		errs = append(errs, meta.Required("metadata.name", "name or generateName is required"))
 	}
 	errs = append(errs, s.strategy.Validate(obj)...)
 	if len(errs) > 0 {
 		return nil, s.invalid(m.Name, errs)
+	}
+	if w, ok := s.strategy.(Warner); ok {
+		warn(ctx, w.WarningsOnCreate(obj))
 	}
 	s.strategy.Canonicalize(obj)
 	if isDryRun(ctx) {
@@ -725,6 +738,14 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64
 		s.strategy.PrepareForStatusUpdate(obj, old)
 	} else {
 		s.strategy.PrepareForUpdate(obj, old)
+		unlock, aerrs, err := s.allocate(ctx, obj, old)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock() // once the object is stored or refused
+		if len(aerrs) > 0 {
+			return nil, s.invalid(m.Name, append(errs, aerrs...))
+		}
 	}
 	if sv, ok := s.strategy.(StatusValidator); ok && status {
 		errs = append(errs, sv.ValidateStatusUpdate(obj, old)...)
@@ -733,6 +754,9 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64
 	}
 	if len(errs) > 0 {
 		return nil, s.invalid(m.Name, errs)
+	}
+	if w, ok := s.strategy.(Warner); ok && !status {
+		warn(ctx, w.WarningsOnUpdate(obj, old))
 	}
 	s.strategy.Canonicalize(obj)
 	newBytes, err := s.encode(obj)

@@ -130,8 +130,23 @@ func queryBool(q url.Values, key string) bool {
 }
 
 func (a *API) serveResource(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
+	r = r.WithContext(registry.WithWarningSink(r.Context(), warningRecorder(w)))
 	if err := a.dispatchResource(w, r, rq); err != nil {
 		negotiation.WriteStatus(w, r, err)
+	}
+}
+
+// warningRecorder returns the sink of the store's warnings of one
+// request (registry.WithWarningSink): each text becomes one `Warning: 299
+// - "<text>"` header, once, as upstream's warning recorder deduplicates
+// them.
+func warningRecorder(w http.ResponseWriter) func(string) {
+	seen := map[string]bool{}
+	return func(text string) {
+		if !seen[text] {
+			seen[text] = true
+			negotiation.AddWarning(w, text)
+		}
 	}
 }
 
