@@ -546,10 +546,23 @@ func (s *Store) invalid(name string, errs meta.FieldErrors) error {
 	return meta.NewInvalid(s.info.Group, s.info.Kind, name, errs)
 }
 
+type namespaceCreatedKey struct{}
+
+// WithNamespaceCreatedTogether returns a copy of ctx under which a create
+// into namespace ns skips the check that ns exists: the caller creates ns
+// in the same batch of writes (the bootstrap objects of the "default"
+// namespace, written in one transaction with it).
+func WithNamespaceCreatedTogether(ctx context.Context, ns string) context.Context {
+	return context.WithValue(ctx, namespaceCreatedKey{}, ns)
+}
+
 // checkNamespace returns 404 `namespaces "<ns>" not found` when the
 // namespace of a namespaced object does not exist.
 func (s *Store) checkNamespace(ctx context.Context, ns string) error {
 	if !s.info.Namespaced || s.nsExists == nil {
+		return nil
+	}
+	if v, _ := ctx.Value(namespaceCreatedKey{}).(string); v == ns && ns != "" {
 		return nil
 	}
 	ok, err := s.nsExists(ctx, ns)
