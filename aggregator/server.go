@@ -48,6 +48,14 @@ type Options struct {
 	// Version is aggsim's own version, shown in /version's gitVersion.
 	// Empty means "dev".
 	Version string
+	// SecurePort is the port clients reach the server on; the
+	// default/kubernetes Service targets it and its Endpoints name it
+	// (kube-apiserver's --secure-port). 0 means the Server does not keep
+	// that Service and those Endpoints.
+	SecurePort int
+	// AdvertiseAddress is the address of the default/kubernetes Endpoints
+	// (kube-apiserver's --advertise-address); empty means 127.0.0.1.
+	AdvertiseAddress string
 
 	// ClientCA returns the current --client-ca-file pool (nil: no client
 	// certificate authentication).
@@ -286,7 +294,13 @@ func (s *Server) Ready() <-chan struct{} { return s.ready }
 func (s *Server) Run(ctx context.Context) {
 	// The bootstrap objects are written together (see createMissing).
 	var boot sync.WaitGroup
-	boot.Add(2)
+	boot.Add(3)
+	go func() {
+		defer boot.Done()
+		if err := s.ensureKubernetesService(ctx); err != nil { // kubernetes_service.go
+			s.logger.Error("create the kubernetes Service", "err", err)
+		}
+	}()
 	go func() {
 		defer boot.Done()
 		if err := s.ensureSystemNamespaces(ctx); err != nil {

@@ -105,6 +105,9 @@ type Store struct {
 	// mergeKeys are the strategic-merge-patch keys of the resource
 	// (including those of ObjectMeta), see PatchMetaProvider.
 	mergeKeys map[string]string
+	// allocLock serialises the writes of an Allocator strategy that
+	// allocate (allocate.go).
+	allocLock
 }
 
 // CreateOnUpdater is an optional Strategy extension: when
@@ -543,10 +546,23 @@ func (s *Store) invalid(name string, errs meta.FieldErrors) error {
 	return meta.NewInvalid(s.info.Group, s.info.Kind, name, errs)
 }
 
+type namespaceCreatedKey struct{}
+
+// WithNamespaceCreatedTogether returns a copy of ctx under which a create
+// into namespace ns skips the check that ns exists: the caller creates ns
+// in the same batch of writes (the bootstrap objects of the "default"
+// namespace, written in one transaction with it).
+func WithNamespaceCreatedTogether(ctx context.Context, ns string) context.Context {
+	return context.WithValue(ctx, namespaceCreatedKey{}, ns)
+}
+
 // checkNamespace returns 404 `namespaces "<ns>" not found` when the
 // namespace of a namespaced object does not exist.
 func (s *Store) checkNamespace(ctx context.Context, ns string) error {
 	if !s.info.Namespaced || s.nsExists == nil {
+		return nil
+	}
+	if v, _ := ctx.Value(namespaceCreatedKey{}).(string); v == ns && ns != "" {
 		return nil
 	}
 	ok, err := s.nsExists(ctx, ns)
@@ -588,13 +604,23 @@ func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error
 		m.Name = generateName(m.GenerateName)
 		generated = true
 	}
-	var errs meta.FieldErrors
+	unlock, errs, err := s.allocate(ctx, obj, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock() // once the object is stored or refused
+	if len(errs) > 0 {
+		return nil, s.invalid(m.Name, errs)
+	}
 	if m.Name == "" {
 		errs = append(errs, meta.Required("metadata.name", "name or generateName is required"))
 	}
 	errs = append(errs, s.strategy.Validate(obj)...)
 	if len(errs) > 0 {
 		return nil, s.invalid(m.Name, errs)
+	}
+	if w, ok := s.strategy.(Warner); ok {
+		warn(ctx, w.WarningsOnCreate(obj))
 	}
 	s.strategy.Canonicalize(obj)
 	if isDryRun(ctx) {
@@ -772,10 +798,21 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64
 		}
 	default:
 		s.strategy.PrepareForUpdate(obj, old)
+		unlock, aerrs, err := s.allocate(ctx, obj, old)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock() // once the object is stored or refused
+		if len(aerrs) > 0 {
+			return nil, s.invalid(m.Name, append(errs, aerrs...))
+		}
 		errs = append(errs, s.strategy.ValidateUpdate(obj, old)...)
 	}
 	if len(errs) > 0 {
 		return nil, s.invalid(m.Name, errs)
+	}
+	if w, ok := s.strategy.(Warner); ok && sub == "" {
+		warn(ctx, w.WarningsOnUpdate(obj, old))
 	}
 	s.strategy.Canonicalize(obj)
 	newBytes, err := s.encode(obj)

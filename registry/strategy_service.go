@@ -17,10 +17,14 @@ import (
 // ServiceStrategy is the Strategy of core/v1 services
 // (kubernetes/pkg/registry/core/service/strategy.go plus the defaulting
 // of core/v1 defaults.go and the allocation of service/storage/alloc.go).
-// ClusterIPs and NodePorts are derived from a hash of namespace/name
-// (ServiceClusterIPRange, ServiceNodePortRange): deterministic, and unique
-// in practice, though, unlike upstream's allocator, two Services could in
-// principle hash to the same address; nothing in aggsim routes by it.
+// Cluster IPs are allocated as upstream's allocator answers (Allocator):
+// a requested address another Service holds is refused, an automatic one
+// is the first free address from a start derived from a hash of
+// namespace/name, in the upper part of ServiceClusterIPRange first (the
+// lower 256 addresses are upstream's static band, preferred for requested
+// addresses). NodePorts are still derived from a hash of
+// namespace/name/port/protocol (ServiceNodePortMin..ServiceNodePortMax)
+// and are not checked for collisions; nothing in aggsim routes by them.
 // The zero value is ready to use.
 type ServiceStrategy struct {
 	// Now is the clock for AGE cells; nil means time.Now.
@@ -41,6 +45,8 @@ var (
 	_ Strategy              = ServiceStrategy{}
 	_ DeletedObjectReturner = ServiceStrategy{}
 	_ StatusValidator       = ServiceStrategy{}
+	_ Allocator             = ServiceStrategy{}
+	_ Warner                = ServiceStrategy{}
 )
 
 // Info describes services as /api/v1 discovery does (short name svc,
@@ -64,8 +70,9 @@ func (ServiceStrategy) Info() ResourceInfo {
 // New returns an empty *Service.
 func (ServiceStrategy) New() meta.Object { return &core.Service{} }
 
-// PrepareForCreate clears status, defaults, and allocates the clusterIP,
-// ipFamilies and nodePorts.
+// PrepareForCreate clears status, defaults, and fills ipFamilies,
+// ipFamilyPolicy and nodePorts; the clusterIP is the store's to allocate
+// (Allocate).
 func (ServiceStrategy) PrepareForCreate(obj meta.Object) {
 	s := obj.(*core.Service)
 	s.Status = core.ServiceStatus{}
@@ -74,6 +81,96 @@ func (ServiceStrategy) PrepareForCreate(obj meta.Object) {
 	if len(allocationErrors(s, nil)) == 0 {
 		allocateService(s)
 	}
+}
+
+// KubernetesServiceNamespace and KubernetesServiceName name the Service
+// every kube-apiserver keeps for itself; it holds the first address of
+// ServiceClusterIPRange (KubernetesServiceIP).
+const (
+	KubernetesServiceNamespace = "default"
+	KubernetesServiceName      = "kubernetes"
+	KubernetesServiceIP        = "10.96.0.1"
+)
+
+// needsClusterIP reports whether s is a Service that gets a cluster IP
+// (neither ExternalName nor headless).
+func needsClusterIP(s *core.Service) bool {
+	return s.Spec.Type != core.ServiceTypeExternalName && s.Spec.ClusterIP != core.ClusterIPNone
+}
+
+// Allocates is true for a create of a Service that gets a cluster IP and
+// for an update that gives one to a Service that had none (an
+// ExternalName Service changing type); Services keep their address
+// otherwise (Allocator).
+func (ServiceStrategy) Allocates(obj, old meta.Object) bool {
+	s := obj.(*core.Service)
+	if !needsClusterIP(s) {
+		return false
+	}
+	if old == nil {
+		return true
+	}
+	return len(old.(*core.Service).Spec.ClusterIPs) == 0
+}
+
+// Allocate answers the allocator's errors (allocationErrors), refuses a
+// requested cluster IP that a Service of stored holds (`failed to allocate
+// IP <ip>: provided IP is already allocated`, except under dryRun, as
+// upstream's dry-run allocator does not look), and else gives a Service
+// without one the first free address (see ServiceStrategy) (Allocator).
+// A range with no free address left is `failed to allocate a serviceIP:
+// range is full`.
+func (ServiceStrategy) Allocate(obj, old meta.Object, stored []meta.Object, dryRun bool) meta.FieldErrors {
+	s := obj.(*core.Service)
+	var o *core.Service
+	if old != nil {
+		o = old.(*core.Service)
+	}
+	if errs := allocationErrors(s, o); len(errs) > 0 {
+		return errs
+	}
+	used := make(map[netip.Addr]bool, len(stored)+1)
+	if s.Namespace != KubernetesServiceNamespace || s.Name != KubernetesServiceName {
+		// The "kubernetes" Service holds it, even while it is missing
+		// (upstream recreates it at once).
+		used[netip.MustParseAddr(KubernetesServiceIP)] = true
+	}
+	for _, st := range stored {
+		for _, ip := range st.(*core.Service).Spec.ClusterIPs {
+			if a, ok := core.ParseIPSloppy(ip); ok {
+				used[a.Unmap()] = true
+			}
+		}
+	}
+	if s.Spec.ClusterIP == "" {
+		ip, ok := freeClusterIP(s.Namespace+"/"+s.Name, used)
+		if !ok {
+			return meta.FieldErrors{meta.Invalid("spec.clusterIPs", clusterIPList(nil), "failed to allocate a serviceIP: range is full")}
+		}
+		s.Spec.ClusterIP, s.Spec.ClusterIPs = ip, []string{ip}
+		allocateService(s)
+		return nil
+	}
+	if dryRun {
+		return nil
+	}
+	for _, ip := range s.Spec.ClusterIPs {
+		if a, ok := core.ParseIPSloppy(ip); ok && used[a.Unmap()] {
+			return meta.FieldErrors{meta.Invalid("spec.clusterIPs", clusterIPList(s.Spec.ClusterIPs), "failed to allocate IP "+ip+": provided IP is already allocated")}
+		}
+	}
+	return nil
+}
+
+// WarningsOnCreate are core.ServiceWarnings (Warner).
+func (ServiceStrategy) WarningsOnCreate(obj meta.Object) []string {
+	return core.ServiceWarnings(obj.(*core.Service))
+}
+
+// WarningsOnUpdate are core.ServiceWarnings of the new Service, on every
+// update as upstream (Warner).
+func (ServiceStrategy) WarningsOnUpdate(obj, _ meta.Object) []string {
+	return core.ServiceWarnings(obj.(*core.Service))
 }
 
 // normalizeClusterIPs copies a clusterIP the client set into an empty
@@ -130,9 +227,6 @@ func allocationErrors(s, old *core.Service) meta.FieldErrors {
 		switch {
 		case !rng.Contains(a4) || a4 == rng.Addr() || a4 == lastAddr(rng):
 			return meta.FieldErrors{meta.Invalid("spec.clusterIPs", clusterIPList(sp.ClusterIPs), "failed to allocate IP "+ip+": the provided network does not match the current range")}
-		case a4 == rng.Addr().Next():
-			// The "kubernetes" Service holds the range's first address upstream.
-			return meta.FieldErrors{meta.Invalid("spec.clusterIPs", clusterIPList(sp.ClusterIPs), "failed to allocate IP "+ip+": provided IP is already allocated")}
 		}
 	}
 	return nil
@@ -260,8 +354,7 @@ func allocateService(s *core.Service) {
 	case sp.ClusterIP == "" && len(sp.ClusterIPs) > 0:
 		sp.ClusterIP = sp.ClusterIPs[0]
 	case sp.ClusterIP == "":
-		sp.ClusterIP = hashClusterIP(s.Namespace + "/" + s.Name)
-		sp.ClusterIPs = []string{sp.ClusterIP}
+		// Allocate picks it.
 	case len(sp.ClusterIPs) == 0:
 		sp.ClusterIPs = []string{sp.ClusterIP}
 	}
@@ -307,15 +400,39 @@ func hash32(s string) uint32 {
 	return h.Sum32()
 }
 
-// hashClusterIP maps key into 10.96.0.0/16, skipping the network and
-// broadcast addresses and 10.96.0.1 (the "kubernetes" Service's address
-// upstream).
-func hashClusterIP(key string) string {
+// clusterIPStaticBand is the number of addresses at the start of
+// ServiceClusterIPRange that automatic allocation uses only when the rest
+// is full, as upstream's allocator reserves min(max(16, size/16), 256)
+// addresses for requested ones (KEP-3070).
+const clusterIPStaticBand = 256
+
+// freeClusterIP returns the first address of ServiceClusterIPRange not in
+// used, probing from an offset derived from key in the dynamic band
+// (wrapping within it), then the static band; never the network,
+// broadcast or 10.96.0.1 (the "kubernetes" Service's) addresses. ok is
+// false when the range is full. Its cost grows with the number of used
+// addresses only when they are contiguous from the start.
+func freeClusterIP(key string, used map[netip.Addr]bool) (string, bool) {
 	const size = 1 << 16 // a /16 has 2^16 addresses
-	off := 2 + hash32(key)%(size-3)
 	base := uint32(10)<<24 | uint32(96)<<16
-	v := base + off
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}).String()
+	addr := func(off uint32) netip.Addr {
+		v := base + off
+		return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+	}
+	dynamic := uint32(size - 1 - clusterIPStaticBand) // offsets 256 .. size-2
+	start := hash32(key) % dynamic
+	for i := range dynamic {
+		off := clusterIPStaticBand + (start+i)%dynamic
+		if a := addr(off); !used[a] {
+			return a.String(), true
+		}
+	}
+	for off := uint32(2); off < clusterIPStaticBand; off++ {
+		if a := addr(off); !used[a] {
+			return a.String(), true
+		}
+	}
+	return "", false
 }
 
 // PrepareForStatusUpdate keeps the old spec and metadata.

@@ -24,7 +24,11 @@ func svc(name string, mutate func(*core.Service)) *core.Service {
 	if mutate != nil {
 		mutate(s)
 	}
-	ServiceStrategy{}.PrepareForCreate(s)
+	st := ServiceStrategy{}
+	st.PrepareForCreate(s)
+	if st.Allocates(s, nil) {
+		st.Allocate(s, nil, nil, false) // as the store does, with no other Service
+	}
 	return s
 }
 

@@ -83,7 +83,14 @@ func TestServiceCreateValidationReference(t *testing.T) {
 			}
 			st := ServiceStrategy{}
 			st.PrepareForCreate(s)
-			if got := errStrings(st.Validate(s)); !reflect.DeepEqual(got, tt.want) {
+			var errs meta.FieldErrors
+			if st.Allocates(s, nil) { // as the store: the allocator first, alone
+				errs = st.Allocate(s, nil, nil, false)
+			}
+			if len(errs) == 0 {
+				errs = st.Validate(s)
+			}
+			if got := errStrings(errs); !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("got  %q\nwant %q", got, tt.want)
 			}
 		})

@@ -233,19 +233,19 @@ func newServer(dir, removeDir string, opts []Option) (*Server, error) {
 	for _, f := range cfg.tweaks {
 		f(&aopts)
 	}
-	s.store = storage.NewMemory()
-	aopts.Storage = s.store
-	if s.agg, err = aggregator.New(aopts); err != nil {
-		s.store.Close()
-		return nil, err
-	}
-
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		s.store.Close()
 		return nil, fmt.Errorf("listen: %w", err)
 	}
 	s.URL = "https://" + ln.Addr().String()
+	aopts.SecurePort = ln.Addr().(*net.TCPAddr).Port // the default/kubernetes Service and Endpoints
+	s.store = storage.NewMemory()
+	aopts.Storage = s.store
+	if s.agg, err = aggregator.New(aopts); err != nil {
+		ln.Close()
+		s.store.Close()
+		return nil, err
+	}
 	s.conns = map[net.Conn]http.ConnState{}
 	hs, err := aggregator.NewSecureServer(s.agg.Handler(), &tls.Config{
 		MinVersion:   tls.VersionTLS12,

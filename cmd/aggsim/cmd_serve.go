@@ -231,18 +231,22 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		}
 	}
 	phases.mark("certificates")
-	srv, err := aggregator.New(aopts)
-	if err != nil {
-		return err
-	}
-	phases.mark("aggregator")
-
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.bindAddress, strconv.Itoa(o.securePort)))
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	addr := ln.Addr().(*net.TCPAddr)
-	server := "https://" + hostForURL(o.bindAddress, addr.Port)
+	host := hostForURL(o.bindAddress, addr.Port)
+	server := "https://" + host
+	// The default/kubernetes Service and Endpoints point at this address.
+	aopts.SecurePort = addr.Port
+	aopts.AdvertiseAddress, _, _ = net.SplitHostPort(host)
+	srv, err := aggregator.New(aopts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	phases.mark("aggregator")
 	kubeconfigPath := filepath.Join(dataDir, certs.KubeconfigName)
 	if err := pki.WriteKubeconfig(kubeconfigPath, server); err != nil {
 		return fmt.Errorf("write kubeconfig: %w", err)

@@ -1049,3 +1049,41 @@ func TrackCreate(r *http.Request, obj meta.Object, apiVersion string, now time.T
 	obj.GetObjectMeta().ManagedFields = encodeManagers(ms)
 	return nil
 }
+
+// ObjectWriter creates and updates a store's objects as a controller of
+// the server does, recording each write in managedFields as an Update of
+// Manager, as upstream records the objects its own controllers write
+// (e.g. the "kubernetes" Service and Endpoints, manager "kube-apiserver").
+// Objects get the scheme defaults a decoded request body gets
+// (registry.Defaulter) before the ownership is recorded.
+type ObjectWriter struct {
+	Store   *registry.Store
+	Manager string
+}
+
+// Get returns the stored object (registry.Store.Get).
+func (w ObjectWriter) Get(ctx context.Context, namespace, name string) (meta.Object, error) {
+	return w.Store.Get(ctx, namespace, name)
+}
+
+// Create records obj's fields as Manager's and creates it. Errors are the
+// store's (AlreadyExists, Invalid, NotFound for a missing namespace).
+func (w ObjectWriter) Create(ctx context.Context, obj meta.Object) (meta.Object, error) {
+	applyDefaults(w.Store, obj)
+	if err := trackUpdate(w.Store, nil, obj, w.Manager, ""); err != nil {
+		return nil, err
+	}
+	return w.Store.Create(ctx, obj)
+}
+
+// Update records the change from live (the stored object obj replaces,
+// whose resourceVersion obj carries) in managedFields and writes obj.
+// Errors are the store's (Conflict when live is no longer current).
+func (w ObjectWriter) Update(ctx context.Context, live, obj meta.Object) (meta.Object, error) {
+	applyDefaults(w.Store, obj)
+	obj.GetObjectMeta().ManagedFields = live.GetObjectMeta().ManagedFields
+	if err := trackUpdate(w.Store, live, obj, w.Manager, ""); err != nil {
+		return nil, err
+	}
+	return w.Store.Update(ctx, obj)
+}

@@ -342,13 +342,13 @@ func smpList(orig, patch []any, key, path string, mk map[string]string) ([]any, 
 			}
 			continue
 		}
-		kv, ok := pm[key]
-		if !ok {
-			return nil, fmt.Errorf("map: %v does not contain declared merge key: %s", mapString(pm), key)
+		if missing, ok := missingMergeKey(pm, key); ok {
+			return nil, fmt.Errorf("map: %v does not contain declared merge key: %s", mapString(pm), missing)
 		}
+		kv := elementID(pm, key)
 		idx := -1
 		for i, e := range out {
-			if em, ok := e.(map[string]any); ok && reflect.DeepEqual(em[key], kv) {
+			if em, ok := e.(map[string]any); ok && reflect.DeepEqual(elementID(em, key), kv) {
 				idx = i
 				break
 			}
@@ -356,7 +356,7 @@ func smpList(orig, patch []any, key, path string, mk map[string]string) ([]any, 
 		if pm[directivePatch] == "delete" {
 			kept := out[:0]
 			for _, e := range out {
-				if em, ok := e.(map[string]any); ok && reflect.DeepEqual(em[key], kv) {
+				if em, ok := e.(map[string]any); ok && reflect.DeepEqual(elementID(em, key), kv) {
 					continue
 				}
 				kept = append(kept, e)
@@ -380,6 +380,29 @@ func smpList(orig, patch []any, key, path string, mk map[string]string) ([]any, 
 		}
 	}
 	return out, nil
+}
+
+// elementID identifies the element em of a list keyed by key: the value
+// of a single merge key, or, for the several +listMapKey fields of a
+// server-side apply scope joined by "," (e.g. "port,protocol"), the
+// element's path element, in which a missing "protocol" counts as its
+// default "TCP" (see elementPE).
+func elementID(em map[string]any, key string) any {
+	if !strings.Contains(key, ",") {
+		return em[key]
+	}
+	return elementPE(key, em)
+}
+
+// missingMergeKey returns the first field of key that the patch element
+// pm lacks ("protocol" of a list-map key may be left out: it defaults).
+func missingMergeKey(pm map[string]any, key string) (string, bool) {
+	for _, k := range strings.Split(key, ",") {
+		if _, ok := pm[k]; !ok && !(k == "protocol" && strings.Contains(key, ",")) {
+			return k, true
+		}
+	}
+	return "", false
 }
 
 func mapString(m map[string]any) string {
@@ -424,7 +447,7 @@ func reorder(l, order []any, key string) []any {
 			return e
 		}
 		if m, ok := e.(map[string]any); ok {
-			return m[key]
+			return elementID(m, key)
 		}
 		return e
 	}

@@ -140,8 +140,23 @@ func queryBool(q url.Values, key string) bool {
 }
 
 func (a *API) serveResource(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
+	r = r.WithContext(registry.WithWarningSink(r.Context(), warningRecorder(w)))
 	if err := a.dispatchResource(w, r, rq); err != nil {
 		negotiation.WriteStatus(w, r, err)
+	}
+}
+
+// warningRecorder returns the sink of the store's warnings of one
+// request (registry.WithWarningSink): each text becomes one `Warning: 299
+// - "<text>"` header, once, as upstream's warning recorder deduplicates
+// them.
+func warningRecorder(w http.ResponseWriter) func(string) {
+	seen := map[string]bool{}
+	return func(text string) {
+		if !seen[text] {
+			seen[text] = true
+			negotiation.AddWarning(w, text)
+		}
 	}
 }
 
@@ -700,7 +715,10 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		if err != nil {
 			return err
 		}
-		merged, err := StrategicMergePatch(liveJSON, cfgJSON, rq.store.MergeKeys())
+		// Lists merge by their +listMapKey fields (sc.mergeKeys), as
+		// structured-merge-diff merges them: Service ports by port and
+		// protocol, not by the strategic-merge-patch key port alone.
+		merged, err := StrategicMergePatch(liveJSON, cfgJSON, sc.mergeKeys)
 		if err != nil {
 			return meta.NewBadRequest(err.Error())
 		}
