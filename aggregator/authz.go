@@ -280,6 +280,9 @@ func WithImpersonation(h http.Handler, a Authorizer, logger *slog.Logger) http.H
 // WithImpersonation): it returns r, or r as the impersonated user, or
 // false when it has answered a refusal.
 func impersonateRequest(w http.ResponseWriter, r *http.Request, a Authorizer, logger *slog.Logger) (*http.Request, bool) {
+	if !asksImpersonation(r.Header) {
+		return r, true
+	}
 	reqs, err := buildImpersonationRequests(r.Header)
 	if err != nil {
 		logger.Debug("impersonation", "err", err)
@@ -290,6 +293,17 @@ func impersonateRequest(w http.ResponseWriter, r *http.Request, a Authorizer, lo
 		return r, true
 	}
 	return impersonateAs(w, r, reqs, a, logger)
+}
+
+// asksImpersonation reports whether h has an Impersonate-* field (the
+// canonical names buildImpersonationRequests reads).
+func asksImpersonation(h http.Header) bool {
+	for k := range h {
+		if strings.HasPrefix(k, "Impersonate-") {
+			return true
+		}
+	}
+	return false
 }
 
 // impersonateAs authorizes and applies reqs (kept out of impersonateRequest so the
