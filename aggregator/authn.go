@@ -553,6 +553,17 @@ func newAuthenticator(opts AuthnOptions, logger *slog.Logger) *authenticator {
 // its context and every credential and front-proxy header removed; on
 // failure it has answered 401 and returns false.
 func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	u, ok := a.authenticateUser(w, r)
+	if !ok {
+		return r, false
+	}
+	return r.WithContext(request.WithUser(r.Context(), u)), true
+}
+
+// authenticateUser is authenticate without putting the user into the
+// context: it returns the user (and has noted it for the access log), or
+// false once it has answered 401.
+func (a *authenticator) authenticateUser(w http.ResponseWriter, r *http.Request) (*authentication.UserInfo, bool) {
 	opts := &a.opts
 	u, ok, err := opts.AuthenticateRequest(r)
 	if err == nil && !ok && opts.Anonymous {
@@ -564,7 +575,7 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (*h
 		}
 		closeUnauthenticatedHTTP2(w, r)
 		negotiation.WriteStatus(w, r, newUnauthorized())
-		return r, false
+		return nil, false
 	}
 	if u.Username == UserAnonymous {
 		closeUnauthenticatedHTTP2(w, r)
@@ -578,9 +589,8 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (*h
 			clearAuthHeaders(r.Header, userH, uidH, groupH, extraP)
 		}
 	}
-	ctx := request.WithUser(r.Context(), u)
-	noteUser(ctx, u, false)
-	return r.WithContext(ctx), true
+	noteUser(r.Context(), u, false)
+	return u, true
 }
 
 // closeUnauthenticatedHTTP2 ends an HTTP/2 connection after this response

@@ -166,21 +166,25 @@ func (c *handlerChain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.observer.RequestStarted(r, ri, proxied)
 		defer c.observe(st, r, ri, proxied)
 	}
-	c.serve(&st.sw, r, h, ri, riErr, proxied)
+	c.serve(st, r, h, ri, riErr, proxied)
 	st.completed = true
 }
 
 // serve runs the steps from RequestInfo's error to the handler; each
 // refusal has been answered when it returns early.
-func (c *handlerChain) serve(w http.ResponseWriter, r *http.Request, h http.Handler, ri *request.RequestInfo, riErr error, proxied bool) {
+func (c *handlerChain) serve(st *requestState, r *http.Request, h http.Handler, ri *request.RequestInfo, riErr error, proxied bool) {
+	w := &st.sw
 	if riErr != nil {
 		internalError(w, r, fmt.Errorf("failed to create RequestInfo: %w", riErr))
 		return
 	}
-	r, ok := c.authn.authenticate(w, r)
+	// The user goes into the chain's own context node (r's context is st):
+	// no context layer and request copy of its own.
+	u, ok := c.authn.authenticateUser(w, r)
 	if !ok {
 		return
 	}
+	st.user = u
 	if r, ok = impersonateRequest(w, r, c.impersonation, c.logger); !ok {
 		return
 	}
@@ -214,14 +218,15 @@ type requestState struct {
 	sw              request.StatusRecorder
 	rec             requestRecord
 	ri              *request.RequestInfo // nil until parsed, or when the path did not parse
+	user            *authentication.UserInfo // nil until authenticated
 	start           time.Time
 	// completed is set when everything inside the access log returned
 	// normally (not set: the handler panicked).
 	completed bool
 }
 
-// Value answers requestRecordKey and requestInfoKey (once parsed) and
-// delegates every other key.
+// Value answers requestRecordKey, request.RequestInfoKey (once parsed) and
+// request.UserKey (once authenticated) and delegates every other key.
 func (s *requestState) Value(key any) any {
 	switch key.(type) {
 	case requestRecordKey:
@@ -229,6 +234,10 @@ func (s *requestState) Value(key any) any {
 	case request.RequestInfoKey:
 		if s.ri != nil {
 			return s.ri
+		}
+	case request.UserKey:
+		if s.user != nil {
+			return s.user
 		}
 	}
 	return s.Context.Value(key)

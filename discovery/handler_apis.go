@@ -156,15 +156,25 @@ func (m *Manager) serveLegacy(w http.ResponseWriter, r *http.Request, d *documen
 // encoded as n asks, with its Content-Type and Cache-Control.
 func writeLegacy(w http.ResponseWriter, n negotiated, b []byte) {
 	h := w.Header()
+	// Shared, never-changed value slices: no allocation per answer.
 	if n.kind == mediaYAML {
-		h.Set("Content-Type", contentTypeYAML)
+		h["Content-Type"] = contentTypeYAMLValue
 	} else {
-		h.Set("Content-Type", contentTypeJSON)
+		h["Content-Type"] = contentTypeJSONValue
 	}
-	h.Set("Cache-Control", cacheControlLegacy)
+	h["Cache-Control"] = cacheControlLegacyValue
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
 }
+
+// The header values writeLegacy sets, as shared slices (net/http reads
+// them and never changes them; a handler that adds to them gets a new
+// array, since each has no spare capacity).
+var (
+	contentTypeJSONValue    = []string{contentTypeJSON}
+	contentTypeYAMLValue    = []string{contentTypeYAML}
+	cacheControlLegacyValue = []string{cacheControlLegacy}
+)
 
 // writeNotAcceptable writes the 406 Status kube-apiserver answers when no
 // Accept clause can be served (indented JSON, as its WriteRawJSON does).

@@ -12,17 +12,20 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
-type userKey struct{}
+// UserKey is the context key of the request's user (UserFrom). It is
+// exported so that a context node that already carries the request's state
+// (the aggregator chain's) can answer it without another context layer.
+type UserKey struct{}
 
 // WithUser returns a copy of ctx that carries u.
 func WithUser(ctx context.Context, u *authentication.UserInfo) context.Context {
-	return context.WithValue(ctx, userKey{}, u)
+	return context.WithValue(ctx, UserKey{}, u)
 }
 
 // UserFrom returns the user the authentication filter attached to ctx, or
 // nil and false when the request was not authenticated.
 func UserFrom(ctx context.Context) (*authentication.UserInfo, bool) {
-	u, ok := ctx.Value(userKey{}).(*authentication.UserInfo)
+	u, ok := ctx.Value(UserKey{}).(*authentication.UserInfo)
 	return u, ok && u != nil
 }
 
