@@ -116,6 +116,14 @@ type Server struct {
 	apiServices *Informer
 	services    *Informer
 	endpoints   *Informer
+	// flowSchemas and priorityLevels feed the APF consumer.
+	flowSchemas    *Informer
+	priorityLevels *Informer
+	// apfProducer creates and keeps the bootstrap FlowSchemas and
+	// PriorityLevelConfigurations; apfConsumer writes the FlowSchemas'
+	// Dangling condition (controller_apf.go).
+	apfProducer *apfProducer
+	apfConsumer *apfConsumer
 
 	// apiHandlers serves each APIService (router, proxy, discovery,
 	// OpenAPI); the registration controller drives it
@@ -204,6 +212,11 @@ func New(opts Options) (*Server, error) {
 	s.apiServices = NewInformer(s.api.Store(apiServicesResource), logger)
 	s.services = NewInformer(s.api.Store(meta.GroupResource{Resource: "services"}), logger)
 	s.endpoints = NewInformer(s.api.Store(meta.GroupResource{Resource: "endpoints"}), logger)
+	s.flowSchemas = NewInformer(s.api.Store(flowSchemasResource), logger)
+	s.priorityLevels = NewInformer(s.api.Store(priorityLevelsResource), logger)
+	loop := loopback{api: s.api}
+	s.apfProducer = &apfProducer{api: s.api, client: loop, logger: logger, interval: apfEnsureInterval}
+	s.apfConsumer = newAPFConsumer(s.flowSchemas, s.priorityLevels, loop, logger, now)
 
 	s.transports = proxy.NewTransports(proxy.TransportOptions{GetClientCertificate: opts.ProxyClientCertificate})
 	if opts.OnProxyClientCertChange != nil {
@@ -286,7 +299,13 @@ func (s *Server) Ready() <-chan struct{} { return s.ready }
 func (s *Server) Run(ctx context.Context) {
 	// The bootstrap objects are written together (see createMissing).
 	var boot sync.WaitGroup
-	boot.Add(2)
+	boot.Add(3)
+	go func() {
+		defer boot.Done()
+		if err := s.apfProducer.createMissing(ctx); err != nil {
+			s.logger.Error("create APF bootstrap configuration", "err", err)
+		}
+	}()
 	go func() {
 		defer boot.Done()
 		if err := s.ensureSystemNamespaces(ctx); err != nil {
@@ -301,7 +320,7 @@ func (s *Server) Run(ctx context.Context) {
 	}()
 	boot.Wait()
 	var wg sync.WaitGroup
-	for _, inf := range []*Informer{s.services, s.endpoints, s.apiServices} {
+	for _, inf := range []*Informer{s.services, s.endpoints, s.apiServices, s.flowSchemas, s.priorityLevels} {
 		wg.Add(1)
 		go func() { defer wg.Done(); inf.Run(ctx) }()
 	}
@@ -313,6 +332,9 @@ func (s *Server) Run(ctx context.Context) {
 	go func() { defer wg.Done(); s.openapi.Run(ctx) }()
 	wg.Add(1)
 	go func() { defer wg.Done(); s.extensionAuth.Run(ctx) }()
+	wg.Add(2) // APF configuration producer and consumer (controller_apf.go)
+	go func() { defer wg.Done(); s.apfProducer.Run(ctx, s.ready) }()
+	go func() { defer wg.Done(); s.apfConsumer.Run(ctx) }()
 	go func() {
 		for _, ch := range []<-chan struct{}{s.services.Synced(), s.endpoints.Synced(), s.apiServices.Synced(), s.discovery.Synced()} {
 			select {
