@@ -88,6 +88,10 @@ type Options struct {
 	// DiscoveryRefreshInterval is how often backends' discovery is
 	// re-fetched; zero means 60 s (upstream).
 	DiscoveryRefreshInterval time.Duration
+	// APFEnsureInterval is how often the bootstrap FlowSchemas and
+	// PriorityLevelConfigurations are put back (re-created, specs reset);
+	// zero means a minute, as kube-apiserver (which has no flag for it).
+	APFEnsureInterval time.Duration
 	// ServeAggregatedV2Beta1 also answers apidiscovery.k8s.io/v2beta1.
 	ServeAggregatedV2Beta1 bool
 	// Registerer receives aggsim's metrics; nil means a fresh registry of
@@ -215,7 +219,10 @@ func New(opts Options) (*Server, error) {
 	s.flowSchemas = NewInformer(s.api.Store(flowSchemasResource), logger)
 	s.priorityLevels = NewInformer(s.api.Store(priorityLevelsResource), logger)
 	loop := loopback{api: s.api}
-	s.apfProducer = &apfProducer{api: s.api, client: loop, logger: logger, interval: apfEnsureInterval}
+	s.apfProducer = &apfProducer{api: s.api, client: loop, logger: logger, interval: opts.APFEnsureInterval}
+	if s.apfProducer.interval <= 0 {
+		s.apfProducer.interval = apfEnsureInterval
+	}
 	s.apfConsumer = newAPFConsumer(s.flowSchemas, s.priorityLevels, loop, logger, now)
 
 	s.transports = proxy.NewTransports(proxy.TransportOptions{GetClientCertificate: opts.ProxyClientCertificate})
