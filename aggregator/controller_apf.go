@@ -102,6 +102,9 @@ type apfObject struct {
 type apfKind struct {
 	kind, resource string
 	names          []string
+	// zero are the spec fields upstream's empty object has (create does
+	// not add them: no "." entry in managedFields).
+	zero map[string]bool
 	// want returns the bootstrap spec of name given the current stored
 	// spec (nil when absent), and whether the current one equals it.
 	want func(name string, current json.RawMessage) (spec any, equal bool)
@@ -110,6 +113,7 @@ type apfKind struct {
 // apfKinds are the kinds in the order upstream ensures them.
 var apfKinds = []apfKind{
 	{kind: "PriorityLevelConfiguration", resource: "prioritylevelconfigurations", names: flowcontrol.BootstrapPriorityLevelNames,
+		zero: map[string]bool{"type": true},
 		want: func(name string, current json.RawMessage) (any, bool) {
 			want, _ := flowcontrol.BootstrapPriorityLevel(name)
 			if current == nil {
@@ -127,6 +131,7 @@ var apfKinds = []apfKind{
 			return want, flowcontrol.SemanticEqual(want, have)
 		}},
 	{kind: "FlowSchema", resource: "flowschemas", names: flowcontrol.BootstrapFlowSchemaNames,
+		zero: map[string]bool{"priorityLevelConfiguration": true, "matchingPrecedence": true},
 		want: func(name string, current json.RawMessage) (any, bool) {
 			want, _ := flowcontrol.BootstrapFlowSchema(name)
 			if current == nil {
@@ -154,6 +159,7 @@ type apfProducer struct {
 	api      *rest.API
 	client   loopback
 	logger   *slog.Logger
+	now      func() time.Time
 	interval time.Duration
 }
 
@@ -174,26 +180,46 @@ func newBootstrapObject(k apfKind, name string, spec any) apfObject {
 // createMissing creates every bootstrap object that does not exist, all
 // at once so the store commits them in one transaction (see the
 // package-level createMissing).
+//
+// The existing ones are found by name, without decoding them, and the
+// missing ones are written straight to the store with the managedFields
+// entry the producer's create gets upstream, so they join the bootstrap
+// namespaces' and APIServices' transaction.
 func (p *apfProducer) createMissing(ctx context.Context) error {
 	var errs []error
 	var mu sync.Mutex
+	fail := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
 	var wg sync.WaitGroup
 	for _, k := range apfKinds {
-		st := p.store(k.resource)
-		for _, name := range k.names {
-			if _, err := st.Get(ctx, "", name); err == nil {
-				continue
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			names, err := p.store(k.resource).Names(ctx, "")
+			if err != nil {
+				fail(err)
+				return
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := p.create(ctx, k, name); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
+			have := make(map[string]bool, len(names))
+			for _, n := range names {
+				have[n] = true
+			}
+			for _, name := range k.names {
+				if have[name] {
+					continue
 				}
-			}()
-		}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if err := p.create(ctx, k, name); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
+						fail(err)
+					}
+				}()
+			}
+		}()
 	}
 	wg.Wait()
 	return errors.Join(errs...)
@@ -202,15 +228,57 @@ func (p *apfProducer) createMissing(ctx context.Context) error {
 var producerQuery = "fieldManager=" + url.QueryEscape(apfProducerManager)
 
 func (p *apfProducer) create(ctx context.Context, k apfKind, name string) error {
-	spec, _ := k.want(name, nil)
-	body, err := json.Marshal(newBootstrapObject(k, name, spec))
+	want, _ := k.want(name, nil)
+	spec, err := json.Marshal(want)
 	if err != nil {
 		return err
 	}
-	if err := p.client.do(ctx, http.MethodPost, apfPathPrefix+k.resource, producerQuery, "application/json", body); err != nil {
+	var doc map[string]any
+	if err := json.Unmarshal(spec, &doc); err != nil {
+		return err
+	}
+	fields := map[string]any{
+		"f:metadata": map[string]any{"f:annotations": map[string]any{".": struct{}{}, "f:" + flowcontrol.AutoUpdateAnnotation: struct{}{}}},
+		"f:spec":     specFields(doc, k.zero),
+	}
+	fv1, err := json.Marshal(fields)
+	if err != nil {
+		return err
+	}
+	now := meta.NewTime(p.now().Truncate(time.Second))
+	o := &registry.GenericObject{
+		TypeMeta: meta.TypeMeta{Kind: k.kind, APIVersion: registry.GroupFlowControl + "/v1"},
+		ObjectMeta: meta.ObjectMeta{Name: name,
+			Annotations: map[string]string{flowcontrol.AutoUpdateAnnotation: "true"},
+			ManagedFields: []meta.ManagedFieldsEntry{{Manager: apfProducerManager, Operation: "Update",
+				APIVersion: registry.GroupFlowControl + "/v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: fv1}}},
+		Spec: spec,
+	}
+	if _, err := p.store(k.resource).Create(ctx, o); err != nil {
 		return fmt.Errorf("create %s %q: %w", k.kind, name, err)
 	}
 	return nil
+}
+
+// specFields is the fieldsV1 set of a create of spec doc, as upstream's
+// field manager records it against the kind's empty object: every field;
+// a map not in the empty object (zero, at the top) also as "."; lists
+// are atomic (one field).
+func specFields(doc map[string]any, zero map[string]bool) map[string]any {
+	out := make(map[string]any, len(doc))
+	for k, v := range doc {
+		m, ok := v.(map[string]any)
+		if !ok {
+			out["f:"+k] = struct{}{}
+			continue
+		}
+		sub := specFields(m, nil)
+		if !zero[k] {
+			sub["."] = struct{}{}
+		}
+		out["f:"+k] = sub
+	}
+	return out
 }
 
 // autoUpdate says whether the producer keeps obj's spec
@@ -311,15 +379,10 @@ func (p *apfProducer) revise(ctx context.Context, k apfKind, o *registry.Generic
 	return p.client.do(ctx, http.MethodPut, apfPathPrefix+k.resource+"/"+o.Name, producerQuery, "application/json", body)
 }
 
-// Run ensures the bootstrap objects once ready is closed (start-up
-// created the missing ones already) and then every interval until ctx
-// ends.
-func (p *apfProducer) Run(ctx context.Context, ready <-chan struct{}) {
-	select {
-	case <-ready:
-	case <-ctx.Done():
-		return
-	}
+// Run ensures the bootstrap objects at once (the server starts it once
+// ready; start-up created the missing ones already) and then every
+// interval until ctx ends.
+func (p *apfProducer) Run(ctx context.Context) {
 	t := time.NewTicker(p.interval)
 	defer t.Stop()
 	for {

@@ -219,7 +219,7 @@ func New(opts Options) (*Server, error) {
 	s.flowSchemas = NewInformer(s.api.Store(flowSchemasResource), logger)
 	s.priorityLevels = NewInformer(s.api.Store(priorityLevelsResource), logger)
 	loop := loopback{api: s.api}
-	s.apfProducer = &apfProducer{api: s.api, client: loop, logger: logger, interval: opts.APFEnsureInterval}
+	s.apfProducer = &apfProducer{api: s.api, client: loop, logger: logger, now: now, interval: opts.APFEnsureInterval}
 	if s.apfProducer.interval <= 0 {
 		s.apfProducer.interval = apfEnsureInterval
 	}
@@ -327,7 +327,7 @@ func (s *Server) Run(ctx context.Context) {
 	}()
 	boot.Wait()
 	var wg sync.WaitGroup
-	for _, inf := range []*Informer{s.services, s.endpoints, s.apiServices, s.flowSchemas, s.priorityLevels} {
+	for _, inf := range []*Informer{s.services, s.endpoints, s.apiServices} {
 		wg.Add(1)
 		go func() { defer wg.Done(); inf.Run(ctx) }()
 	}
@@ -339,9 +339,24 @@ func (s *Server) Run(ctx context.Context) {
 	go func() { defer wg.Done(); s.openapi.Run(ctx) }()
 	wg.Add(1)
 	go func() { defer wg.Done(); s.extensionAuth.Run(ctx) }()
-	wg.Add(2) // APF configuration producer and consumer (controller_apf.go)
-	go func() { defer wg.Done(); s.apfProducer.Run(ctx, s.ready) }()
-	go func() { defer wg.Done(); s.apfConsumer.Run(ctx) }()
+	// APF configuration producer and consumer (controller_apf.go): not
+	// needed for readiness, so they and their informers start once ready
+	// and do not compete with the start-up for the CPU.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-s.ready:
+		case <-ctx.Done():
+			return
+		}
+		var apf sync.WaitGroup
+		for _, run := range []func(context.Context){s.flowSchemas.Run, s.priorityLevels.Run, s.apfConsumer.Run, s.apfProducer.Run} {
+			apf.Add(1)
+			go func() { defer apf.Done(); run(ctx) }()
+		}
+		apf.Wait()
+	}()
 	go func() {
 		for _, ch := range []<-chan struct{}{s.services.Synced(), s.endpoints.Synced(), s.apiServices.Synced(), s.discovery.Synced()} {
 			select {
