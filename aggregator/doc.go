@@ -22,7 +22,11 @@
 //     (controller_registration.go: a lister and an APIHandlerManager that
 //     fans an APIService out to the router, proxy, discovery and OpenAPI),
 //     availability (controller_availability.go: a lister, a prober and a
-//     status writer), and the extension-apiserver-authentication writer.
+//     status writer), the extension-apiserver-authentication writer, and
+//     kube-apiserver's API Priority and Fairness configuration producer
+//     and consumer (controller_apf.go: the bootstrap FlowSchemas and
+//     PriorityLevelConfigurations, the FlowSchema Dangling condition),
+//     which write through the REST API in-process as a loopback client.
 //   - The review APIs a k8s.io/apiserver backend calls back into
 //     (reviews.go), health checks, metrics and the explain/debug views.
 //

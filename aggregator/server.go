@@ -96,6 +96,10 @@ type Options struct {
 	// DiscoveryRefreshInterval is how often backends' discovery is
 	// re-fetched; zero means 60 s (upstream).
 	DiscoveryRefreshInterval time.Duration
+	// APFEnsureInterval is how often the bootstrap FlowSchemas and
+	// PriorityLevelConfigurations are put back (re-created, specs reset);
+	// zero means a minute, as kube-apiserver (which has no flag for it).
+	APFEnsureInterval time.Duration
 	// ServeAggregatedV2Beta1 also answers apidiscovery.k8s.io/v2beta1.
 	ServeAggregatedV2Beta1 bool
 	// Registerer receives aggsim's metrics; nil means a fresh registry of
@@ -124,6 +128,14 @@ type Server struct {
 	apiServices *Informer
 	services    *Informer
 	endpoints   *Informer
+	// flowSchemas and priorityLevels feed the APF consumer.
+	flowSchemas    *Informer
+	priorityLevels *Informer
+	// apfProducer creates and keeps the bootstrap FlowSchemas and
+	// PriorityLevelConfigurations; apfConsumer writes the FlowSchemas'
+	// Dangling condition (controller_apf.go).
+	apfProducer *apfProducer
+	apfConsumer *apfConsumer
 
 	// apiHandlers serves each APIService (router, proxy, discovery,
 	// OpenAPI); the registration controller drives it
@@ -212,6 +224,14 @@ func New(opts Options) (*Server, error) {
 	s.apiServices = NewInformer(s.api.Store(apiServicesResource), logger)
 	s.services = NewInformer(s.api.Store(meta.GroupResource{Resource: "services"}), logger)
 	s.endpoints = NewInformer(s.api.Store(meta.GroupResource{Resource: "endpoints"}), logger)
+	s.flowSchemas = NewInformer(s.api.Store(flowSchemasResource), logger)
+	s.priorityLevels = NewInformer(s.api.Store(priorityLevelsResource), logger)
+	loop := loopback{api: s.api}
+	s.apfProducer = &apfProducer{api: s.api, client: loop, logger: logger, now: now, interval: opts.APFEnsureInterval}
+	if s.apfProducer.interval <= 0 {
+		s.apfProducer.interval = apfEnsureInterval
+	}
+	s.apfConsumer = newAPFConsumer(s.flowSchemas, s.priorityLevels, loop, logger, now)
 
 	s.transports = proxy.NewTransports(proxy.TransportOptions{GetClientCertificate: opts.ProxyClientCertificate})
 	if opts.OnProxyClientCertChange != nil {
@@ -294,11 +314,17 @@ func (s *Server) Ready() <-chan struct{} { return s.ready }
 func (s *Server) Run(ctx context.Context) {
 	// The bootstrap objects are written together (see createMissing).
 	var boot sync.WaitGroup
-	boot.Add(3)
+	boot.Add(4)
 	go func() {
 		defer boot.Done()
 		if err := s.ensureKubernetesService(ctx); err != nil { // kubernetes_service.go
 			s.logger.Error("create the kubernetes Service", "err", err)
+		}
+	}()
+	go func() {
+		defer boot.Done()
+		if err := s.apfProducer.createMissing(ctx); err != nil {
+			s.logger.Error("create APF bootstrap configuration", "err", err)
 		}
 	}()
 	go func() {
@@ -327,6 +353,24 @@ func (s *Server) Run(ctx context.Context) {
 	go func() { defer wg.Done(); s.openapi.Run(ctx) }()
 	wg.Add(1)
 	go func() { defer wg.Done(); s.extensionAuth.Run(ctx) }()
+	// APF configuration producer and consumer (controller_apf.go): not
+	// needed for readiness, so they and their informers start once ready
+	// and do not compete with the start-up for the CPU.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-s.ready:
+		case <-ctx.Done():
+			return
+		}
+		var apf sync.WaitGroup
+		for _, run := range []func(context.Context){s.flowSchemas.Run, s.priorityLevels.Run, s.apfConsumer.Run, s.apfProducer.Run} {
+			apf.Add(1)
+			go func() { defer apf.Done(); run(ctx) }()
+		}
+		apf.Wait()
+	}()
 	go func() {
 		for _, ch := range []<-chan struct{}{s.services.Synced(), s.endpoints.Synced(), s.apiServices.Synced(), s.discovery.Synced()} {
 			select {

@@ -231,6 +231,23 @@ func (s *Store) listPrefix(ns string) string {
 	return s.prefix
 }
 
+// Names returns the names of the stored objects of a cluster-scoped
+// resource (or of namespace ns of a namespaced one) in key order, without
+// decoding them: an existence check for start-up that costs one read
+// transaction. Errors are the storage's.
+func (s *Store) Names(ctx context.Context, ns string) ([]string, error) {
+	p := s.listPrefix(ns)
+	kvs, _, err := s.st.List(ctx, p)
+	if err != nil {
+		return nil, s.storageErr(err, "")
+	}
+	out := make([]string, 0, len(kvs))
+	for _, kv := range kvs {
+		out = append(out, strings.TrimPrefix(kv.Key, p))
+	}
+	return out, nil
+}
+
 // decode turns stored bytes into an object with resourceVersion rev.
 func (s *Store) decode(value []byte, rev int64) (meta.Object, error) {
 	obj := s.strategy.New()

@@ -146,3 +146,11 @@ type FieldSchemaProvider interface {
 type PatchMetaProvider interface {
 	MergeKeys() map[string]string
 }
+
+// TableOrderer is an optional Strategy extension for kinds whose table
+// printer sorts the rows of a list (upstream printFlowSchemaList sorts by
+// matchingPrecedence, then name): OrderTableRows sorts objs in place.
+// Lists in other representations keep the store's order.
+type TableOrderer interface {
+	OrderTableRows(objs []meta.Object)
+}

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"cmp"
 	"encoding/json"
 	"time"
 
@@ -43,6 +44,7 @@ func FlowControlStrategies(now func() time.Time) []Strategy {
 			},
 			AgeIndex:     3,
 			Row:          flowSchemaRow,
+			RowOrder:     flowSchemaOrder,
 			DefaultFn:    defaultFlowSchema,
 			ValidateFn:   validateFlowSchema,
 			ZeroSpec:     json.RawMessage(`{"priorityLevelConfiguration":{"name":""},"matchingPrecedence":0}`),
@@ -69,34 +71,42 @@ func FlowControlStrategies(now func() time.Time) []Strategy {
 	}
 }
 
-// defaultFlowSchema applies upstream's FlowSchema spec defaults.
+// defaultFlowSchema applies upstream's FlowSchema spec defaults and
+// encodes spec and status in upstream's field order.
 func defaultFlowSchema(o *GenericObject) {
 	recode(&o.Spec, flowcontrol.DefaultFlowSchemaSpec)
+	recode(&o.Status, func(*flowcontrol.FlowSchemaStatus) {})
 }
 
-// validateFlowSchema mirrors upstream's ValidateFlowSchemaSpec.
+// validateFlowSchema mirrors upstream's ValidateFlowSchema: the spec's
+// checks, then the fixed spec of the mandatory exempt and catch-all.
 func validateFlowSchema(o *GenericObject) meta.FieldErrors {
 	var spec flowcontrol.FlowSchemaSpec
 	if err := json.Unmarshal(orEmpty(o.Spec), &spec); err != nil {
 		return meta.FieldErrors{meta.Invalid("spec", string(o.Spec), err.Error())}
 	}
-	return flowcontrol.ValidateFlowSchemaSpec(o.Name, &spec)
+	errs := flowcontrol.ValidateFlowSchemaSpec(o.Name, &spec)
+	return append(errs, flowcontrol.ValidateMandatoryFlowSchema(o.Name, &spec)...)
 }
 
 // defaultPriorityLevelConfiguration applies upstream's
-// PriorityLevelConfiguration spec defaults.
+// PriorityLevelConfiguration spec defaults and encodes spec and status in
+// upstream's field order.
 func defaultPriorityLevelConfiguration(o *GenericObject) {
 	recode(&o.Spec, flowcontrol.DefaultPriorityLevelConfigurationSpec)
+	recode(&o.Status, func(*flowcontrol.PriorityLevelConfigurationStatus) {})
 }
 
 // validatePriorityLevelConfiguration mirrors upstream's
-// ValidatePriorityLevelConfigurationSpec.
+// ValidatePriorityLevelConfiguration: the spec's checks, then the fixed
+// spec of the mandatory exempt and catch-all levels.
 func validatePriorityLevelConfiguration(o *GenericObject) meta.FieldErrors {
 	var spec flowcontrol.PriorityLevelConfigurationSpec
 	if err := json.Unmarshal(orEmpty(o.Spec), &spec); err != nil {
 		return meta.FieldErrors{meta.Invalid("spec", string(o.Spec), err.Error())}
 	}
-	return flowcontrol.ValidatePriorityLevelConfigurationSpec(o.Name, &spec)
+	errs := flowcontrol.ValidatePriorityLevelConfigurationSpec(o.Name, &spec)
+	return append(errs, flowcontrol.ValidateMandatoryPriorityLevel(o.Name, &spec)...)
 }
 
 // orEmpty is raw, or "{}" when raw is absent.
@@ -105,6 +115,18 @@ func orEmpty(raw json.RawMessage) json.RawMessage {
 		return json.RawMessage("{}")
 	}
 	return raw
+}
+
+// flowSchemaOrder orders FlowSchema table rows as upstream's
+// printFlowSchemaList (FlowSchemaSequence): by matchingPrecedence, then
+// by name.
+func flowSchemaOrder(a, b *GenericObject) int {
+	pa, _ := rawField(a.Spec, "matchingPrecedence").(float64)
+	pb, _ := rawField(b.Spec, "matchingPrecedence").(float64)
+	if c := cmp.Compare(pa, pb); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Name, b.Name)
 }
 
 // flowSchemaRow: priority level name, matching precedence, distinguisher

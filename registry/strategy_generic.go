@@ -3,6 +3,7 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/aggsim/aggsim/registry/apis/authentication"
@@ -57,6 +58,9 @@ type GenericStrategy struct {
 	Row     func(o *GenericObject) []any
 	// AgeIndex is where AGE sits among Columns (0 means after them all).
 	AgeIndex int
+	// RowOrder, when set, orders a list's table rows (a cmp function);
+	// nil keeps the store's order.
+	RowOrder func(a, b *GenericObject) int
 	// ValidateFn adds kind-specific checks of a new or updated object;
 	// nil means none.
 	ValidateFn func(o *GenericObject) meta.FieldErrors
@@ -81,6 +85,7 @@ var (
 	_ Strategy          = GenericStrategy{}
 	_ PatchMetaProvider = GenericStrategy{}
 	_ Defaulter         = GenericStrategy{}
+	_ TableOrderer      = GenericStrategy{}
 )
 
 // Info returns Resource.
@@ -254,6 +259,14 @@ func (s GenericStrategy) TableRow(obj meta.Object) []any {
 	row = append(row, extra[:at]...)
 	row = append(row, meta.TableAge(o.CreationTimestamp, nowOr(s.Now)))
 	return append(row, extra[at:]...)
+}
+
+// OrderTableRows sorts objs by RowOrder (stable), if set.
+func (s GenericStrategy) OrderTableRows(objs []meta.Object) {
+	if s.RowOrder == nil {
+		return
+	}
+	slices.SortStableFunc(objs, func(a, b meta.Object) int { return s.RowOrder(a.(*GenericObject), b.(*GenericObject)) })
 }
 
 // MergeKeys returns MergeKeysMap.

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
@@ -28,6 +29,10 @@ func buildTable(s registry.Strategy, objs []meta.Object, lm meta.ListMeta, inclu
 		if t.ColumnDefinitions == nil {
 			t.ColumnDefinitions = []meta.TableColumnDefinition{}
 		}
+	}
+	if o, ok := s.(registry.TableOrderer); ok {
+		objs = slices.Clone(objs)
+		o.OrderTableRows(objs)
 	}
 	for _, obj := range objs {
 		row := meta.TableRow{Cells: s.TableRow(obj)}

@@ -1,5 +1,7 @@
 package flowcontrol
 
+import "github.com/aggsim/aggsim/registry/apis/meta"
+
 // FlowSchemaSpec is the spec of a FlowSchema.
 type FlowSchemaSpec struct {
 	// PriorityLevelConfiguration names the priority level matched
@@ -146,4 +148,51 @@ type QueuingConfiguration struct {
 	HandSize int32 `json:"handSize" protobuf:"varint,2,opt,name=handSize"`
 	// QueueLengthLimit is the maximum queue length; default 50.
 	QueueLengthLimit int32 `json:"queueLengthLimit" protobuf:"varint,3,opt,name=queueLengthLimit"`
+}
+
+// FlowSchemaStatus is the status of a FlowSchema, written by the server.
+type FlowSchemaStatus struct {
+	// Conditions are the FlowSchema's current conditions (the server
+	// maintains Dangling), one per type.
+	// +listType=map
+	// +listMapKey=type
+	Conditions []FlowSchemaCondition `json:"conditions,omitempty" protobuf:"bytes,1,rep,name=conditions"`
+}
+
+// FlowSchemaCondition is one condition of a FlowSchema.
+type FlowSchemaCondition struct {
+	// Type of the condition; the server writes Dangling.
+	Type string `json:"type,omitempty" protobuf:"bytes,1,opt,name=type"`
+	// Status is True, False or Unknown.
+	Status string `json:"status,omitempty" protobuf:"bytes,2,opt,name=status"`
+	// LastTransitionTime is when the condition last changed.
+	LastTransitionTime meta.Time `json:"lastTransitionTime,omitempty" protobuf:"bytes,3,opt,name=lastTransitionTime"`
+	// Reason is a CamelCase word saying why (Found, NotFound).
+	Reason string `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
+	// Message is the reason in a sentence.
+	Message string `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
+}
+
+// PriorityLevelConfigurationStatus is the status of a
+// PriorityLevelConfiguration.
+type PriorityLevelConfigurationStatus struct {
+	// Conditions are the level's current conditions, one per type.
+	// +listType=map
+	// +listMapKey=type
+	Conditions []PriorityLevelConfigurationCondition `json:"conditions,omitempty" protobuf:"bytes,1,rep,name=conditions"`
+}
+
+// PriorityLevelConfigurationCondition is one condition of a
+// PriorityLevelConfiguration.
+type PriorityLevelConfigurationCondition struct {
+	// Type of the condition.
+	Type string `json:"type,omitempty" protobuf:"bytes,1,opt,name=type"`
+	// Status is True, False or Unknown.
+	Status string `json:"status,omitempty" protobuf:"bytes,2,opt,name=status"`
+	// LastTransitionTime is when the condition last changed.
+	LastTransitionTime meta.Time `json:"lastTransitionTime,omitempty" protobuf:"bytes,3,opt,name=lastTransitionTime"`
+	// Reason is a CamelCase word saying why.
+	Reason string `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
+	// Message is the reason in a sentence.
+	Message string `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
 }

@@ -140,6 +140,42 @@ func init() {
 					{Name: "QueueLengthLimit", Doc: "QueueLengthLimit is the maximum queue length; default 50."},
 				},
 			},
+			{
+				Type: reflect.TypeFor[FlowSchemaStatus](),
+				Doc:  "FlowSchemaStatus is the status of a FlowSchema, written by the server.",
+				Fields: []apidoc.Field{
+					{Name: "Conditions", Doc: "Conditions are the FlowSchema's current conditions (the server maintains Dangling), one per type.", Markers: apidoc.Markers{"listMapKey": {"type"}, "listType": {"map"}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[FlowSchemaCondition](),
+				Doc:  "FlowSchemaCondition is one condition of a FlowSchema.",
+				Fields: []apidoc.Field{
+					{Name: "Type", Doc: "Type of the condition; the server writes Dangling."},
+					{Name: "Status", Doc: "Status is True, False or Unknown."},
+					{Name: "LastTransitionTime", Doc: "LastTransitionTime is when the condition last changed."},
+					{Name: "Reason", Doc: "Reason is a CamelCase word saying why (Found, NotFound)."},
+					{Name: "Message", Doc: "Message is the reason in a sentence."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[PriorityLevelConfigurationStatus](),
+				Doc:  "PriorityLevelConfigurationStatus is the status of a PriorityLevelConfiguration.",
+				Fields: []apidoc.Field{
+					{Name: "Conditions", Doc: "Conditions are the level's current conditions, one per type.", Markers: apidoc.Markers{"listMapKey": {"type"}, "listType": {"map"}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[PriorityLevelConfigurationCondition](),
+				Doc:  "PriorityLevelConfigurationCondition is one condition of a PriorityLevelConfiguration.",
+				Fields: []apidoc.Field{
+					{Name: "Type", Doc: "Type of the condition."},
+					{Name: "Status", Doc: "Status is True, False or Unknown."},
+					{Name: "LastTransitionTime", Doc: "LastTransitionTime is when the condition last changed."},
+					{Name: "Reason", Doc: "Reason is a CamelCase word saying why."},
+					{Name: "Message", Doc: "Message is the reason in a sentence."},
+				},
+			},
 		},
 	})
 }

@@ -1,0 +1,516 @@
+package aggregator
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/flowcontrol"
+	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/rest"
+)
+
+// The field managers of kube-apiserver's API Priority and Fairness
+// configuration producer (creates and keeps the bootstrap objects) and
+// consumer (writes the FlowSchema Dangling condition), as they show in
+// managedFields.
+const (
+	apfProducerManager = "api-priority-and-fairness-config-producer-v1"
+	apfConsumerManager = "api-priority-and-fairness-config-consumer-v1"
+	// apfEnsureInterval is how often the producer puts the bootstrap
+	// objects back (measured on kube-apiserver 1.33.13: a deleted
+	// mandatory FlowSchema came back at the next whole minute after
+	// start-up).
+	apfEnsureInterval = time.Minute
+	// apfRetryDelay is how long the consumer waits before retrying a
+	// failed status write.
+	apfRetryDelay = time.Second
+)
+
+var (
+	flowSchemasResource    = meta.GroupResource{Group: registry.GroupFlowControl, Resource: "flowschemas"}
+	priorityLevelsResource = meta.GroupResource{Group: registry.GroupFlowControl, Resource: "prioritylevelconfigurations"}
+)
+
+const apfPathPrefix = "/apis/" + registry.GroupFlowControl + "/v1/"
+
+// loopback sends requests to the server's own REST API in-process, as
+// kube-apiserver's own controllers write through a loopback client: the
+// writes get the API's defaulting, validation and managedFields.
+type loopback struct{ api http.Handler }
+
+// do sends one request; a non-2xx answer is returned as the API's
+// *meta.StatusError.
+func (l loopback) do(ctx context.Context, method, path, query, contentType string, body []byte) error {
+	r, err := http.NewRequestWithContext(ctx, method, path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	r.URL.RawQuery = query
+	r.Header.Set("Content-Type", contentType)
+	r.Header.Set("Accept", "application/json")
+	w := &bufferWriter{header: http.Header{}}
+	l.api.ServeHTTP(w, r)
+	if w.code == 0 || (w.code >= 200 && w.code < 300) {
+		return nil
+	}
+	var st meta.Status
+	if err := json.Unmarshal(w.body.Bytes(), &st); err != nil || st.Code == 0 {
+		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, w.code, w.body.Bytes())
+	}
+	return &meta.StatusError{Status: st}
+}
+
+// bufferWriter is the http.ResponseWriter of a loopback request.
+type bufferWriter struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (w *bufferWriter) Header() http.Header { return w.header }
+func (w *bufferWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.body.Write(b)
+}
+func (w *bufferWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+}
+
+// apfObject is the body of a FlowSchema or PriorityLevelConfiguration the
+// producer writes.
+type apfObject struct {
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata"`
+	Spec            any `json:"spec"`
+}
+
+// apfKind is one of the two kinds the producer keeps.
+type apfKind struct {
+	kind, resource string
+	names          []string
+	// zero are the spec fields upstream's empty object has (create does
+	// not add them: no "." entry in managedFields).
+	zero map[string]bool
+	// want returns the bootstrap spec of name given the current stored
+	// spec (nil when absent), and whether the current one equals it.
+	want func(name string, current json.RawMessage) (spec any, equal bool)
+}
+
+// apfKinds are the kinds in the order upstream ensures them.
+var apfKinds = []apfKind{
+	{kind: "PriorityLevelConfiguration", resource: "prioritylevelconfigurations", names: flowcontrol.BootstrapPriorityLevelNames,
+		zero: map[string]bool{"type": true},
+		want: func(name string, current json.RawMessage) (any, bool) {
+			want, _ := flowcontrol.BootstrapPriorityLevel(name)
+			if current == nil {
+				return want, false
+			}
+			var have flowcontrol.PriorityLevelConfigurationSpec
+			if json.Unmarshal(current, &have) != nil {
+				return want, false
+			}
+			if name == flowcontrol.NameExempt {
+				// upstream keeps an administrator's spec.exempt of the
+				// exempt level (measured: nominalConcurrencyShares 7 kept)
+				want.Exempt = have.Exempt
+			}
+			return want, flowcontrol.SemanticEqual(want, have)
+		}},
+	{kind: "FlowSchema", resource: "flowschemas", names: flowcontrol.BootstrapFlowSchemaNames,
+		zero: map[string]bool{"priorityLevelConfiguration": true, "matchingPrecedence": true},
+		want: func(name string, current json.RawMessage) (any, bool) {
+			want, _ := flowcontrol.BootstrapFlowSchema(name)
+			if current == nil {
+				return want, false
+			}
+			var have flowcontrol.FlowSchemaSpec
+			if json.Unmarshal(current, &have) != nil {
+				return want, false
+			}
+			return want, flowcontrol.SemanticEqual(want, have)
+		}},
+}
+
+// apfProducer creates the bootstrap FlowSchemas and
+// PriorityLevelConfigurations and keeps them, as kube-apiserver's APF
+// configuration producer (pkg/registry/flowcontrol/ensurer and the
+// priority-and-fairness-config-producer post-start hook): a missing
+// bootstrap object is created again; one whose spec is auto-updated
+// (always for exempt and catch-all; for the others while the
+// apf.kubernetes.io/autoupdate-spec annotation says true, or, without a
+// boolean annotation, while generation is 1) gets its bootstrap spec
+// back; an object that is not a bootstrap one but carries the annotation
+// "true" is deleted.
+type apfProducer struct {
+	api      *rest.API
+	client   loopback
+	logger   *slog.Logger
+	now      func() time.Time
+	interval time.Duration
+}
+
+func (p *apfProducer) store(resource string) *registry.Store {
+	return p.api.Store(meta.GroupResource{Group: registry.GroupFlowControl, Resource: resource})
+}
+
+// newBootstrapObject is the body the producer creates name with.
+func newBootstrapObject(k apfKind, name string, spec any) apfObject {
+	return apfObject{
+		TypeMeta: meta.TypeMeta{Kind: k.kind, APIVersion: registry.GroupFlowControl + "/v1"},
+		ObjectMeta: meta.ObjectMeta{Name: name,
+			Annotations: map[string]string{flowcontrol.AutoUpdateAnnotation: "true"}},
+		Spec: spec,
+	}
+}
+
+// createMissing creates every bootstrap object that does not exist, all
+// at once so the store commits them in one transaction (see the
+// package-level createMissing).
+//
+// The existing ones are found by name, without decoding them, and the
+// missing ones are written straight to the store with the managedFields
+// entry the producer's create gets upstream, so they join the bootstrap
+// namespaces' and APIServices' transaction.
+func (p *apfProducer) createMissing(ctx context.Context) error {
+	var errs []error
+	var mu sync.Mutex
+	fail := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	for _, k := range apfKinds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			names, err := p.store(k.resource).Names(ctx, "")
+			if err != nil {
+				fail(err)
+				return
+			}
+			have := make(map[string]bool, len(names))
+			for _, n := range names {
+				have[n] = true
+			}
+			for _, name := range k.names {
+				if have[name] {
+					continue
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if err := p.create(ctx, k, name); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
+						fail(err)
+					}
+				}()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+var producerQuery = "fieldManager=" + url.QueryEscape(apfProducerManager)
+
+func (p *apfProducer) create(ctx context.Context, k apfKind, name string) error {
+	want, _ := k.want(name, nil)
+	spec, err := json.Marshal(want)
+	if err != nil {
+		return err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(spec, &doc); err != nil {
+		return err
+	}
+	fields := map[string]any{
+		"f:metadata": map[string]any{"f:annotations": map[string]any{".": struct{}{}, "f:" + flowcontrol.AutoUpdateAnnotation: struct{}{}}},
+		"f:spec":     specFields(doc, k.zero),
+	}
+	fv1, err := json.Marshal(fields)
+	if err != nil {
+		return err
+	}
+	now := meta.NewTime(p.now().Truncate(time.Second))
+	o := &registry.GenericObject{
+		TypeMeta: meta.TypeMeta{Kind: k.kind, APIVersion: registry.GroupFlowControl + "/v1"},
+		ObjectMeta: meta.ObjectMeta{Name: name,
+			Annotations: map[string]string{flowcontrol.AutoUpdateAnnotation: "true"},
+			ManagedFields: []meta.ManagedFieldsEntry{{Manager: apfProducerManager, Operation: "Update",
+				APIVersion: registry.GroupFlowControl + "/v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: fv1}}},
+		Spec: spec,
+	}
+	if _, err := p.store(k.resource).Create(ctx, o); err != nil {
+		return fmt.Errorf("create %s %q: %w", k.kind, name, err)
+	}
+	return nil
+}
+
+// specFields is the fieldsV1 set of a create of spec doc, as upstream's
+// field manager records it against the kind's empty object: every field;
+// a map not in the empty object (zero, at the top) also as "."; lists
+// are atomic (one field).
+func specFields(doc map[string]any, zero map[string]bool) map[string]any {
+	out := make(map[string]any, len(doc))
+	for k, v := range doc {
+		m, ok := v.(map[string]any)
+		if !ok {
+			out["f:"+k] = struct{}{}
+			continue
+		}
+		sub := specFields(m, nil)
+		if !zero[k] {
+			sub["."] = struct{}{}
+		}
+		out["f:"+k] = sub
+	}
+	return out
+}
+
+// autoUpdate says whether the producer keeps obj's spec
+// (upstream shouldUpdateSpec): a boolean annotation decides, else only an
+// object never changed (generation 1) is kept.
+func autoUpdate(o *registry.GenericObject) bool {
+	if v, err := strconv.ParseBool(o.Annotations[flowcontrol.AutoUpdateAnnotation]); err == nil {
+		return v
+	}
+	return o.Generation == 1
+}
+
+// ensure makes one pass over every bootstrap object (upstream
+// EnsureConfiguration, suggested and mandatory) and removes the stale
+// auto-updated ones.
+func (p *apfProducer) ensure(ctx context.Context) error {
+	var errs []error
+	for _, k := range apfKinds {
+		st := p.store(k.resource)
+		wanted := map[string]bool{}
+		for _, name := range k.names {
+			wanted[name] = true
+			obj, err := st.Get(ctx, "", name)
+			if errors.Is(err, meta.ErrNotFound) {
+				if err := p.create(ctx, k, name); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
+					errs = append(errs, err)
+				}
+				continue
+			}
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if err := p.revise(ctx, k, obj.(*registry.GenericObject)); err != nil {
+				errs = append(errs, fmt.Errorf("update %s %q: %w", k.kind, name, err))
+			}
+		}
+		items, _, _, err := st.List(ctx, "", registry.ListOptions{})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, it := range items {
+			m := it.GetObjectMeta()
+			if wanted[m.Name] {
+				continue
+			}
+			if v, err := strconv.ParseBool(m.Annotations[flowcontrol.AutoUpdateAnnotation]); err != nil || !v {
+				continue // a user's object
+			}
+			rv := m.ResourceVersion
+			if _, err := st.Delete(ctx, "", m.Name, &meta.Preconditions{ResourceVersion: &rv}); err != nil && !errors.Is(err, meta.ErrNotFound) {
+				errs = append(errs, fmt.Errorf("delete %s %q: %w", k.kind, m.Name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// revise updates o when its spec or annotation is not what the producer
+// wants (upstream ReviseIfNeeded): an auto-updated object gets its
+// bootstrap spec, and the annotation always says whether the spec is
+// auto-updated.
+func (p *apfProducer) revise(ctx context.Context, k apfKind, o *registry.GenericObject) error {
+	auto := flowcontrol.IsMandatory(o.Name) || autoUpdate(o)
+	annotationOK := false
+	if v, err := strconv.ParseBool(o.Annotations[flowcontrol.AutoUpdateAnnotation]); err == nil && v == auto {
+		annotationOK = true
+	}
+	var spec any
+	specChanged := false
+	if auto {
+		var equal bool
+		spec, equal = k.want(o.Name, o.Spec)
+		specChanged = !equal
+	}
+	if annotationOK && !specChanged {
+		return nil
+	}
+	next := *o
+	next.Annotations = map[string]string{}
+	for key, v := range o.Annotations {
+		next.Annotations[key] = v
+	}
+	next.Annotations[flowcontrol.AutoUpdateAnnotation] = strconv.FormatBool(auto)
+	if specChanged {
+		b, err := json.Marshal(spec)
+		if err != nil {
+			return err
+		}
+		next.Spec = b
+	}
+	next.Kind, next.APIVersion = k.kind, registry.GroupFlowControl+"/v1"
+	body, err := json.Marshal(&next)
+	if err != nil {
+		return err
+	}
+	return p.client.do(ctx, http.MethodPut, apfPathPrefix+k.resource+"/"+o.Name, producerQuery, "application/json", body)
+}
+
+// Run ensures the bootstrap objects at once (the server starts it once
+// ready; start-up created the missing ones already) and then every
+// interval until ctx ends.
+func (p *apfProducer) Run(ctx context.Context) {
+	t := time.NewTicker(p.interval)
+	defer t.Stop()
+	for {
+		if err := p.ensure(ctx); err != nil && ctx.Err() == nil {
+			p.logger.Error("ensure APF bootstrap configuration", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// apfConsumer maintains the Dangling condition of every FlowSchema as
+// kube-apiserver's APF configuration consumer does
+// (k8s.io/apiserver/pkg/util/flowcontrol/apf_controller.go,
+// presyncFlowSchemaStatus): False/Found when the referenced
+// PriorityLevelConfiguration exists, True/NotFound when not, written by
+// server-side apply of the condition to /status (manager
+// api-priority-and-fairness-config-consumer-v1, force) whenever status,
+// reason or message differ, with lastTransitionTime now.
+type apfConsumer struct {
+	flowSchemas, priorityLevels *Informer
+	client                      loopback
+	logger                      *slog.Logger
+	now                         func() time.Time
+	// kick has room for one pending resync.
+	kick chan struct{}
+}
+
+func newAPFConsumer(flowSchemas, priorityLevels *Informer, client loopback, logger *slog.Logger, now func() time.Time) *apfConsumer {
+	c := &apfConsumer{flowSchemas: flowSchemas, priorityLevels: priorityLevels, client: client, logger: logger, now: now, kick: make(chan struct{}, 1)}
+	flowSchemas.AddHandler(func(_, _ meta.Object) { c.trigger() })
+	priorityLevels.AddHandler(func(_, _ meta.Object) { c.trigger() })
+	return c
+}
+
+func (c *apfConsumer) trigger() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run waits for both informers and resyncs on every change until ctx
+// ends; a failed write is retried after apfRetryDelay.
+func (c *apfConsumer) Run(ctx context.Context) {
+	for _, ch := range []<-chan struct{}{c.flowSchemas.Synced(), c.priorityLevels.Synced()} {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+	}
+	c.trigger()
+	var retry <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.kick:
+		case <-retry:
+		}
+		retry = nil
+		if err := c.sync(ctx); err != nil && ctx.Err() == nil {
+			c.logger.Debug("write FlowSchema Dangling condition", "err", err)
+			retry = time.After(apfRetryDelay)
+		}
+	}
+}
+
+// danglingCondition is the Dangling condition a FlowSchema referencing
+// level should have, lastTransitionTime aside.
+func danglingCondition(level string, exists bool) flowcontrol.FlowSchemaCondition {
+	if exists {
+		return flowcontrol.FlowSchemaCondition{Type: "Dangling", Status: "False", Reason: "Found",
+			Message: fmt.Sprintf("This FlowSchema references the PriorityLevelConfiguration object named %q and it exists", level)}
+	}
+	return flowcontrol.FlowSchemaCondition{Type: "Dangling", Status: "True", Reason: "NotFound",
+		Message: fmt.Sprintf("This FlowSchema references the PriorityLevelConfiguration object named %q but there is no such object", level)}
+}
+
+// sync writes the Dangling condition of every FlowSchema whose condition
+// is not the one it should have.
+func (c *apfConsumer) sync(ctx context.Context) error {
+	var errs []error
+	for _, obj := range c.flowSchemas.List() {
+		fs := obj.(*registry.GenericObject)
+		var spec flowcontrol.FlowSchemaSpec
+		var status flowcontrol.FlowSchemaStatus
+		_ = json.Unmarshal(fs.Spec, &spec)
+		if len(fs.Status) > 0 {
+			_ = json.Unmarshal(fs.Status, &status)
+		}
+		level := spec.PriorityLevelConfiguration.Name
+		_, exists := c.priorityLevels.Get("", level)
+		want := danglingCondition(level, exists)
+		var have flowcontrol.FlowSchemaCondition
+		for _, cond := range status.Conditions {
+			if cond.Type == want.Type {
+				have = cond
+			}
+		}
+		if have.Status == want.Status && have.Reason == want.Reason && have.Message == want.Message {
+			continue
+		}
+		want.LastTransitionTime = meta.NewTime(c.now())
+		if err := c.apply(ctx, fs.Name, want); err != nil && !errors.Is(err, meta.ErrNotFound) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+var consumerQuery = "fieldManager=" + url.QueryEscape(apfConsumerManager) + "&force=true"
+
+// apply server-side-applies cond to the status of the FlowSchema name, as
+// upstream's ApplyStatus of a FlowSchema apply configuration carrying only
+// the name and the condition.
+func (c *apfConsumer) apply(ctx context.Context, name string, cond flowcontrol.FlowSchemaCondition) error {
+	body, err := json.Marshal(map[string]any{
+		"kind": "FlowSchema", "apiVersion": registry.GroupFlowControl + "/v1",
+		"metadata": map[string]string{"name": name},
+		"status":   flowcontrol.FlowSchemaStatus{Conditions: []flowcontrol.FlowSchemaCondition{cond}},
+	})
+	if err != nil {
+		return err
+	}
+	return c.client.do(ctx, http.MethodPatch, apfPathPrefix+"flowschemas/"+name+"/status", consumerQuery, "application/apply-patch+yaml", body)
+}
