@@ -149,18 +149,15 @@ func (m *Manager) serveLegacy(w http.ResponseWriter, r *http.Request, d *documen
 		m.writeNotAcceptable(w)
 		return
 	}
-	writeLegacy(w, n, d.forMedia(n.kind, n.pretty))
+	b, ct := d.forMedia(n.kind, n.pretty)
+	writeLegacy(w, ct, b)
 }
 
 // writeLegacy writes 200 and b, a legacy discovery document already
-// encoded as n asks, with its Content-Type and Cache-Control.
-func writeLegacy(w http.ResponseWriter, n negotiated, b []byte) {
+// encoded as the Content-Type ct says, with Cache-Control.
+func writeLegacy(w http.ResponseWriter, ct string, b []byte) {
 	h := w.Header()
-	if n.kind == mediaYAML {
-		h.Set("Content-Type", contentTypeYAML)
-	} else {
-		h.Set("Content-Type", contentTypeJSON)
-	}
+	h.Set("Content-Type", ct)
 	h.Set("Cache-Control", cacheControlLegacy)
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
