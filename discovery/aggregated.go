@@ -132,7 +132,7 @@ func serveAggregated(w http.ResponseWriter, r *http.Request, d *aggDoc, n negoti
 		h.Set("Content-Type", contentTypeJSON+suffix)
 	}
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(doc.forMedia(n.kind, n.pretty))
+	_, _ = w.Write(doc.jsonOrYAML(n.kind, n.pretty))
 }
 
 // convertResourceListJSON decodes an APIResourceList and returns its

@@ -8,7 +8,10 @@
 // including the kube-aware version comparison), the ready bytes of every
 // document (handler_apis.go, handler_group.go, handler_api.go,
 // aggregated.go), the negotiation of the Accept header (negotiate.go), and
-// a cache of each backend's resource lists (fetch.go).
+// a cache of each backend's resource lists (fetch.go). Legacy documents are
+// written in protobuf through registry/negotiation's registered encoder
+// (EncodeProtobufJSON, which the REST layer provides): discovery links no
+// protobuf schema of its own.
 //
 // What it must not know: routing, proxying, TLS and availability probing.
 // It makes no network call of its own: every backend request goes through

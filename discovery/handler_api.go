@@ -56,7 +56,13 @@ func (m *Manager) ServeAPI(w http.ResponseWriter, r *http.Request) {
 	b = append(b, prefix...)
 	b = appendAddr(b, addr)
 	b = append(b, suffix...)
-	writeLegacy(w, n, b)
+	if n.kind == mediaProtobuf {
+		if pb, ok := negotiation.EncodeProtobufJSON(b); ok {
+			writeLegacy(w, negotiation.MediaProtobuf, pb)
+			return
+		}
+	}
+	writeLegacy(w, contentTypeOf(n.kind), b)
 }
 
 // appendYAMLScalar appends a host:port as a YAML scalar, quoted when it

@@ -149,18 +149,22 @@ func (m *Manager) serveLegacy(w http.ResponseWriter, r *http.Request, d *documen
 		m.writeNotAcceptable(w)
 		return
 	}
-	writeLegacy(w, n, d.forMedia(n.kind, n.pretty))
+	b, ct := d.forMedia(n.kind, n.pretty)
+	writeLegacy(w, ct, b)
 }
 
 // writeLegacy writes 200 and b, a legacy discovery document already
-// encoded as n asks, with its Content-Type and Cache-Control.
-func writeLegacy(w http.ResponseWriter, n negotiated, b []byte) {
+// encoded as the Content-Type ct says, with Cache-Control.
+func writeLegacy(w http.ResponseWriter, ct string, b []byte) {
 	h := w.Header()
 	// Shared, never-changed value slices: no allocation per answer.
-	if n.kind == mediaYAML {
-		h["Content-Type"] = contentTypeYAMLValue
-	} else {
+	switch ct {
+	case contentTypeJSON:
 		h["Content-Type"] = contentTypeJSONValue
+	case contentTypeYAML:
+		h["Content-Type"] = contentTypeYAMLValue
+	default:
+		h.Set("Content-Type", ct)
 	}
 	h["Cache-Control"] = cacheControlLegacyValue
 	w.WriteHeader(http.StatusOK)

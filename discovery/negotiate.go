@@ -17,7 +17,19 @@ type mediaKind int
 const (
 	mediaJSON mediaKind = iota
 	mediaYAML
+	// mediaProtobuf is application/vnd.kubernetes.protobuf, negotiated for
+	// the legacy documents only, and only when a protobuf encoder is
+	// registered (negotiation.ProtobufAvailable).
+	mediaProtobuf
 )
+
+// contentTypeOf is the Content-Type of a JSON or YAML answer.
+func contentTypeOf(kind mediaKind) string {
+	if kind == mediaYAML {
+		return contentTypeYAML
+	}
+	return contentTypeJSON
+}
 
 // negotiated is the outcome of negotiating one request.
 type negotiated struct {
@@ -27,8 +39,9 @@ type negotiated struct {
 	beta bool
 }
 
-// matchKind returns the first encoding aggsim writes (JSON, then YAML) that
-// the clause's media range matches. Protobuf is not written by aggsim.
+// matchKind returns the first text encoding aggsim writes (JSON, then
+// YAML) that the clause's media range matches. Protobuf, which only the
+// legacy documents are written in, is matched by negotiateLegacy.
 func matchKind(c negotiation.Clause) (mediaKind, bool) {
 	if c.Type != "*" && c.Type != "application" {
 		return 0, false
@@ -44,8 +57,10 @@ func matchKind(c negotiation.Clause) (mediaKind, bool) {
 
 // negotiateLegacy picks the encoding for a legacy discovery document
 // (APIGroupList, APIGroup, APIVersions): the first clause that names a
-// supported type and asks for no conversion (no as/g/v parameters) wins.
-// An empty Accept means JSON. ok is false when nothing is acceptable (406).
+// supported type and asks for no conversion (no as/g/v parameters) wins;
+// protobuf is supported when an encoder is registered, as kube-apiserver
+// answers these documents in protobuf. An empty Accept means JSON. ok is
+// false when nothing is acceptable (406).
 func negotiateLegacy(r *http.Request) (negotiated, bool) {
 	header := r.Header.Get("Accept")
 	if strings.TrimSpace(header) == "" {
@@ -53,6 +68,9 @@ func negotiateLegacy(r *http.Request) (negotiated, bool) {
 	}
 	for _, c := range negotiation.ParseAccept(header) {
 		kind, ok := matchKind(c)
+		if !ok && c.MediaType() == negotiation.MediaProtobuf && negotiation.ProtobufAvailable() {
+			kind, ok = mediaProtobuf, true
+		}
 		if !ok {
 			continue
 		}

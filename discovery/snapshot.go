@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
 // snapshot is one immutable generation of every document. It is built by
@@ -34,10 +36,26 @@ type document struct {
 	pretty     []byte // json.MarshalIndent form: 2-space indent, no newline
 	yamlOnce   sync.Once
 	yaml       []byte
+	protoOnce  sync.Once
+	proto      []byte // protobuf ("k8s\x00" envelope); nil when it cannot be encoded
 }
 
-// forMedia returns the bytes for the negotiated encoding.
-func (d *document) forMedia(kind mediaKind, pretty bool) []byte {
+// forMedia returns the bytes for the negotiated encoding and their
+// Content-Type. Protobuf comes from the registered encoder
+// (negotiation.EncodeProtobufJSON); should it fail, the JSON is answered.
+func (d *document) forMedia(kind mediaKind, pretty bool) ([]byte, string) {
+	if kind == mediaProtobuf {
+		d.protoOnce.Do(func() { d.proto, _ = negotiation.EncodeProtobufJSON(d.compact) })
+		if d.proto != nil {
+			return d.proto, negotiation.MediaProtobuf
+		}
+		return d.compact, contentTypeJSON
+	}
+	return d.jsonOrYAML(kind, pretty), contentTypeOf(kind)
+}
+
+// jsonOrYAML returns the JSON (compact or pretty) or YAML bytes.
+func (d *document) jsonOrYAML(kind mediaKind, pretty bool) []byte {
 	switch {
 	case kind == mediaYAML:
 		d.yamlOnce.Do(func() {

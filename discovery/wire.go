@@ -4,20 +4,17 @@ package discovery
 // k8s.io/apimachinery/pkg/apis/meta/v1/types.go and
 // k8s.io/api/apidiscovery/v2/types.go so that encoding/json produces the same
 // bytes as kube-apiserver. The meta/v1 types the registry also answers
-// (APIResourceList, APIVersions) are aliases of the registry's.
+// (APIResourceList, APIVersions, APIGroup, APIGroupList) are aliases of
+// the registry's, which carry their protobuf field numbers.
 
 import (
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // GroupVersionForDiscovery names one version of a group in APIGroup and
-// APIGroupList (meta/v1 GroupVersionForDiscovery).
-type GroupVersionForDiscovery struct {
-	// GroupVersion is "<group>/<version>".
-	GroupVersion string `json:"groupVersion"`
-	// Version is the version alone.
-	Version string `json:"version"`
-}
+// APIGroupList (meta/v1 GroupVersionForDiscovery); registry owns the wire
+// type.
+type GroupVersionForDiscovery = meta.GroupVersionForDiscovery
 
 // ServerAddressByClientCIDR tells a client in ClientCIDR which address to
 // use for the server (meta/v1 ServerAddressByClientCIDR); registry owns
@@ -25,31 +22,12 @@ type GroupVersionForDiscovery struct {
 type ServerAddressByClientCIDR = meta.ServerAddressByClientCIDR
 
 // APIGroup is the document at /apis/<group> and one entry of APIGroupList
-// (meta/v1 APIGroup). Kind and APIVersion are empty inside a list.
-type APIGroup struct {
-	// Kind is the object kind; empty inside lists.
-	Kind string `json:"kind,omitempty"`
-	// APIVersion is the object's apiVersion; empty inside lists.
-	APIVersion string `json:"apiVersion,omitempty"`
-	// Name is the group name (APIGroup) or resource name (APIResource).
-	Name string `json:"name"`
-	// Versions lists the versions, in discovery order.
-	Versions []GroupVersionForDiscovery `json:"versions"`
-	// PreferredVersion is the version clients should use: the first one.
-	PreferredVersion GroupVersionForDiscovery `json:"preferredVersion,omitempty"`
-	// ServerAddressByClientCIDRs tells clients which address to use.
-	ServerAddressByClientCIDRs []ServerAddressByClientCIDR `json:"serverAddressByClientCIDRs,omitempty"`
-}
+// (meta/v1 APIGroup); registry owns the wire type.
+type APIGroup = meta.APIGroup
 
-// APIGroupList is the legacy document at /apis (meta/v1 APIGroupList).
-type APIGroupList struct {
-	// Kind is the object kind; empty inside lists.
-	Kind string `json:"kind,omitempty"`
-	// APIVersion is the object's apiVersion; empty inside lists.
-	APIVersion string `json:"apiVersion,omitempty"`
-	// Groups lists the groups, in discovery order.
-	Groups []APIGroup `json:"groups"`
-}
+// APIGroupList is the legacy document at /apis (meta/v1 APIGroupList);
+// registry owns the wire type.
+type APIGroupList = meta.APIGroupList
 
 // APIVersions is the legacy document at /api (meta/v1 APIVersions);
 // registry owns the wire type.

@@ -24,6 +24,11 @@ type ResourceInfo struct {
 	// finalize, services/proxy), listed by discovery next to status in
 	// name order, as kube-apiserver lists them.
 	Subresources []SubresourceInfo
+	// NotStored marks a resource without storage (the create-only
+	// reviews): discovery lists no storageVersionHash for it, as upstream
+	// sets one only for storage that names a storage version
+	// (apiserver endpoints/installer.go, rest.StorageVersionProvider).
+	NotStored bool
 }
 
 // SubresourceInfo describes one subresource other than status: its name,

@@ -56,7 +56,8 @@ func AdmissionStrategies(now func() time.Time) []Strategy {
 		GenericStrategy{
 			Resource: admissionInfo("MutatingWebhookConfiguration", "mutatingwebhookconfigurations", false),
 			Shape:    ShapeWebhooks, Columns: webhooks, Row: webhookRow,
-			DefaultFn: mutDefault, ValidateFn: mutValidate, MergeKeysMap: map[string]string{"webhooks": "name", "webhooks.matchConditions": "name"}, Now: now,
+			DefaultFn: mutDefault, ValidateFn: mutValidate, MergeKeysMap: map[string]string{"webhooks": "name", "webhooks.matchConditions": "name"},
+			AtomicPaths: webhookAtomicPaths, Now: now,
 		},
 		GenericStrategy{
 			Resource: admissionInfo("ValidatingAdmissionPolicy", "validatingadmissionpolicies", true),
@@ -69,6 +70,7 @@ func AdmissionStrategies(now func() time.Time) []Strategy {
 			DefaultFn:  defaultValidatingAdmissionPolicy,
 			ValidateFn: validateValidatingAdmissionPolicy, ZeroSpec: json.RawMessage("{}"), Now: now,
 			MergeKeysMap: map[string]string{"spec.matchConditions": "name", "spec.variables": "name", "status.conditions": "type"},
+			AtomicPaths:  []string{"spec.matchConstraints", "spec.paramKind"},
 		},
 		GenericStrategy{
 			Resource: admissionInfo("ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings", false),
@@ -80,14 +82,22 @@ func AdmissionStrategies(now func() time.Time) []Strategy {
 			Row:        validatingAdmissionPolicyBindingRow,
 			DefaultFn:  defaultValidatingAdmissionPolicyBinding,
 			ValidateFn: validateValidatingAdmissionPolicyBinding, ZeroSpec: json.RawMessage("{}"), Now: now,
+			SetPaths:    []string{"spec.validationActions"},
+			AtomicPaths: []string{"spec.matchResources", "spec.paramRef"},
 		},
 		GenericStrategy{
 			Resource: admissionInfo("ValidatingWebhookConfiguration", "validatingwebhookconfigurations", false),
 			Shape:    ShapeWebhooks, Columns: webhooks, Row: webhookRow,
-			DefaultFn: valDefault, ValidateFn: valValidate, MergeKeysMap: map[string]string{"webhooks": "name", "webhooks.matchConditions": "name"}, Now: now,
+			DefaultFn: valDefault, ValidateFn: valValidate, MergeKeysMap: map[string]string{"webhooks": "name", "webhooks.matchConditions": "name"},
+			AtomicPaths: webhookAtomicPaths, Now: now,
 		},
 	}
 }
+
+// webhookAtomicPaths are the atomic structs of a webhook configuration:
+// the label selectors (+structType=atomic upstream, capture
+// /openapi/v3/apis/admissionregistration.k8s.io/v1).
+var webhookAtomicPaths = []string{"webhooks.namespaceSelector", "webhooks.objectSelector"}
 
 // webhookStrategyFns returns the defaulting and validation of a webhook
 // configuration's webhooks list (typed as admissionregistration.Webhook).

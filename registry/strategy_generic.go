@@ -77,16 +77,36 @@ type GenericStrategy struct {
 	ZeroSpec json.RawMessage
 	// MergeKeysMap are the strategic-merge-patch keys (PatchMetaProvider).
 	MergeKeysMap map[string]string
+	// SetPaths are the dotted paths of +listType=set lists of scalars,
+	// owned per value (`v:"Audit"`) in managedFields; AtomicPaths those of
+	// +structType=atomic structs and +mapType=atomic maps, owned as one
+	// field (FieldSchemaProvider). Both are upstream's OpenAPI markers
+	// (x-kubernetes-list-type: set, x-kubernetes-map-type: atomic).
+	SetPaths, AtomicPaths []string
 	// Now is the clock for AGE cells; nil means time.Now.
 	Now func() time.Time
 }
 
 var (
-	_ Strategy          = GenericStrategy{}
-	_ PatchMetaProvider = GenericStrategy{}
-	_ Defaulter         = GenericStrategy{}
-	_ TableOrderer      = GenericStrategy{}
+	_ Strategy            = GenericStrategy{}
+	_ PatchMetaProvider   = GenericStrategy{}
+	_ Defaulter           = GenericStrategy{}
+	_ TableOrderer        = GenericStrategy{}
+	_ FieldSchemaProvider = GenericStrategy{}
 )
+
+// ListMapKeys declares SetPaths as lists without keys: sets of scalars
+// (FieldSchemaProvider).
+func (s GenericStrategy) ListMapKeys() map[string][]string {
+	m := make(map[string][]string, len(s.SetPaths))
+	for _, p := range s.SetPaths {
+		m[p] = []string{}
+	}
+	return m
+}
+
+// AtomicMaps returns AtomicPaths (FieldSchemaProvider).
+func (s GenericStrategy) AtomicMaps() []string { return s.AtomicPaths }
 
 // Info returns Resource.
 func (s GenericStrategy) Info() ResourceInfo { return s.Resource }
@@ -106,10 +126,15 @@ func (s GenericStrategy) New() meta.Object {
 }
 
 // Default runs DefaultFn after dropping the body fields the kind does not
-// have (upstream's decoder drops unknown fields before defaulting).
+// have (upstream's decoder drops unknown fields before defaulting) and an
+// empty or null webhooks list: upstream's Webhooks field is omitempty, so
+// `"webhooks":[]` is neither written back nor owned in managedFields.
 func (s GenericStrategy) Default(obj meta.Object) {
 	o := obj.(*GenericObject)
 	s.shapeFields(o)
+	if w := bytes.TrimSpace(o.Webhooks); len(w) > 0 && (string(w) == "null" || isEmptyJSONList(w)) {
+		o.Webhooks = nil
+	}
 	if s.DefaultFn != nil {
 		s.DefaultFn(o)
 	}
@@ -276,6 +301,12 @@ func (s GenericStrategy) MergeKeys() map[string]string { return s.MergeKeysMap }
 // kind upstream.
 func (GenericStrategy) AllowUnconditionalUpdate() bool { return true }
 
+// isEmptyJSONList reports whether raw is a JSON list without elements.
+func isEmptyJSONList(raw []byte) bool {
+	var l []json.RawMessage
+	return isJSONKind(raw, '[') && json.Unmarshal(raw, &l) == nil && len(l) == 0
+}
+
 // isJSONKind reports whether raw JSON starts with the given delimiter.
 func isJSONKind(raw json.RawMessage, delim byte) bool {
 	b := bytes.TrimSpace(raw)
@@ -372,6 +403,7 @@ func reviewInfo(group, kind, resource string, namespaced bool) ResourceInfo {
 		Resource: resource, Singular: lowerKind(kind),
 		Namespaced: namespaced,
 		Verbs:      []string{"create"},
+		NotStored:  true,
 	}
 }
 

@@ -250,6 +250,24 @@ func encodeProtobuf(v any) ([]byte, bool) {
 	return (*enc)(j)
 }
 
+// ProtobufAvailable reports whether a ProtobufEncoder is registered, so
+// that protobuf may be negotiated.
+func ProtobufAvailable() bool { return protobufEncoder.Load() != nil }
+
+// EncodeProtobufJSON returns the protobuf body ("k8s\x00" envelope) of the
+// object whose JSON encoding, kind and apiVersion included, is jsonBytes,
+// through the registered ProtobufEncoder. It is the seam through which
+// packages that must not link the REST layer (discovery) write protobuf
+// documents. ok is false when no encoder is registered or the kind has no
+// protobuf encoding.
+func EncodeProtobufJSON(jsonBytes []byte) (b []byte, ok bool) {
+	enc := protobufEncoder.Load()
+	if enc == nil {
+		return nil, false
+	}
+	return (*enc)(jsonBytes)
+}
+
 // WriteObject writes v in format f with the status code; an object that
 // cannot be encoded is answered as a 500 Status instead. With f.Protobuf
 // an object whose kind has no protobuf encoding is written as JSON (with

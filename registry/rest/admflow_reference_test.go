@@ -31,9 +31,7 @@ var admflowVolatile = regexp.MustCompile(`"(uid|resourceVersion|creationTimestam
 // admflowKnownDiffs are the captured cases aggsim still answers
 // differently, with the reason; the test checks their status code only.
 var admflowKnownDiffs = map[string]string{
-	"vap-bad":  "upstream types `request` (undefined field 'foo'); aggsim's CEL variables are dynamically typed",
-	"vap-min":  "matchConstraints is an atomic struct upstream (f:matchConstraints: {}); aggsim's field manager knows no atomic maps",
-	"vapb-min": "validationActions is a set upstream (v:\"Deny\"); aggsim's merge keys would also make strategic merge patch merge it",
+	"vap-bad": "upstream types `request` (undefined field 'foo'); aggsim's CEL variables are dynamically typed",
 }
 
 // TestAdmissionAndFlowControlMatchReference replays the captured POSTs of

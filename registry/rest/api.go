@@ -84,13 +84,25 @@ func NewAPI(st storage.Storage, strategies []registry.Strategy, opts registry.St
 	return a
 }
 
+// buildResourceList encodes the APIResourceList of gv as kube-apiserver
+// 1.33 does: the core group's /api/v1 document has no apiVersion (upstream
+// serves it with an empty TypeMeta.APIVersion), named groups' have "v1";
+// resources without storage (reviews) list no storageVersionHash.
 func buildResourceList(gv GroupVersionInfo) []byte {
-	l := meta.APIResourceList{TypeMeta: meta.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: gv.GroupVersion(), APIResources: []meta.APIResource{}}
+	apiVersion := "v1"
+	if gv.Group == "" {
+		apiVersion = ""
+	}
+	l := meta.APIResourceList{TypeMeta: meta.TypeMeta{Kind: "APIResourceList", APIVersion: apiVersion}, GroupVersion: gv.GroupVersion(), APIResources: []meta.APIResource{}}
 	for _, r := range gv.Resources {
+		hash := ""
+		if !r.NotStored {
+			hash = meta.StorageVersionHash(r.Group, r.Version, r.Kind)
+		}
 		l.APIResources = append(l.APIResources, meta.APIResource{
 			Name: r.Resource, SingularName: r.Singular, Namespaced: r.Namespaced, Kind: r.Kind,
 			Verbs: nonNil(r.Verbs), ShortNames: r.ShortNames, Categories: r.Categories,
-			StorageVersionHash: meta.StorageVersionHash(r.Group, r.Version, r.Kind),
+			StorageVersionHash: hash,
 		})
 		subs := slices.Clone(r.Subresources)
 		if r.HasStatus {
@@ -209,6 +221,14 @@ func (a *API) serveGroupVersion(w http.ResponseWriter, r *http.Request, group, v
 		if f.As != "" {
 			negotiation.WriteStatus(w, r, meta.NewNotAcceptable(negotiation.SupportedMediaTypes))
 			return
+		}
+		if f.Protobuf {
+			if b, ok := encodeProtobufResponse(e.list); ok {
+				w.Header().Set("Content-Type", negotiation.MediaProtobuf)
+				w.WriteHeader(http.StatusOK)
+				_, _ = w.Write(b)
+				return
+			}
 		}
 		if f.Pretty && !f.YAML && !f.Protobuf {
 			// Indent the ready bytes: decoding them into a map would sort

@@ -339,6 +339,24 @@ func decodeFieldValue(t *pbType, f *pbField, cur any, payload []byte, x uint64) 
 		}
 		m[key] = bytes.Clone(val)
 		return m, nil
+	case pbStringList:
+		// Verbs{repeated string items = 1}: a present message is a
+		// non-nil list (JSON [] when it has no items); occurrences merge.
+		items, _ := cur.([]string)
+		if items == nil {
+			items = []string{}
+		}
+		err := walkMessage(payload, "Verbs", func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) error {
+			if num != 1 {
+				return nil
+			}
+			if typ != protowire.BytesType {
+				return wrongWireType("Verbs", "items", typ)
+			}
+			items = append(items, string(v))
+			return nil
+		})
+		return items, err
 	case pbStringListMap:
 		key, val, err := decodeMapEntry(t, f, payload)
 		if err != nil {
@@ -464,6 +482,8 @@ func (f *pbField) shouldWrite(val any) bool {
 		return len(x) > 0
 	case map[string][]string:
 		return len(x) > 0
+	case []string:
+		return len(x) > 0
 	}
 	return true
 }
@@ -527,6 +547,20 @@ func writeFieldValue(buf *bytes.Buffer, f *pbField, val any) {
 	case pbBytesMap:
 		m, _ := val.(map[string][]byte)
 		writeJSONStringMap(buf, m, base64.StdEncoding.EncodeToString)
+	case pbStringList:
+		l, ok := val.([]string)
+		if !ok {
+			buf.WriteString("null") // absent: upstream's nil Verbs
+			return
+		}
+		buf.WriteByte('[')
+		for j, e := range l {
+			if j > 0 {
+				buf.WriteByte(',')
+			}
+			writeJSONString(buf, e)
+		}
+		buf.WriteByte(']')
 	case pbStringListMap:
 		m, _ := val.(map[string][]string)
 		buf.WriteByte('{')
@@ -668,7 +702,7 @@ func encodeMessage(b []byte, t *pbType, obj map[string]any, path string) ([]byte
 // bytes; the zero value for every other field (non-pointer fields are
 // always written), recursively for messages.
 func appendZeroField(b []byte, f *pbField) []byte {
-	if f.rep || f.emit == emitIfSet {
+	if f.rep || f.emit == emitIfSet || f.kind == pbStringList {
 		return b
 	}
 	num := protowire.Number(f.num)
@@ -841,6 +875,22 @@ func encodeField(b []byte, f *pbField, val any, path string) ([]byte, error) {
 			b = protowire.AppendBytes(b, entry)
 		}
 		return b, nil
+	case pbStringList:
+		items, ok := val.([]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: expected an array, got %s", path, jsonTypeName(val))
+		}
+		var inner []byte
+		for j, e := range items {
+			s, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s[%d]: expected a string, got %s", path, j, jsonTypeName(e))
+			}
+			inner = protowire.AppendTag(inner, 1, protowire.BytesType)
+			inner = protowire.AppendString(inner, s)
+		}
+		b = protowire.AppendTag(b, num, protowire.BytesType)
+		return protowire.AppendBytes(b, inner), nil
 	case pbStringListMap:
 		m, ok := val.(map[string]any)
 		if !ok {
@@ -892,8 +942,7 @@ func init() { negotiation.RegisterProtobufEncoder(encodeProtobufResponse) }
 // encodeProtobufResponse is the REST layer's negotiation.ProtobufEncoder:
 // the protobuf body of a response object from its JSON, found by the kind
 // and apiVersion the JSON carries; false for a kind without a protobuf
-// schema (GenericObject kinds, discovery documents, Tables), which are
-// then written as JSON.
+// schema (GenericObject kinds, Tables), which are then written as JSON.
 func encodeProtobufResponse(jsonBytes []byte) ([]byte, bool) {
 	var tm struct {
 		APIVersion string `json:"apiVersion"`

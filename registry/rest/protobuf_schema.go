@@ -47,6 +47,7 @@ const (
 	pbBytesMap                    // map<string,bytes> → JSON object of base64 strings
 	pbStringListMap               // map<string,ExtraValue{repeated string items 1}> → JSON object of string arrays
 	pbRawJSON                     // meta/v1 FieldsV1{Raw 1}: bytes that are JSON, written verbatim
+	pbStringList                  // meta/v1 Verbs{repeated string items 1}: a message ↔ JSON array of strings
 )
 
 // pbEmit says when a decoded field is written to JSON.
@@ -97,6 +98,7 @@ var (
 	pbTimeType        = reflect.TypeFor[meta.Time]()        // Time{seconds 1, nanos 2}
 	pbIntOrStringType = reflect.TypeFor[core.IntOrString]() // IntOrString{type 1, intVal 2, strVal 3}
 	pbFieldsV1Type    = reflect.TypeFor[meta.FieldsV1]()    // FieldsV1{raw 1}, standing for upstream's *FieldsV1
+	pbVerbsType       = reflect.TypeFor[meta.Verbs]()       // Verbs{repeated string items 1}
 )
 
 // pbKindKey names a kind in one version: "v1", "Namespace".
@@ -137,6 +139,9 @@ func mustProtobufKinds() (map[pbKindKey]*pbType, *pbType, *pbType) {
 	for k, t := range reviewProtobufTypes {
 		kinds[k] = must(t)
 	}
+	for k, t := range discoveryProtobufTypes {
+		kinds[k] = must(t)
+	}
 	return kinds, must(reflect.TypeFor[meta.DeleteOptions]()), must(reflect.TypeFor[meta.Status]())
 }
 
@@ -153,6 +158,20 @@ var reviewProtobufTypes = map[pbKindKey]reflect.Type{
 	{"authorization.k8s.io/v1", "LocalSubjectAccessReview"}: reflect.TypeFor[authorization.SubjectAccessReview](),
 	{"authorization.k8s.io/v1", "SelfSubjectAccessReview"}:  reflect.TypeFor[authorization.SelfSubjectAccessReview](),
 	{"authorization.k8s.io/v1", "SelfSubjectRulesReview"}:   reflect.TypeFor[authorization.SelfSubjectRulesReview](),
+}
+
+// discoveryProtobufTypes are the Go types of the discovery documents
+// (meta/v1 APIResourceList, APIGroup, APIGroupList, APIVersions), which
+// kube-apiserver answers in protobuf when asked. The core group's
+// documents (/api, /api/v1) carry no apiVersion upstream, so they are
+// registered under "" too.
+var discoveryProtobufTypes = map[pbKindKey]reflect.Type{
+	{"v1", "APIResourceList"}: reflect.TypeFor[meta.APIResourceList](),
+	{"", "APIResourceList"}:   reflect.TypeFor[meta.APIResourceList](),
+	{"v1", "APIGroup"}:        reflect.TypeFor[meta.APIGroup](),
+	{"v1", "APIGroupList"}:    reflect.TypeFor[meta.APIGroupList](),
+	{"", "APIVersions"}:       reflect.TypeFor[meta.APIVersions](),
+	{"v1", "APIVersions"}:     reflect.TypeFor[meta.APIVersions](),
 }
 
 // hasProtobufTags reports whether any field of struct type t has a
@@ -222,7 +241,7 @@ func protobufField(sf reflect.StructField, doc *apidoc.Field, cache map[reflect.
 	if pointer {
 		ft = ft.Elem()
 	}
-	f.rep = ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8
+	f.rep = ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8 && ft != pbVerbsType
 	if f.rep {
 		ft = ft.Elem()
 	}
@@ -234,6 +253,8 @@ func protobufField(sf reflect.StructField, doc *apidoc.Field, cache map[reflect.
 		f.kind = pbIntOrString
 	case ft == pbFieldsV1Type:
 		f.kind = pbRawJSON
+	case ft == pbVerbsType:
+		f.kind = pbStringList
 	case ft.Kind() == reflect.Struct:
 		f.kind = pbMessage
 		if f.msg, err = protobufSchemaOf(ft, cache); err != nil {

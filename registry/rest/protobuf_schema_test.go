@@ -44,8 +44,15 @@ func TestProtobufKinds(t *testing.T) {
 			t.Errorf("no schema for %v", k)
 		}
 	}
-	if len(protobufKinds) != 16 {
-		t.Errorf("%d kinds, want 16: %v", len(protobufKinds), protobufKinds)
+	// The discovery documents, the core group's without apiVersion.
+	for _, k := range []pbKindKey{{"v1", "APIResourceList"}, {"", "APIResourceList"}, {"v1", "APIGroup"},
+		{"v1", "APIGroupList"}, {"", "APIVersions"}, {"v1", "APIVersions"}} {
+		if protobufKinds[k] == nil {
+			t.Errorf("no schema for %v", k)
+		}
+	}
+	if len(protobufKinds) != 22 {
+		t.Errorf("%d kinds, want 22: %v", len(protobufKinds), protobufKinds)
 	}
 	if protobufSchemaFor("apiregistration.k8s.io/v1", "Status") != pbStatus || protobufSchemaFor("meta.k8s.io/v1", "DeleteOptions") != pbDeleteOptions {
 		t.Error("Status and DeleteOptions are not served in every v1")

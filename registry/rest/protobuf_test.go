@@ -515,12 +515,18 @@ func TestProtobufSchemaMatchesUpstreamTypes(t *testing.T) {
 		{protobufSchemaFor("authorization.k8s.io/v1", "LocalSubjectAccessReview"), reflect.TypeOf(authzv1.LocalSubjectAccessReview{})},
 		{protobufSchemaFor("authorization.k8s.io/v1", "SelfSubjectAccessReview"), reflect.TypeOf(authzv1.SelfSubjectAccessReview{})},
 		{protobufSchemaFor("authorization.k8s.io/v1", "SelfSubjectRulesReview"), reflect.TypeOf(authzv1.SelfSubjectRulesReview{})},
+		{protobufSchemaFor("v1", "APIResourceList"), reflect.TypeOf(metav1.APIResourceList{})},
+		{protobufSchemaFor("", "APIResourceList"), reflect.TypeOf(metav1.APIResourceList{})},
+		{protobufSchemaFor("v1", "APIGroup"), reflect.TypeOf(metav1.APIGroup{})},
+		{protobufSchemaFor("v1", "APIGroupList"), reflect.TypeOf(metav1.APIGroupList{})},
+		{protobufSchemaFor("", "APIVersions"), reflect.TypeOf(metav1.APIVersions{})},
 	}
 	// Fields upstream has that aggsim deliberately leaves unknown.
 	skip := map[string]bool{"ListMeta.shardInfo": true}
 	timeType := reflect.TypeOf(metav1.Time{})
 	intstrType := reflect.TypeOf(intstr.IntOrString{})
 	fieldsV1Type := reflect.TypeOf(metav1.FieldsV1{})
+	verbsType := reflect.TypeOf(metav1.Verbs{}) // a message of its own, not a repeated field
 	seen := map[*pbType]bool{}
 	var check func(pt *pbType, gt reflect.Type)
 	check = func(pt *pbType, gt reflect.Type) {
@@ -571,7 +577,7 @@ func TestProtobufSchemaMatchesUpstreamTypes(t *testing.T) {
 			case omit:
 				wantEmit = emitOmitEmpty
 			}
-			wantRep := ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8
+			wantRep := ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8 && ft != verbsType
 			if wantRep {
 				ft = ft.Elem()
 				if omit {
@@ -589,6 +595,8 @@ func TestProtobufSchemaMatchesUpstreamTypes(t *testing.T) {
 				wantKind = pbIntOrString
 			case ft == fieldsV1Type:
 				wantKind = pbRawJSON
+			case ft == verbsType:
+				wantKind = pbStringList
 			case ft.Kind() == reflect.Struct:
 				wantKind = pbMessage
 			case ft.Kind() == reflect.Map && ft.Elem().Kind() == reflect.String:
@@ -692,4 +700,39 @@ func withoutNulls(j []byte) any {
 		return v
 	}
 	return strip(v)
+}
+
+// TestProtobufVerbs: an APIResource's verbs are a message of their own
+// (metav1.Verbs{repeated string items = 1}, field 4), written even when
+// empty and absent when null, as upstream's generated marshaller writes a
+// non-nil and a nil Verbs; decoding gives the JSON back.
+func TestProtobufVerbs(t *testing.T) {
+	const prefix = `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"g/v1","resources":[{"name":"as","singularName":"a","namespaced":true,"kind":"A","verbs":`
+	for _, c := range []struct {
+		verbs string
+		up    metav1.Verbs
+	}{
+		{`["get","list"]`, metav1.Verbs{"get", "list"}},
+		{`[]`, metav1.Verbs{}},
+		{`null`, nil},
+	} {
+		js := prefix + c.verbs + `}]}`
+		pb, err := EncodeJSONToProtobuf([]byte(js), "v1", "APIResourceList")
+		if err != nil {
+			t.Fatal(err)
+		}
+		up := metav1.APIResourceList{GroupVersion: "g/v1", APIResources: []metav1.APIResource{{Name: "as", SingularName: "a", Namespaced: true, Kind: "A", Verbs: c.up}}}
+		raw, err := up.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		envelope := "k8s\x00\n\x15\n\x02v1\x12\x0fAPIResourceList\x12" + string(rune(len(raw))) + string(raw) + "\x1a\x00\"\x00"
+		if string(pb) != envelope {
+			t.Errorf("encode %s:\n got  %q\n want %q", js, pb, envelope)
+		}
+		j, _, _, err := DecodeProtobufToJSON(pb)
+		if err != nil || string(j) != js {
+			t.Errorf("decode: %s %v, want %s", j, err, js)
+		}
+	}
 }

@@ -14,7 +14,7 @@ func init() {
 		Types: []apidoc.Type{
 			{
 				Type: reflect.TypeFor[APIResource](),
-				Doc:  "APIResource mirrors metav1.APIResource, one entry of an APIResourceList (k8s.io/apimachinery/pkg/apis/meta/v1/types.go). Subresources appear as separate entries named \"<resource>/<subresource>\". Field order and omitempty give kube-apiserver's bytes.",
+				Doc:  "APIResource mirrors metav1.APIResource, one entry of an APIResourceList (k8s.io/apimachinery/pkg/apis/meta/v1/types.go; field numbers from its generated.proto). Subresources appear as separate entries named \"<resource>/<subresource>\". Field order and omitempty give kube-apiserver's bytes.",
 				Fields: []apidoc.Field{
 					{Name: "Name", Doc: "Name is the plural resource name, or \"<resource>/<subresource>\"."},
 					{Name: "SingularName", Doc: "SingularName is the singular resource name (\"\" for subresources)."},
@@ -50,6 +50,35 @@ func init() {
 				Fields: []apidoc.Field{
 					{Name: "ClientCIDR", Doc: "ClientCIDR is the client network this entry is for (\"0.0.0.0/0\")."},
 					{Name: "ServerAddress", Doc: "ServerAddress is \"<host>:<port>\" of the server for those clients."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[GroupVersionForDiscovery](),
+				Doc:  "GroupVersionForDiscovery mirrors metav1.GroupVersionForDiscovery, one version of a group in APIGroup and APIGroupList.",
+				Fields: []apidoc.Field{
+					{Name: "GroupVersion", Doc: "GroupVersion is \"<group>/<version>\"."},
+					{Name: "Version", Doc: "Version is the version alone."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[APIGroup](),
+				Doc:  "APIGroup mirrors metav1.APIGroup, the document at /apis/<group> and one entry of APIGroupList. Kind and APIVersion are empty inside a list.",
+				Fields: []apidoc.Field{
+					{Name: "Kind", Doc: "Kind is the object kind; empty inside lists."},
+					{Name: "APIVersion", Doc: "APIVersion is the object's apiVersion; empty inside lists."},
+					{Name: "Name", Doc: "Name is the group name."},
+					{Name: "Versions", Doc: "Versions lists the versions, in discovery order.", Markers: apidoc.Markers{"listType": {"atomic"}}},
+					{Name: "PreferredVersion", Doc: "PreferredVersion is the version clients should use: the first one."},
+					{Name: "ServerAddressByClientCIDRs", Doc: "ServerAddressByClientCIDRs tells clients which address to use.", Markers: apidoc.Markers{"listType": {"atomic"}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[APIGroupList](),
+				Doc:  "APIGroupList mirrors metav1.APIGroupList, the legacy document at /apis.",
+				Fields: []apidoc.Field{
+					{Name: "Kind", Doc: "Kind is the object kind."},
+					{Name: "APIVersion", Doc: "APIVersion is the object's apiVersion."},
+					{Name: "Groups", Doc: "Groups lists the groups, in discovery order.", Markers: apidoc.Markers{"listType": {"atomic"}}},
 				},
 			},
 			{
