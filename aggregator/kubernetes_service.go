@@ -75,7 +75,7 @@ func kubernetesSubsets(address string, securePort int) []core.EndpointSubset {
 // last start (as upstream's controller and endpoint reconciler do). The
 // creates run together with the system namespaces' (one transaction on a
 // fresh data dir). Nothing happens when Options.SecurePort is 0.
-func (s *Server) ensureKubernetesService(ctx context.Context) error {
+func (s *Server) ensureKubernetesService(ctx context.Context, updateLive bool) error {
 	port := s.opts.SecurePort
 	if port == 0 {
 		return nil
@@ -93,6 +93,9 @@ func (s *Server) ensureKubernetesService(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		svcErr = ensureObject(ctx, svcs, kubernetesService(port), func(live meta.Object) meta.Object {
+			if !updateLive {
+				return nil
+			}
 			cur := live.(*core.Service)
 			want := kubernetesServicePorts(port)
 			if reflect.DeepEqual(cur.Spec.Ports, want) && cur.Spec.Type == core.ServiceTypeClusterIP {
@@ -106,6 +109,9 @@ func (s *Server) ensureKubernetesService(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		epErr = ensureObject(ctx, eps, kubernetesEndpoints(addr, port), func(live meta.Object) meta.Object {
+			if !updateLive {
+				return nil
+			}
 			cur := live.(*core.Endpoints)
 			want := kubernetesSubsets(addr, port)
 			if reflect.DeepEqual(cur.Subsets, want) && cur.Labels["endpointslice.kubernetes.io/skip-mirror"] == "true" {

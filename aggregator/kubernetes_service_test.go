@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,12 +90,22 @@ func TestKubernetesServiceReference(t *testing.T) {
 
 	opts.SecurePort, opts.AdvertiseAddress = 21500, ""
 	s, _ = runServer(t, opts)
-	svc := normalizedJSON(t, getJSON(t, s, "/api/v1/namespaces/default/services/kubernetes"))
-	if want := `"ports":[{"name":"https","protocol":"TCP","port":443,"targetPort":21500}]`; !bytes.Contains([]byte(svc), []byte(want)) {
+	// The update runs once the server is ready, as upstream's bootstrap
+	// controller reconciles after start: wait for it (bounded).
+	wantSvc := `"ports":[{"name":"https","protocol":"TCP","port":443,"targetPort":21500}]`
+	wantEp := `"subsets":[{"addresses":[{"ip":"127.0.0.1"}],"ports":[{"name":"https","port":21500,"protocol":"TCP"}]}]`
+	var svc, ep string
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		svc = normalizedJSON(t, getJSON(t, s, "/api/v1/namespaces/default/services/kubernetes"))
+		ep = normalizedJSON(t, getJSON(t, s, "/api/v1/namespaces/default/endpoints/kubernetes"))
+		if strings.Contains(svc, wantSvc) && strings.Contains(ep, wantEp) || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !strings.Contains(svc, wantSvc) {
 		t.Errorf("after a restart on 21500: %s", svc)
 	}
-	ep := normalizedJSON(t, getJSON(t, s, "/api/v1/namespaces/default/endpoints/kubernetes"))
-	if want := `"subsets":[{"addresses":[{"ip":"127.0.0.1"}],"ports":[{"name":"https","port":21500,"protocol":"TCP"}]}]`; !bytes.Contains([]byte(ep), []byte(want)) {
+	if !strings.Contains(ep, wantEp) {
 		t.Errorf("after a restart on 21500: %s", ep)
 	}
 	if n := bytes.Count([]byte(svc+ep), []byte(`"manager":`)); n != 2 {

@@ -317,7 +317,10 @@ func (s *Server) Run(ctx context.Context) {
 	boot.Add(4)
 	go func() {
 		defer boot.Done()
-		if err := s.ensureKubernetesService(ctx); err != nil { // kubernetes_service.go
+		// Created here when missing; brought up to date (a new port)
+		// below, off the readiness path, as upstream's bootstrap
+		// controller reconciles it after start.
+		if err := s.ensureKubernetesService(ctx, false); err != nil { // kubernetes_service.go
 			s.logger.Error("create the kubernetes Service", "err", err)
 		}
 	}()
@@ -341,6 +344,13 @@ func (s *Server) Run(ctx context.Context) {
 	}()
 	boot.Wait()
 	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := s.ensureKubernetesService(ctx, true); err != nil && ctx.Err() == nil {
+			s.logger.Error("update the kubernetes Service", "err", err)
+		}
+	}()
 	for _, inf := range []*Informer{s.services, s.endpoints, s.apiServices} {
 		wg.Add(1)
 		go func() { defer wg.Done(); inf.Run(ctx) }()
