@@ -111,11 +111,11 @@ func TestOpenAPIV3(t *testing.T) {
 	doc, _ := OpenAPIV3GroupVersion("apis/apiregistration.k8s.io/v1")
 	var o spec3.OpenAPI
 	_ = json.Unmarshal(doc, &o)
-	cond := o.Components.Schemas[apiregV1+"APIServiceStatus"].Properties["conditions"]
+	cond := o.Components.Schemas["io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus"].Properties["conditions"]
 	if cond.Extensions["x-kubernetes-patch-merge-key"] != "type" || cond.Extensions["x-kubernetes-patch-strategy"] != "merge" {
 		t.Fatalf("conditions extensions %v", cond.Extensions)
 	}
-	if ca := o.Components.Schemas[apiregV1+"APIServiceSpec"].Properties["caBundle"]; ca.Format != "byte" {
+	if ca := o.Components.Schemas["io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceSpec"].Properties["caBundle"]; ca.Format != "byte" {
 		t.Fatalf("caBundle format %q", ca.Format)
 	}
 }

@@ -48,31 +48,15 @@ type ResourceAttributes struct {
 // raw text or as parsed requirements. aggsim's authorizers do not
 // interpret it; it is carried through the review as sent.
 type FieldSelectorAttributes struct {
-	RawSelector  string                     `json:"rawSelector,omitempty" protobuf:"bytes,1,opt,name=rawSelector"`
-	Requirements []FieldSelectorRequirement `json:"requirements,omitempty" protobuf:"bytes,2,rep,name=requirements"`
+	RawSelector  string                          `json:"rawSelector,omitempty" protobuf:"bytes,1,opt,name=rawSelector"`
+	Requirements []meta.FieldSelectorRequirement `json:"requirements,omitempty" protobuf:"bytes,2,rep,name=requirements"`
 }
 
 // LabelSelectorAttributes mirrors authorizationv1.LabelSelectorAttributes
 // (1.31+), the label-selector counterpart of FieldSelectorAttributes.
 type LabelSelectorAttributes struct {
-	RawSelector  string                     `json:"rawSelector,omitempty" protobuf:"bytes,1,opt,name=rawSelector"`
-	Requirements []LabelSelectorRequirement `json:"requirements,omitempty" protobuf:"bytes,2,rep,name=requirements"`
-}
-
-// FieldSelectorRequirement mirrors metav1.FieldSelectorRequirement: a key,
-// an operator (In, NotIn, Exists, DoesNotExist) and values.
-type FieldSelectorRequirement struct {
-	Key      string   `json:"key" protobuf:"bytes,1,opt,name=key"`
-	Operator string   `json:"operator" protobuf:"bytes,2,opt,name=operator"`
-	Values   []string `json:"values,omitempty" protobuf:"bytes,3,rep,name=values"`
-}
-
-// LabelSelectorRequirement mirrors metav1.LabelSelectorRequirement: a key,
-// an operator (In, NotIn, Exists, DoesNotExist) and values.
-type LabelSelectorRequirement struct {
-	Key      string   `json:"key" protobuf:"bytes,1,opt,name=key"`
-	Operator string   `json:"operator" protobuf:"bytes,2,opt,name=operator"`
-	Values   []string `json:"values,omitempty" protobuf:"bytes,3,rep,name=values"`
+	RawSelector  string                          `json:"rawSelector,omitempty" protobuf:"bytes,1,opt,name=rawSelector"`
+	Requirements []meta.LabelSelectorRequirement `json:"requirements,omitempty" protobuf:"bytes,2,rep,name=requirements"`
 }
 
 // NonResourceAttributes mirrors authorizationv1.NonResourceAttributes.
