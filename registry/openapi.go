@@ -10,6 +10,8 @@ import (
 
 	"github.com/aggsim/aggsim/internal/apidoc"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
+	"github.com/aggsim/aggsim/registry/apis/authorization"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/negotiation"
 	"github.com/aggsim/aggsim/registry/openapi"
@@ -120,6 +122,7 @@ func buildOpenAPIDocs() *openAPIDocSet {
 		r.AggregatorOwn = info.Group == apiregistration.GroupAPIRegistration
 		resources = append(resources, r)
 	}
+	resources = append(resources, reviewResources()...)
 	docs, err := openapi.Build(openapi.DocumentSpec{
 		Title: "Kubernetes", Version: openAPIInfoVersion,
 		Resources: resources, Definitions: defs,
@@ -133,6 +136,36 @@ func buildOpenAPIDocs() *openAPIDocSet {
 		set.v3hash[gv] = OpenAPIHash(b)
 	}
 	return set
+}
+
+// reviewKinds are the create-only review resources kube-apiserver 1.33
+// serves (pkg/registry/authentication and pkg/registry/authorization;
+// aggsim answers them in aggregator/reviews.go), in upstream's
+// discovery order: POST on the collection, no list, no item paths.
+var reviewKinds = []struct {
+	group, resource string
+	namespaced      bool
+	typ             reflect.Type
+}{
+	{authentication.GroupAuthentication, "selfsubjectreviews", false, reflect.TypeFor[authentication.SelfSubjectReview]()},
+	{authentication.GroupAuthentication, "tokenreviews", false, reflect.TypeFor[authentication.TokenReview]()},
+	{authorization.GroupAuthorization, "localsubjectaccessreviews", true, reflect.TypeFor[authorization.LocalSubjectAccessReview]()},
+	{authorization.GroupAuthorization, "selfsubjectaccessreviews", false, reflect.TypeFor[authorization.SelfSubjectAccessReview]()},
+	{authorization.GroupAuthorization, "selfsubjectrulesreviews", false, reflect.TypeFor[authorization.SelfSubjectRulesReview]()},
+	{authorization.GroupAuthorization, "subjectaccessreviews", false, reflect.TypeFor[authorization.SubjectAccessReview]()},
+}
+
+// reviewResources are reviewKinds as OpenAPI resources.
+func reviewResources() []openapi.Resource {
+	out := make([]openapi.Resource, 0, len(reviewKinds))
+	for _, r := range reviewKinds {
+		out = append(out, openapi.Resource{
+			Group: r.group, Version: VersionV1, Kind: r.typ.Name(), Resource: r.resource,
+			Namespaced: r.namespaced, Verbs: []string{"create"},
+			KindDefinition: openapi.DefinitionName(r.typ),
+		})
+	}
+	return out
 }
 
 // gvPath is the document key of info's group-version ("api/v1").
@@ -192,6 +225,10 @@ func openAPIDefinitions() (map[string]*openapi.Schema, error) {
 			types = append(types, t)
 			kinds[openapi.DefinitionName(t)] = gvk{info.Group, info.Version, kind}
 		}
+	}
+	for _, r := range reviewKinds {
+		types = append(types, r.typ)
+		kinds[openapi.DefinitionName(r.typ)] = gvk{r.group, VersionV1, r.typ.Name()}
 	}
 	types = append(types, reflect.TypeFor[meta.APIVersions](), reflect.TypeFor[meta.APIResourceList]())
 	d, err := openapi.Definitions(types...)

@@ -250,21 +250,6 @@ var openAPIKnownDifferences = map[string]string{
 	`v2["parameters"]: missing key "path-`:                                                  "the path parameters of services/proxy",
 	`v2["paths"]: missing key "/api/v1/namespaces/{name}/finalize"`:                         "aggsim has no namespaces/finalize subresource",
 	`v3 api/v1["paths"]: missing key "/api/v1/namespaces/{name}/finalize"`:                  "aggsim has no namespaces/finalize subresource",
-	// The reviews are answered by aggregator/reviews.go, not registered as
-	// resources, and their wire types (registry/apis/authentication,
-	// authorization) have no +upstreamPackage and no generated docs yet:
-	// openapi.Resource with Verbs ["create"] documents them once they do.
-	`v2["paths"]: missing key "/apis/authentication.k8s.io/`:                                         "reviews not documented",
-	`v2["paths"]: missing key "/apis/authorization.k8s.io/`:                                          "reviews not documented",
-	`v2["definitions"]: missing key "io.k8s.api.authentication.v1.`:                                  "reviews not documented",
-	`v2["definitions"]: missing key "io.k8s.api.authorization.v1.`:                                   "reviews not documented",
-	`v2["definitions"]: missing key "io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement"`: "reached from the reviews (authorization) and admission types only",
-	`v3 apis/authentication.k8s.io: not served`:                                                      "reviews not documented",
-	`v3 apis/authentication.k8s.io/v1: not served`:                                                   "reviews not documented",
-	`v3 apis/authorization.k8s.io: not served`:                                                       "reviews not documented",
-	`v3 apis/authorization.k8s.io/v1: not served`:                                                    "reviews not documented",
-	`index lacks "apis/authentication.k8s.io`:                                                        "reviews not documented",
-	`index lacks "apis/authorization.k8s.io`:                                                         "reviews not documented",
 }
 
 func compareOpenAPI(t *testing.T, name string, want, got []byte, diffs *[]string) {

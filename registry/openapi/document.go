@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -37,9 +38,15 @@ type Resource struct {
 	AggregatorOwn bool
 	// KindDefinition and ListDefinition name the definitions of Kind and
 	// ListKind ("io.k8s.api.core.v1.Service"), e.g. DefinitionName of their
-	// Go types; ListDefinition is unused when the resource cannot be
-	// listed.
+	// Go types; ListDefinition may be empty when the resource can be
+	// neither listed nor watched.
 	KindDefinition, ListDefinition string
+}
+
+// listable reports whether r serves list or watch (and so refers to its
+// list kind).
+func (r Resource) listable() bool {
+	return r.Verbs == nil || slices.Contains(r.Verbs, "list") || slices.Contains(r.Verbs, "watch")
 }
 
 // DocumentSpec describes the OpenAPI documents of one API server's
@@ -112,7 +119,7 @@ func Build(spec DocumentSpec) (Documents, error) {
 		defs[name] = d
 	}
 	for _, info := range spec.Resources {
-		if info.KindDefinition == "" || info.ListDefinition == "" {
+		if info.KindDefinition == "" || (info.ListDefinition == "" && info.listable()) {
 			return Documents{}, fmt.Errorf("openapi: resource %s: KindDefinition and ListDefinition are required", info.Resource)
 		}
 	}
