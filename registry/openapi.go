@@ -13,6 +13,7 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/authentication"
 	"github.com/aggsim/aggsim/registry/apis/authorization"
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/apis/version"
 	"github.com/aggsim/aggsim/registry/negotiation"
 	"github.com/aggsim/aggsim/registry/openapi"
 )
@@ -115,6 +116,12 @@ func buildOpenAPIDocs() *openAPIDocSet {
 		info := s.Info()
 		r := info.OpenAPIResource(definitionName(info, info.Kind), definitionName(info, info.ListKind))
 		r.Verbs = info.Verbs
+		for _, sub := range info.Subresources {
+			// A subresource with a kind of its own (ServiceProxyOptions)
+			// is a connect subresource; one with the resource's kind
+			// writes the object (namespaces/finalize).
+			r.Subresources = append(r.Subresources, openapi.Subresource{Name: sub.Name, Kind: sub.Kind, Connect: sub.Kind != info.Kind})
+		}
 		// Upstream's DELETE of a Service answers the deleted Service (its
 		// REST storage returns the object) and its operation documents
 		// that; the others document a Status (namespaces' too).
@@ -126,7 +133,7 @@ func buildOpenAPIDocs() *openAPIDocSet {
 	docs, err := openapi.Build(openapi.DocumentSpec{
 		Title: "Kubernetes", Version: openAPIInfoVersion,
 		Resources: resources, Definitions: defs,
-		Protobuf: true, Discovery: true,
+		Protobuf: true, Discovery: true, ServerVersion: true,
 	})
 	if err != nil {
 		panic("registry: " + err.Error())
@@ -230,7 +237,7 @@ func openAPIDefinitions() (map[string]*openapi.Schema, error) {
 		types = append(types, r.typ)
 		kinds[openapi.DefinitionName(r.typ)] = gvk{r.group, VersionV1, r.typ.Name()}
 	}
-	types = append(types, reflect.TypeFor[meta.APIVersions](), reflect.TypeFor[meta.APIResourceList]())
+	types = append(types, reflect.TypeFor[meta.APIVersions](), reflect.TypeFor[meta.APIResourceList](), reflect.TypeFor[version.Info]())
 	d, err := openapi.Definitions(types...)
 	if err != nil {
 		return nil, err

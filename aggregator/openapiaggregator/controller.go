@@ -842,7 +842,9 @@ func (c *Controller) ServeV2(w http.ResponseWriter, r *http.Request) {
 func (c *Controller) ServeV3Index(w http.ResponseWriter, r *http.Request) {
 	snap := c.snapshot()
 	w.Header().Set("Etag", snap.indexEtag)
-	w.Header().Set("Content-Type", "application/json")
+	// kube-openapi's handler3 sets none and Go's sniffing answers this
+	// (captured from kube-apiserver 1.33.13, scenario openapi-v3-index).
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	if r.Header.Get("If-None-Match") == snap.indexEtag {
 		w.WriteHeader(http.StatusNotModified)
 		return
