@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aggsim/aggsim/registry/apis/version"
+
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -126,26 +128,8 @@ func healthHandler(endpoint string, checks []healthCheck) http.Handler {
 	})
 }
 
-// versionInfo mirrors k8s.io/apimachinery/pkg/version.Info as
-// kube-apiserver 1.33 serves it at /version.
-type versionInfo struct {
-	Major                 string `json:"major"`
-	Minor                 string `json:"minor"`
-	EmulationMajor        string `json:"emulationMajor,omitempty"`
-	EmulationMinor        string `json:"emulationMinor,omitempty"`
-	MinCompatibilityMajor string `json:"minCompatibilityMajor,omitempty"`
-	MinCompatibilityMinor string `json:"minCompatibilityMinor,omitempty"`
-	GitVersion            string `json:"gitVersion"`
-	GitCommit             string `json:"gitCommit"`
-	GitTreeState          string `json:"gitTreeState"`
-	BuildDate             string `json:"buildDate"`
-	GoVersion             string `json:"goVersion"`
-	Compiler              string `json:"compiler"`
-	Platform              string `json:"platform"`
-}
-
 func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
-	v := versionInfo{
+	v := version.Info{
 		Major: "1", Minor: "33", EmulationMajor: "1", EmulationMinor: "33",
 		MinCompatibilityMajor: "1", MinCompatibilityMinor: "32",
 		GitVersion: s.GitVersion(), GitCommit: "", GitTreeState: "clean",

@@ -10,7 +10,10 @@ import (
 
 	"github.com/aggsim/aggsim/internal/apidoc"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
+	"github.com/aggsim/aggsim/registry/apis/authorization"
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/apis/version"
 	"github.com/aggsim/aggsim/registry/negotiation"
 	"github.com/aggsim/aggsim/registry/openapi"
 )
@@ -27,10 +30,9 @@ import (
 // POST/PUT/PATCH, which kubectl 1.27+ looks for on the PATCH operation of
 // a kind (cli-runtime resource/query_param_verifier_v3.go) before it sends
 // server-side field validation. The documents are built once, on first
-// use, and never change. Package openapi builds them: the definitions of
-// the kinds with Go types are derived from those types, the
-// GenericObject kinds (admissionregistration, flowcontrol) are described
-// below.
+// use, and never change. Package openapi builds them: every kind's
+// definition is derived from its Go type (for the GenericObject kinds of
+// admissionregistration and flowcontrol, GenericStrategy.WireType).
 
 // OpenAPIV3IndexEntry is one entry of the /openapi/v3 index: the key
 // ("apis/wardle.example.com/v1alpha1") and the URL of its document,
@@ -114,6 +116,12 @@ func buildOpenAPIDocs() *openAPIDocSet {
 		info := s.Info()
 		r := info.OpenAPIResource(definitionName(info, info.Kind), definitionName(info, info.ListKind))
 		r.Verbs = info.Verbs
+		for _, sub := range info.Subresources {
+			// A subresource with a kind of its own (ServiceProxyOptions)
+			// is a connect subresource; one with the resource's kind
+			// writes the object (namespaces/finalize).
+			r.Subresources = append(r.Subresources, openapi.Subresource{Name: sub.Name, Kind: sub.Kind, Connect: sub.Kind != info.Kind})
+		}
 		// Upstream's DELETE of a Service answers the deleted Service (its
 		// REST storage returns the object) and its operation documents
 		// that; the others document a Status (namespaces' too).
@@ -121,10 +129,11 @@ func buildOpenAPIDocs() *openAPIDocSet {
 		r.AggregatorOwn = info.Group == apiregistration.GroupAPIRegistration
 		resources = append(resources, r)
 	}
+	resources = append(resources, reviewResources()...)
 	docs, err := openapi.Build(openapi.DocumentSpec{
 		Title: "Kubernetes", Version: openAPIInfoVersion,
 		Resources: resources, Definitions: defs,
-		Protobuf: true, Discovery: true,
+		Protobuf: true, Discovery: true, ServerVersion: true,
 	})
 	if err != nil {
 		panic("registry: " + err.Error())
@@ -136,36 +145,60 @@ func buildOpenAPIDocs() *openAPIDocSet {
 	return set
 }
 
+// reviewKinds are the create-only review resources kube-apiserver 1.33
+// serves (pkg/registry/authentication and pkg/registry/authorization;
+// aggsim answers them in aggregator/reviews.go), in upstream's
+// discovery order: POST on the collection, no list, no item paths.
+var reviewKinds = []struct {
+	group, resource string
+	namespaced      bool
+	typ             reflect.Type
+}{
+	{authentication.GroupAuthentication, "selfsubjectreviews", false, reflect.TypeFor[authentication.SelfSubjectReview]()},
+	{authentication.GroupAuthentication, "tokenreviews", false, reflect.TypeFor[authentication.TokenReview]()},
+	{authorization.GroupAuthorization, "localsubjectaccessreviews", true, reflect.TypeFor[authorization.LocalSubjectAccessReview]()},
+	{authorization.GroupAuthorization, "selfsubjectaccessreviews", false, reflect.TypeFor[authorization.SelfSubjectAccessReview]()},
+	{authorization.GroupAuthorization, "selfsubjectrulesreviews", false, reflect.TypeFor[authorization.SelfSubjectRulesReview]()},
+	{authorization.GroupAuthorization, "subjectaccessreviews", false, reflect.TypeFor[authorization.SubjectAccessReview]()},
+}
+
+// reviewResources are reviewKinds as OpenAPI resources.
+func reviewResources() []openapi.Resource {
+	out := make([]openapi.Resource, 0, len(reviewKinds))
+	for _, r := range reviewKinds {
+		out = append(out, openapi.Resource{
+			Group: r.group, Version: VersionV1, Kind: r.typ.Name(), Resource: r.resource,
+			Namespaced: r.namespaced, Verbs: []string{"create"},
+			KindDefinition: openapi.DefinitionName(r.typ),
+		})
+	}
+	return out
+}
+
 // gvPath is the document key of info's group-version ("api/v1").
 func gvPath(info ResourceInfo) string { return openapi.GroupVersionPath(info.Group, info.Version) }
 
-// Definition name prefixes of the GenericObject kinds (their upstream
-// packages k8s.io/api/admissionregistration/v1 and
-// k8s.io/api/flowcontrol/v1), and of apiregistration.k8s.io/v1 for the
-// tests.
-const (
-	admissionV1 = "io.k8s.api.admissionregistration.v1."
-	flowV1      = "io.k8s.api.flowcontrol.v1."
-	apiregV1    = "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1."
-)
-
 var (
 	genericObjectType = reflect.TypeFor[GenericObject]()
-	timeDefinition    = openapi.DefinitionName(reflect.TypeFor[meta.Time]())
 )
 
-// kindType returns the Go type of kind (info's Kind or ListKind), or nil
-// for a GenericObject kind, which has none.
+// kindType returns the Go type of kind (info's Kind or ListKind): the
+// strategy's object type, or for a GenericObject kind its
+// GenericStrategy.WireType (and the list type beside it); nil when there
+// is none.
 func kindType(info ResourceInfo, kind string) reflect.Type {
 	for _, s := range Strategies(nil) {
 		if s.Info().Group != info.Group || s.Info().Kind != info.Kind {
 			continue
 		}
 		t := reflect.TypeOf(s.New()).Elem()
-		switch {
-		case t == genericObjectType:
-			return nil
-		case kind == info.Kind:
+		if t == genericObjectType {
+			g, _ := s.(GenericStrategy)
+			if t = g.WireType; t == nil {
+				return nil
+			}
+		}
+		if kind == info.Kind {
 			return t
 		}
 		return apidoc.TypeByName(t, kind)
@@ -173,18 +206,11 @@ func kindType(info ResourceInfo, kind string) reflect.Type {
 	return nil
 }
 
-// definitionName is the OpenAPI definition name of one of aggsim's kinds:
-// that of its Go type, or for GenericObject kinds the name upstream gives
-// them.
+// definitionName is the OpenAPI definition name of one of aggsim's kinds,
+// that of its Go type.
 func definitionName(info ResourceInfo, kind string) string {
 	if t := kindType(info, kind); t != nil {
 		return openapi.DefinitionName(t)
-	}
-	switch info.Group {
-	case GroupAdmissionRegistration:
-		return admissionV1 + kind
-	case GroupFlowControl:
-		return flowV1 + kind
 	}
 	panic("registry: no Go type for kind " + kind)
 }
@@ -207,7 +233,11 @@ func openAPIDefinitions() (map[string]*openapi.Schema, error) {
 			kinds[openapi.DefinitionName(t)] = gvk{info.Group, info.Version, kind}
 		}
 	}
-	types = append(types, reflect.TypeFor[meta.APIVersions](), reflect.TypeFor[meta.APIResourceList]())
+	for _, r := range reviewKinds {
+		types = append(types, r.typ)
+		kinds[openapi.DefinitionName(r.typ)] = gvk{r.group, VersionV1, r.typ.Name()}
+	}
+	types = append(types, reflect.TypeFor[meta.APIVersions](), reflect.TypeFor[meta.APIResourceList](), reflect.TypeFor[version.Info]())
 	d, err := openapi.Definitions(types...)
 	if err != nil {
 		return nil, err
@@ -219,19 +249,7 @@ func openAPIDefinitions() (map[string]*openapi.Schema, error) {
 	for name, k := range kinds {
 		openapi.AddGroupVersionKind(d[name], k.group, k.version, k.kind)
 	}
-	admissionDefinitions(d)
-	flowControlDefinitions(d)
 	return d, nil
-}
-
-// specStatus are the properties of a kind with spec and status structs,
-// the definitions prefix+"Spec" and prefix+"Status" (prefix is the kind's
-// definition name).
-func specStatus(prefix, specDesc, statusDesc string) map[string]*openapi.Schema {
-	return map[string]*openapi.Schema{
-		"spec":   openapi.Struct(prefix+"Spec", specDesc),
-		"status": openapi.Struct(prefix+"Status", statusDesc),
-	}
 }
 
 // requiredString is a string property of a Go field without omitempty:
@@ -240,57 +258,6 @@ func requiredString(desc string) *openapi.Schema {
 	s := openapi.String(desc)
 	s.Default = ""
 	return s
-}
-
-// admissionDefinitions are the admissionregistration.k8s.io/v1 kinds,
-// top level only: spec, status and each webhook are open objects.
-func admissionDefinitions(d map[string]*openapi.Schema) {
-	g, v := GroupAdmissionRegistration, VersionV1
-	for _, w := range []string{"Mutating", "Validating"} {
-		kind := w + "WebhookConfiguration"
-		d[admissionV1+kind] = openapi.KindSchema(g, v, kind, kind+" describes the configuration of and admission webhook that accept or reject and may change the object.", map[string]*openapi.Schema{
-			"webhooks": openapi.Array(openapi.Struct(admissionV1+w+"Webhook", ""), "Webhooks is a list of webhooks and the affected resources and operations.", openapi.MapList("name", "name")),
-		})
-		d[admissionV1+kind+"List"] = openapi.ListSchema(g, v, kind+"List", admissionV1+kind, kind+"List is a list of "+kind+".")
-		d[admissionV1+w+"Webhook"] = openapi.Object(w+"Webhook describes an admission webhook and the resources and operations it applies to.", map[string]*openapi.Schema{
-			"name": requiredString("The name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where \"imagepolicy\" is the name of the webhook, and kubernetes.io is the name of the organization. Required."),
-		}, "name", "clientConfig", "sideEffects", "admissionReviewVersions")
-	}
-	d[admissionV1+"ValidatingAdmissionPolicy"] = openapi.KindSchema(g, v, "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy describes the definition of an admission validation policy that accepts or rejects an object without changing it.",
-		specStatus(admissionV1+"ValidatingAdmissionPolicy", "Specification of the desired behavior of the ValidatingAdmissionPolicy.", "The status of the ValidatingAdmissionPolicy, including warnings that are useful to determine if the policy behaves in the expected way. Populated by the system. Read-only."))
-	d[admissionV1+"ValidatingAdmissionPolicyList"] = openapi.ListSchema(g, v, "ValidatingAdmissionPolicyList", admissionV1+"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyList is a list of ValidatingAdmissionPolicy.")
-	d[admissionV1+"ValidatingAdmissionPolicySpec"] = openapi.Object("ValidatingAdmissionPolicySpec is the specification of the desired behavior of the AdmissionPolicy.", nil)
-	d[admissionV1+"ValidatingAdmissionPolicyStatus"] = openapi.Object("ValidatingAdmissionPolicyStatus represents the status of an admission validation policy.", nil)
-	d[admissionV1+"ValidatingAdmissionPolicyBinding"] = openapi.KindSchema(g, v, "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding binds the ValidatingAdmissionPolicy with paramerized resources.", map[string]*openapi.Schema{
-		"spec": openapi.Struct(admissionV1+"ValidatingAdmissionPolicyBindingSpec", "Specification of the desired behavior of the ValidatingAdmissionPolicyBinding."),
-	})
-	d[admissionV1+"ValidatingAdmissionPolicyBindingList"] = openapi.ListSchema(g, v, "ValidatingAdmissionPolicyBindingList", admissionV1+"ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBindingList is a list of ValidatingAdmissionPolicyBinding.")
-	d[admissionV1+"ValidatingAdmissionPolicyBindingSpec"] = openapi.Object("ValidatingAdmissionPolicyBindingSpec is the specification of the ValidatingAdmissionPolicyBinding.", nil)
-}
-
-// flowControlDefinitions are the flowcontrol.apiserver.k8s.io/v1 kinds,
-// top level only: spec and status are open objects.
-func flowControlDefinitions(d map[string]*openapi.Schema) {
-	g, v := GroupFlowControl, VersionV1
-	for _, k := range []struct{ kind, desc string }{
-		{"FlowSchema", "FlowSchema defines the schema of a group of flows. Note that a flow is made up of a set of inbound API requests with similar attributes and is identified by a pair of strings: the name of the FlowSchema and a \"flow distinguisher\"."},
-		{"PriorityLevelConfiguration", "PriorityLevelConfiguration represents the configuration of a priority level."},
-	} {
-		d[flowV1+k.kind] = openapi.KindSchema(g, v, k.kind, k.desc,
-			specStatus(flowV1+k.kind, "`spec` is the specification of the desired behavior of a "+k.kind+". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status", "`status` is the current status of a "+k.kind+". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"))
-		d[flowV1+k.kind+"List"] = openapi.ListSchema(g, v, k.kind+"List", flowV1+k.kind, k.kind+"List is a list of "+k.kind+" objects.")
-		d[flowV1+k.kind+"Spec"] = openapi.Object(k.kind+"Spec describes how the "+k.kind+"'s specification looks like.", nil)
-		d[flowV1+k.kind+"Status"] = openapi.Object(k.kind+"Status represents the current state of a "+k.kind+".", map[string]*openapi.Schema{
-			"conditions": openapi.Array(openapi.Struct(flowV1+k.kind+"Condition", ""), "`conditions` is a list of the current states of "+k.kind+".", openapi.MapList("type", "type")),
-		})
-		d[flowV1+k.kind+"Condition"] = openapi.Object(k.kind+"Condition describes conditions for a "+k.kind+".", map[string]*openapi.Schema{
-			"lastTransitionTime": openapi.Ref(timeDefinition, "`lastTransitionTime` is the last time the condition transitioned from one status to another."),
-			"message":            openapi.String("`message` is a human-readable message indicating details about last transition."),
-			"reason":             openapi.String("`reason` is a unique, one-word, CamelCase reason for the condition's last transition."),
-			"status":             openapi.String("`status` is the status of the condition. Can be True, False, Unknown. Required."),
-			"type":               openapi.String("`type` is the type of the condition. Required."),
-		})
-	}
 }
 
 // metaV1 is the definition name prefix of k8s.io/apimachinery's meta/v1.

@@ -48,9 +48,10 @@ func TestOpenAPIV3(t *testing.T) {
 		t.Fatal(err)
 	}
 	// aggsim's own documents (api, api/v1, apis, and apis/<group> and
-	// apis/<group>/v1 of apiregistration, admissionregistration and
-	// flowcontrol) plus the extra entry.
-	if len(index.Paths) != 10 || index.Paths["apis/wardle.example.com/v1alpha1"].ServerRelativeURL != "/openapi/v3/apis/wardle.example.com/v1alpha1?hash=AB" {
+	// apis/<group>/v1 of apiregistration, admissionregistration,
+	// authentication, authorization and flowcontrol, and version) plus the
+	// extra entry.
+	if len(index.Paths) != 15 || index.Paths["apis/wardle.example.com/v1alpha1"].ServerRelativeURL != "/openapi/v3/apis/wardle.example.com/v1alpha1?hash=AB" {
 		t.Fatalf("index %+v", index)
 	}
 	for _, s := range Strategies(nil) {
@@ -111,11 +112,11 @@ func TestOpenAPIV3(t *testing.T) {
 	doc, _ := OpenAPIV3GroupVersion("apis/apiregistration.k8s.io/v1")
 	var o spec3.OpenAPI
 	_ = json.Unmarshal(doc, &o)
-	cond := o.Components.Schemas[apiregV1+"APIServiceStatus"].Properties["conditions"]
+	cond := o.Components.Schemas["io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus"].Properties["conditions"]
 	if cond.Extensions["x-kubernetes-patch-merge-key"] != "type" || cond.Extensions["x-kubernetes-patch-strategy"] != "merge" {
 		t.Fatalf("conditions extensions %v", cond.Extensions)
 	}
-	if ca := o.Components.Schemas[apiregV1+"APIServiceSpec"].Properties["caBundle"]; ca.Format != "byte" {
+	if ca := o.Components.Schemas["io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceSpec"].Properties["caBundle"]; ca.Format != "byte" {
 		t.Fatalf("caBundle format %q", ca.Format)
 	}
 }

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"reflect"
 	"time"
 
 	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
@@ -55,12 +56,14 @@ func AdmissionStrategies(now func() time.Time) []Strategy {
 	return []Strategy{
 		GenericStrategy{
 			Resource: admissionInfo("MutatingWebhookConfiguration", "mutatingwebhookconfigurations", false),
+			WireType: reflect.TypeFor[admissionregistration.MutatingWebhookConfiguration](),
 			Shape:    ShapeWebhooks, Columns: webhooks, Row: webhookRow,
 			DefaultFn: mutDefault, ValidateFn: mutValidate, MergeKeysMap: map[string]string{"webhooks": "name", "webhooks.matchConditions": "name"},
 			AtomicPaths: webhookAtomicPaths, Now: now,
 		},
 		GenericStrategy{
 			Resource: admissionInfo("ValidatingAdmissionPolicy", "validatingadmissionpolicies", true),
+			WireType: reflect.TypeFor[admissionregistration.ValidatingAdmissionPolicy](),
 			Shape:    ShapeSpecStatus,
 			Columns: []meta.TableColumnDefinition{
 				{Name: "Validations", Type: "integer", Description: "Validations contain CEL expressions which is used to apply the validation."},
@@ -74,6 +77,7 @@ func AdmissionStrategies(now func() time.Time) []Strategy {
 		},
 		GenericStrategy{
 			Resource: admissionInfo("ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings", false),
+			WireType: reflect.TypeFor[admissionregistration.ValidatingAdmissionPolicyBinding](),
 			Shape:    ShapeSpec,
 			Columns: []meta.TableColumnDefinition{
 				{Name: "PolicyName", Type: "string", Description: "PolicyName references a ValidatingAdmissionPolicy name which the ValidatingAdmissionPolicyBinding binds to."},
@@ -87,6 +91,7 @@ func AdmissionStrategies(now func() time.Time) []Strategy {
 		},
 		GenericStrategy{
 			Resource: admissionInfo("ValidatingWebhookConfiguration", "validatingwebhookconfigurations", false),
+			WireType: reflect.TypeFor[admissionregistration.ValidatingWebhookConfiguration](),
 			Shape:    ShapeWebhooks, Columns: webhooks, Row: webhookRow,
 			DefaultFn: valDefault, ValidateFn: valValidate, MergeKeysMap: map[string]string{"webhooks": "name", "webhooks.matchConditions": "name"},
 			AtomicPaths: webhookAtomicPaths, Now: now,
@@ -100,21 +105,49 @@ func AdmissionStrategies(now func() time.Time) []Strategy {
 var webhookAtomicPaths = []string{"webhooks.namespaceSelector", "webhooks.objectSelector"}
 
 // webhookStrategyFns returns the defaulting and validation of a webhook
-// configuration's webhooks list (typed as admissionregistration.Webhook).
+// configuration's webhooks list (typed as admissionregistration's
+// MutatingWebhook or ValidatingWebhook; both are defaulted and validated
+// in their MutatingWebhook form).
 func webhookStrategyFns(mutating bool) (func(*GenericObject), func(*GenericObject) meta.FieldErrors) {
+	decode := func(o *GenericObject) ([]admissionregistration.MutatingWebhook, error) {
+		if !mutating {
+			var l []admissionregistration.ValidatingWebhook
+			if err := admissionregistration.Decode(o.Webhooks, &l); err != nil {
+				return nil, err
+			}
+			out := make([]admissionregistration.MutatingWebhook, len(l))
+			for i := range l {
+				out[i] = l[i].Mutating()
+			}
+			return out, nil
+		}
+		var l []admissionregistration.MutatingWebhook
+		err := admissionregistration.Decode(o.Webhooks, &l)
+		return l, err
+	}
 	def := func(o *GenericObject) {
 		if len(o.Webhooks) == 0 {
 			return
 		}
-		recode(&o.Webhooks, func(l *[]admissionregistration.Webhook) {
+		if mutating {
+			recode(&o.Webhooks, func(l *[]admissionregistration.MutatingWebhook) {
+				for i := range *l {
+					admissionregistration.DefaultWebhook(&(*l)[i], true)
+				}
+			})
+			return
+		}
+		recode(&o.Webhooks, func(l *[]admissionregistration.ValidatingWebhook) {
 			for i := range *l {
-				admissionregistration.DefaultWebhook(&(*l)[i], mutating)
+				m := (*l)[i].Mutating()
+				admissionregistration.DefaultWebhook(&m, false)
+				(*l)[i] = m.Validating()
 			}
 		})
 	}
 	validate := func(o *GenericObject) meta.FieldErrors {
-		var l []admissionregistration.Webhook
-		if err := admissionregistration.Decode(o.Webhooks, &l); err != nil {
+		l, err := decode(o)
+		if err != nil {
 			return meta.FieldErrors{meta.Invalid("webhooks", string(o.Webhooks), err.Error())}
 		}
 		return admissionregistration.ValidateWebhooks(l, mutating)

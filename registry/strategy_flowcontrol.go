@@ -3,6 +3,7 @@ package registry
 import (
 	"cmp"
 	"encoding/json"
+	"reflect"
 	"time"
 
 	"github.com/aggsim/aggsim/registry/apis/flowcontrol"
@@ -35,6 +36,7 @@ func FlowControlStrategies(now func() time.Time) []Strategy {
 	return []Strategy{
 		GenericStrategy{
 			Resource: flowControlInfo("FlowSchema", "flowschemas"),
+			WireType: reflect.TypeFor[flowcontrol.FlowSchema](),
 			Shape:    ShapeSpecStatus,
 			Columns: []meta.TableColumnDefinition{
 				{Name: "PriorityLevel", Type: "string", Description: "`name` is the name of the priority level configuration being referenced Required."},
@@ -53,6 +55,7 @@ func FlowControlStrategies(now func() time.Time) []Strategy {
 		},
 		GenericStrategy{
 			Resource: flowControlInfo("PriorityLevelConfiguration", "prioritylevelconfigurations"),
+			WireType: reflect.TypeFor[flowcontrol.PriorityLevelConfiguration](),
 			Shape:    ShapeSpecStatus,
 			Columns: []meta.TableColumnDefinition{
 				{Name: "Type", Type: "string", Description: "`type` indicates whether this priority level is subject to limitation on request execution.  A value of `\"Exempt\"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `\"Limited\"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server's limited capacity is made available exclusively to this priority level. Required."},

@@ -3,6 +3,7 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"time"
 
@@ -52,6 +53,11 @@ type GenericStrategy struct {
 	Resource ResourceInfo
 	// Shape selects the body fields kept.
 	Shape GenericShape
+	// WireType is the Go type that describes the kind's wire form (for
+	// example admissionregistration.ValidatingAdmissionPolicy); its
+	// package also holds the list kind's type. The OpenAPI definitions
+	// are derived from it; objects are still stored as GenericObjects.
+	WireType reflect.Type
 	// Columns are the table columns besides NAME (first) and AGE (at
 	// AgeIndex); Row returns the matching cells (nil Row: empty cells).
 	Columns []meta.TableColumnDefinition

@@ -21,7 +21,6 @@ import (
 
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
-	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
@@ -45,7 +44,8 @@ import (
 //     group first), then APIService name. On a path or definition name
 //     conflict the first wins (upstream renames conflicting definitions).
 //     JSON, or gnostic protobuf when asked for (Content-Type
-//     application/octet-stream, as kube-openapi answers), both encoded once
+//     application/com.github.proto-openapi.spec.v2.v1.0+protobuf, as
+//     kube-apiserver 1.33 answers), both encoded once
 //     per change, with an ETag.
 //   - /openapi/v3: aggsim's own index plus one entry per fetched remote
 //     group-version, serverRelativeURL /openapi/v3/apis/<g>/<v>?hash=<upper
@@ -71,13 +71,11 @@ const openAPIWorkers = 4
 // openAPIMaxBytes caps one fetched document.
 const openAPIMaxBytes = 64 << 20
 
-// openAPIV2ProtobufTypes are the media types kube-apiserver serves the
-// OpenAPI v2 document as protobuf under (kube-openapi handler.go); kubectl
-// up to 1.30 asks only for these.
-var openAPIV2ProtobufTypes = []string{
-	"application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
-	"application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
-}
+// openAPIV2ProtobufType is the Content-Type kube-apiserver 1.33 answers
+// the gnostic protobuf form of /openapi/v2 with, whichever of its two
+// names (see openAPIV2Formats) was asked for; kubectl up to 1.30 asks
+// for it.
+const openAPIV2ProtobufType = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 
 // errOpenAPINotServed marks a 404: the backend serves no such document.
 var errOpenAPINotServed = errors.New("not served by the backend")
@@ -775,28 +773,64 @@ func (s *openAPISnapshot) protobuf(logger *slog.Logger) []byte {
 	return s.v2pb
 }
 
-// ServeV2 answers /openapi/v2: protobuf when the Accept header names one
-// of openAPIV2ProtobufTypes, JSON when it admits JSON, else 406 Status.
+// openAPIV2Format is one representation /openapi/v2 offers: the media
+// range it answers (type and subtype) and the Content-Type it answers with.
+type openAPIV2Format struct {
+	typ, subtype, contentType string
+	protobuf                  bool
+}
+
+// openAPIV2Formats are kube-openapi's offers, in its order
+// (k8s.io/kube-openapi/pkg/handler/handler.go): JSON, then gnostic
+// protobuf under its deprecated and its current name, both answered as
+// application/com.github.proto-openapi.spec.v2.v1.0+protobuf (captured
+// from kube-apiserver 1.33.13, scenario openapi-v2-protobuf).
+var openAPIV2Formats = []openAPIV2Format{
+	{"application", "json", "application/json", false},
+	{"application", "com.github.proto-openapi.spec.v2@v1.0+protobuf", openAPIV2ProtobufType, true},
+	{"application", "com.github.proto-openapi.spec.v2.v1.0+protobuf", openAPIV2ProtobufType, true},
+}
+
+// negotiateOpenAPIV2 picks the representation of /openapi/v2 for an
+// Accept header as kube-openapi's handler does: the clauses in
+// goautoneg's order (quality, then specificity, then header order; an
+// absent header is "*/*"), and for each the first offer whose type and
+// subtype it names or wildcards; parameters, q=0 included, are not
+// consulted. false: none matches (kube-apiserver answers 406 with an
+// empty body).
+func negotiateOpenAPIV2(accept string) (openAPIV2Format, bool) {
+	if accept == "" {
+		accept = "*/*"
+	}
+	for _, c := range negotiation.ParseAccept(accept) {
+		for _, f := range openAPIV2Formats {
+			if (c.Type == f.typ || c.Type == "*") && (c.Subtype == f.subtype || c.Subtype == "*") {
+				return f, true
+			}
+		}
+	}
+	return openAPIV2Format{}, false
+}
+
+// ServeV2 answers /openapi/v2 in the representation negotiateOpenAPIV2
+// picks (JSON when the protobuf form cannot be encoded), or 406 with an
+// empty body as kube-openapi answers.
 func (c *Controller) ServeV2(w http.ResponseWriter, r *http.Request) {
 	snap := c.snapshot()
-	accept := r.Header.Get("Accept")
-	body, ct := snap.v2, "application/json"
-	wantsProtobuf := negotiation.Names(accept, openAPIV2ProtobufTypes...)
-	var pb []byte
-	if wantsProtobuf {
-		pb = snap.protobuf(c.logger)
-	}
-	switch {
-	case pb != nil:
-		body, ct = pb, "application/octet-stream" // as kube-openapi answers
-	case !registry.OpenAPIAcceptsJSON(accept):
-		negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusNotAcceptable, meta.StatusReasonNotAcceptable,
-			"only the following media types are accepted: application/json, "+strings.Join(openAPIV2ProtobufTypes, ", ")))
+	w.Header().Set("Vary", "Accept")
+	f, ok := negotiateOpenAPIV2(r.Header.Get("Accept"))
+	if !ok {
+		w.WriteHeader(http.StatusNotAcceptable)
 		return
+	}
+	body, ct := snap.v2, "application/json"
+	if f.protobuf {
+		if pb := snap.protobuf(c.logger); pb != nil {
+			body, ct = pb, f.contentType
+		}
 	}
 	w.Header().Set("Etag", snap.v2etag)
 	w.Header().Set("Content-Type", ct)
-	w.Header().Set("Vary", "Accept")
 	if r.Header.Get("If-None-Match") == snap.v2etag {
 		w.WriteHeader(http.StatusNotModified)
 		return
@@ -808,7 +842,9 @@ func (c *Controller) ServeV2(w http.ResponseWriter, r *http.Request) {
 func (c *Controller) ServeV3Index(w http.ResponseWriter, r *http.Request) {
 	snap := c.snapshot()
 	w.Header().Set("Etag", snap.indexEtag)
-	w.Header().Set("Content-Type", "application/json")
+	// kube-openapi's handler3 sets none and Go's sniffing answers this
+	// (captured from kube-apiserver 1.33.13, scenario openapi-v3-index).
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	if r.Header.Get("If-None-Match") == snap.indexEtag {
 		w.WriteHeader(http.StatusNotModified)
 		return

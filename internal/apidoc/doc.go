@@ -35,6 +35,12 @@
 //	+listMapKey=<json name>         x-kubernetes-list-map-keys (repeatable)
 //	+mapType=atomic|granular        x-kubernetes-map-type of a map field
 //	+structType=atomic|granular     x-kubernetes-map-type of a struct type
+//	+union                          type: a union (x-kubernetes-unions): its
+//	                                +unionDiscriminator field says which of the
+//	                                other fields is set; each other field is
+//	                                named in fields-to-discriminateBy by its Go
+//	                                name (the discriminator's value)
+//	+unionDiscriminator             field: the discriminator of a +union type
 //
 // aggsim's markers, for what upstream says in Go code or in its package
 // path:

@@ -1,6 +1,9 @@
 package refsuite
 
 import (
+	"bytes"
+	"encoding/base64"
+	"hash/fnv"
 	"slices"
 	"strings"
 )
@@ -166,13 +169,20 @@ func keepAPIPath(p string) bool {
 // OpenAPI v2 or v3 document (or the /openapi/v3 index) and then keeps only
 // the schemas those paths reach, and replaces every description text by
 // "<description>" (issue 20 lets descriptions be aggsim's own words; a
-// missing description still shows as a difference). It reports whether it
+// missing description still shows as a difference), and renames v2's
+// shared parameters (renameSharedParameters). It reports whether it
 // changed v.
 func filterOpenAPI(v any) bool {
 	doc, ok := v.(*object)
 	if !ok {
 		return false
 	}
+	changed := filterOpenAPIPaths(doc)
+	return renameSharedParameters(doc) || changed
+}
+
+// filterOpenAPIPaths is filterOpenAPI but for the shared parameters.
+func filterOpenAPIPaths(doc *object) bool {
 	changed := replaceDescriptions(doc)
 	paths, _ := doc.get("paths").(*object)
 	if paths == nil {
@@ -199,13 +209,22 @@ func filterOpenAPI(v any) bool {
 	}
 	reach := map[string]bool{}
 	var queue []string
+	// v2's shared parameters (#/parameters/<name>) reach definitions too
+	// (the DeleteOptions body of every delete).
+	params, _ := doc.get("parameters").(*object)
+	walkedParams := map[string]bool{}
 	var walk func(any)
 	walk = func(x any) {
 		switch y := x.(type) {
 		case *object:
 			for _, k := range y.keys {
 				if k == "$ref" {
-					if s, ok := y.vals[k].(string); ok && strings.HasPrefix(s, prefix) {
+					s, _ := y.vals[k].(string)
+					if p, ok := strings.CutPrefix(s, "#/parameters/"); ok && params != nil && !walkedParams[p] {
+						walkedParams[p] = true
+						walk(params.get(p))
+					}
+					if strings.HasPrefix(s, prefix) {
 						n := strings.TrimPrefix(s, prefix)
 						if !reach[n] {
 							reach[n] = true
@@ -231,6 +250,78 @@ func filterOpenAPI(v any) bool {
 			schemas.del(n)
 		}
 	}
+	return true
+}
+
+// renameSharedParameters renames the shared parameters of a swagger 2.0
+// document (#/parameters/<name>-<hash>): kube-openapi names each after an
+// FNV hash of its JSON, descriptions included, so the names follow the
+// description texts the normaliser replaces. Each becomes
+// <name>-<hash of its normalised JSON>; parameters that only their
+// descriptions told apart merge into one; the entries are re-sorted and
+// every $ref rewritten. It reports whether it changed doc (run after the
+// paths are filtered, so that parameters only dropped paths used go).
+func renameSharedParameters(doc *object) bool {
+	params, _ := doc.get("parameters").(*object)
+	if params == nil {
+		return false
+	}
+	used := map[string]bool{}
+	var collect func(any)
+	collect = func(x any) {
+		switch y := x.(type) {
+		case *object:
+			for _, k := range y.keys {
+				if s, ok := y.vals[k].(string); ok && k == "$ref" {
+					used[s] = true
+				}
+				collect(y.vals[k])
+			}
+		case []any:
+			for _, e := range y {
+				collect(e)
+			}
+		}
+	}
+	collect(doc.get("paths"))
+	rename := map[string]string{}
+	renamed := &object{vals: map[string]any{}}
+	for _, k := range params.keys {
+		if !used["#/parameters/"+k] {
+			continue
+		}
+		p := params.vals[k]
+		var buf bytes.Buffer
+		encodeOrdered(&buf, p)
+		h := fnv.New64()
+		h.Write(buf.Bytes())
+		name, _ := p.(*object).get("name").(string)
+		nn := name + "-" + base64.URLEncoding.EncodeToString(h.Sum(nil)[:6])
+		rename["#/parameters/"+k] = "#/parameters/" + nn
+		renamed.set(nn, p)
+	}
+	slices.Sort(renamed.keys)
+	doc.set("parameters", renamed)
+	var rewrite func(any)
+	rewrite = func(x any) {
+		switch y := x.(type) {
+		case *object:
+			for _, k := range y.keys {
+				if s, ok := y.vals[k].(string); ok && k == "$ref" {
+					if to, ok := rename[s]; ok {
+						y.vals[k] = to
+					}
+					continue
+				}
+				rewrite(y.vals[k])
+			}
+		case []any:
+			for _, e := range y {
+				rewrite(e)
+			}
+		}
+	}
+	rewrite(doc.get("paths"))
 	return true
 }
 

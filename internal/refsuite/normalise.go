@@ -22,7 +22,9 @@ import (
 //     fingerprints → <fingerprint>; allocated cluster IPs and node ports
 //   - the admin's user name (the CommonName of each server's admin
 //     certificate) → <admin>; each target's HOME → <home>
-//   - OpenAPI description texts → <description> (documents and kubectl explain)
+//   - OpenAPI description texts → <description> (documents and kubectl explain),
+//     and the names of v2's shared parameters, which hash those texts
+//     (<name>-<hash of the normalised parameter>, filter.go)
 //   - the reference's built-in groups and core resources aggsim does not serve
 //     (filter.go)
 //   - names generated from generateName "rsgen-" → rsgen-<suffix>

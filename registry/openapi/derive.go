@@ -61,7 +61,7 @@ func DefinitionName(t reflect.Type) string {
 // omitempty), none for types with an +openapi:type (+openapi:noDefault
 // drops it). Enums: the +openapi:enum values of a field (of its items for
 // a list). Extensions: patchStrategy and patchMergeKey struct tags, and
-// the +listType, +listMapKey, +mapType and +structType markers.
+// the +listType, +listMapKey, +mapType, +structType and +union markers.
 func Definitions(types ...reflect.Type) (map[string]*Schema, error) {
 	d := &deriver{defs: map[string]*Schema{}, seen: map[reflect.Type]string{}}
 	for _, t := range types {
@@ -135,7 +135,42 @@ func (d *deriver) definition(t reflect.Type) string {
 	}
 	d.defs[name] = s
 	s.Props, s.Required = d.properties(t)
+	if doc != nil && doc.Markers.Has("union") {
+		if u := d.union(t); u != nil {
+			if s.Ext == nil {
+				s.Ext = map[string]any{}
+			}
+			s.Ext["x-kubernetes-unions"] = []any{u}
+		}
+	}
 	return name
+}
+
+// union returns the x-kubernetes-unions entry of the +union struct t, as
+// upstream's openapi-gen writes it: the JSON name of its
+// +unionDiscriminator field, and every other field's JSON name mapped to
+// its Go name (the discriminator value that selects it).
+func (d *deriver) union(t reflect.Type) map[string]any {
+	doc, _ := apidoc.Lookup(t)
+	discriminator := ""
+	members := map[string]any{}
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		if f := doc.Field(sf.Name); f != nil && f.Markers.Has("unionDiscriminator") {
+			discriminator = name
+			continue
+		}
+		members[name] = sf.Name
+	}
+	if discriminator == "" {
+		d.fail("openapi: %v is a +union without a +unionDiscriminator field", t)
+		return nil
+	}
+	return map[string]any{"discriminator": discriminator, "fields-to-discriminateBy": members}
 }
 
 // properties derives the properties of struct type t and its required

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -35,11 +36,33 @@ type Resource struct {
 	// are decoded and re-encoded, which sorts those keys (group, kind,
 	// version).
 	AggregatorOwn bool
+	// Subresources are the resource's subresources other than status.
+	Subresources []Subresource
 	// KindDefinition and ListDefinition name the definitions of Kind and
 	// ListKind ("io.k8s.api.core.v1.Service"), e.g. DefinitionName of their
-	// Go types; ListDefinition is unused when the resource cannot be
-	// listed.
+	// Go types; ListDefinition may be empty when the resource can be
+	// neither listed nor watched.
 	KindDefinition, ListDefinition string
+}
+
+// Subresource is a subresource other than status: an update of the whole
+// object (namespaces/finalize: PUT with the resource's kind) or, with
+// Connect, a connect subresource such as services/proxy (every HTTP
+// method, with and without a trailing {path}, answering a string).
+type Subresource struct {
+	Name    string // "finalize", "proxy"
+	Kind    string // the kind in x-kubernetes-group-version-kind: "Namespace", "ServiceProxyOptions"
+	Connect bool
+}
+
+// connectMethods are the methods of a connect subresource's routes, in
+// the order k8s.io/apiserver's installer registers them.
+var connectMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
+
+// listable reports whether r serves list or watch (and so refers to its
+// list kind).
+func (r Resource) listable() bool {
+	return r.Verbs == nil || slices.Contains(r.Verbs, "list") || slices.Contains(r.Verbs, "watch")
 }
 
 // DocumentSpec describes the OpenAPI documents of one API server's
@@ -67,6 +90,10 @@ type DocumentSpec struct {
 	// APIVersions, APIGroupList, APIGroup and APIResourceList, which
 	// Definitions must then hold.
 	Discovery bool
+	// ServerVersion adds GET /version/ (document "version"), which refers
+	// to the definition io.k8s.apimachinery.pkg.version.Info that
+	// Definitions must then hold.
+	ServerVersion bool
 	// Definitions are the schemas by definition name. They may reference
 	// the apimachinery definitions (io.k8s.apimachinery.pkg.apis.meta.v1.
 	// ObjectMeta, ListMeta, Condition, Status, ...), which Build adds; an
@@ -91,6 +118,7 @@ const (
 	apiGroupListDefinition    = "io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList"
 	apiGroupDefinition        = "io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup"
 	apiResourceListDefinition = "io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList"
+	versionInfoDefinition     = "io.k8s.apimachinery.pkg.version.Info"
 )
 
 // Build encodes the swagger 2.0 and OpenAPI 3.0 documents of spec's
@@ -112,7 +140,7 @@ func Build(spec DocumentSpec) (Documents, error) {
 		defs[name] = d
 	}
 	for _, info := range spec.Resources {
-		if info.KindDefinition == "" || info.ListDefinition == "" {
+		if info.KindDefinition == "" || (info.ListDefinition == "" && info.listable()) {
 			return Documents{}, fmt.Errorf("openapi: resource %s: KindDefinition and ListDefinition are required", info.Resource)
 		}
 	}
@@ -260,10 +288,11 @@ type param struct {
 	body                string // a body parameter's definition
 }
 
-// response is one status code of a route; ref "" has no schema (401).
+// response is one status code of a route: its schema is the definition
+// ref, or the plain type typ (a connect route's "string"), or none (401).
 type response struct {
-	code      int
-	desc, ref string
+	code           int
+	desc, ref, typ string
 }
 
 // refs returns the definitions r refers to.
@@ -319,7 +348,7 @@ func (spec DocumentSpec) routes() []routeDoc {
 	discovery := []string{mediaJSON, mediaYAML, mediaProtobuf}
 	discoveryRoute := func(path, desc, opID, tag, ref string) route {
 		return route{method: "GET", path: path, desc: desc, opID: opID, tag: tag, consumes: discovery, produces: discovery,
-			responses: []response{{200, "OK", ref}, {401, "Unauthorized", ""}}}
+			responses: []response{{code: 200, desc: "OK", ref: ref}, {code: 401, desc: "Unauthorized"}}}
 	}
 	if spec.Discovery {
 		for _, info := range spec.Resources {
@@ -334,6 +363,11 @@ func (spec DocumentSpec) routes() []routeDoc {
 				break
 			}
 		}
+	}
+	if spec.ServerVersion {
+		json := []string{mediaJSON}
+		add("version", route{method: "GET", path: "/version/", desc: "get the version information for this server", opID: "getCodeVersion", tag: "version",
+			consumes: json, produces: json, responses: []response{{code: 200, desc: "OK", ref: versionInfoDefinition}, {code: 401, desc: "Unauthorized"}}})
 	}
 	for _, info := range spec.Resources {
 		key := gvPath(info)
@@ -397,11 +431,11 @@ func (spec DocumentSpec) resourceRoutes(info Resource) []route {
 	}
 	patchTypes := []string{mediaJSONPatch, mediaMergePatch, mediaStrategicPatch, mediaApplyPatch}
 	gvk := [3]string{info.Group, info.Version, k}
-	unauthorized := response{401, "Unauthorized", ""}
+	unauthorized := response{code: 401, desc: "Unauthorized"}
 	ok := func(ref string, codes ...int) []response {
-		out := []response{{200, "OK", ref}}
+		out := []response{{code: 200, desc: "OK", ref: ref}}
 		for _, c := range codes {
-			out = append(out, response{c, map[int]string{201: "Created", 202: "Accepted"}[c], ref})
+			out = append(out, response{code: c, desc: map[int]string{201: "Created", 202: "Accepted"}[c], ref: ref})
 		}
 		return append(out, unauthorized)
 	}
@@ -464,6 +498,28 @@ func (spec DocumentSpec) resourceRoutes(info Resource) []route {
 			mk("GET", st, "read", ns+k+"Status", "read status of the specified "+k, "get", itemParams, object, ok(info.KindDefinition)),
 			mk("PUT", st, "replace", ns+k+"Status", "replace status of the specified "+k, "put", with(itemParams, body, write), object, ok(info.KindDefinition, 201)),
 			mk("PATCH", st, "patch", ns+k+"Status", "partially update status of the specified "+k, "patch", with(itemParams, patch), object, ok(info.KindDefinition, 201)))
+	}
+	for _, sub := range info.Subresources {
+		if !sub.Connect {
+			out = append(out, mk("PUT", item+"/"+sub.Name, "replace", ns+k+upperFirst(sub.Name), "replace "+sub.Name+" of the specified "+k, "put", with(itemParams, body, write), object, ok(info.KindDefinition, 201)))
+			continue
+		}
+		for _, withPath := range []bool{false, true} {
+			path, rest := item+"/"+sub.Name, ns+k+upperFirst(sub.Name)
+			params := with([]param{{name: "name", in: "path", typ: "string", desc: "name of the " + sub.Kind, required: true}}, scope)
+			if withPath {
+				path, rest = path+"/{path}", rest+"WithPath"
+				params = append(params, param{name: "path", in: "path", typ: "string", desc: "path to the resource", required: true})
+			}
+			params = append(params, param{name: "path", in: "query", typ: "string", desc: "The rest of the proxied URL after the " + sub.Name + " path, with its query: what the request is forwarded to on the target."})
+			for _, m := range connectMethods {
+				out = append(out, route{method: m, path: path, desc: "connect " + m + " requests to " + sub.Name + " of " + k,
+					opID: "connect" + camelTag(tag) + upperFirst(strings.ToLower(m)) + rest, tag: tag,
+					consumes: []string{"*/*"}, produces: []string{"*/*"}, params: params,
+					responses: []response{{code: 200, desc: "OK", typ: "string"}, unauthorized},
+					action:    "connect", gvk: [3]string{info.Group, info.Version, sub.Kind}, gvkInOrder: info.AggregatorOwn})
+			}
+		}
 	}
 	if has("watch") {
 		watchEvent := ok(watchEventDefinition)
@@ -697,10 +753,14 @@ func (r route) operation(params []param, v3 bool) obj {
 		resp := map[string]obj{}
 		for _, rs := range r.responses {
 			x := obj{{"description", rs.desc}}
-			if rs.ref != "" {
+			if rs.ref != "" || rs.typ != "" {
+				schema := obj{{"type", rs.typ}}
+				if rs.ref != "" {
+					schema = obj{{"$ref", "#/components/schemas/" + rs.ref}}
+				}
 				content := map[string]obj{}
 				for _, mt := range r.produces {
-					content[mt] = obj{{"schema", obj{{"$ref", "#/components/schemas/" + rs.ref}}}}
+					content[mt] = obj{{"schema", schema}}
 				}
 				x.add("content", sortedObj(content))
 			}
@@ -720,8 +780,11 @@ func (r route) operation(params []param, v3 bool) obj {
 	resp := map[string]obj{}
 	for _, rs := range r.responses {
 		x := obj{{"description", rs.desc}}
-		if rs.ref != "" {
+		switch {
+		case rs.ref != "":
 			x.add("schema", obj{{"$ref", "#/definitions/" + rs.ref}})
+		case rs.typ != "":
+			x.add("schema", obj{{"type", rs.typ}})
 		}
 		resp[fmt.Sprint(rs.code)] = x
 	}

@@ -8,7 +8,7 @@ func ptr[T any](v T) *T { return &v }
 // matchPolicy Equivalent, empty namespace and object selectors,
 // timeoutSeconds 10, each rule's scope "*", a service's port 443, and for
 // a mutating webhook reinvocationPolicy Never.
-func DefaultWebhook(w *Webhook, mutating bool) {
+func DefaultWebhook(w *MutatingWebhook, mutating bool) {
 	if w.FailurePolicy == nil {
 		w.FailurePolicy = ptr("Fail")
 	}

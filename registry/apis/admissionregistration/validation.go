@@ -49,7 +49,7 @@ var (
 // validateMutatingWebhookConfiguration / validateValidatingWebhookConfiguration
 // do on create and update, in upstream's order: per webhook its own checks,
 // then admissionReviewVersions, then name uniqueness.
-func ValidateWebhooks(hooks []Webhook, mutating bool) meta.FieldErrors {
+func ValidateWebhooks(hooks []MutatingWebhook, mutating bool) meta.FieldErrors {
 	var errs meta.FieldErrors
 	seen := map[string]bool{}
 	for i := range hooks {
@@ -66,7 +66,7 @@ func ValidateWebhooks(hooks []Webhook, mutating bool) meta.FieldErrors {
 	return errs
 }
 
-func validateWebhook(h *Webhook, mutating bool, p string) meta.FieldErrors {
+func validateWebhook(h *MutatingWebhook, mutating bool, p string) meta.FieldErrors {
 	errs := isFullyQualifiedName(p+".name", h.Name)
 	for i := range h.Rules {
 		errs = append(errs, validateRuleWithOperations(&h.Rules[i], idx(p+".rules", i))...)

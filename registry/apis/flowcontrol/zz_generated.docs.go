@@ -13,167 +13,204 @@ func init() {
 		Markers: apidoc.Markers{"upstreamPackage": {"k8s.io/api/flowcontrol/v1"}},
 		Types: []apidoc.Type{
 			{
-				Type: reflect.TypeFor[FlowSchemaSpec](),
-				Doc:  "FlowSchemaSpec is the spec of a FlowSchema.",
+				Type: reflect.TypeFor[FlowSchema](),
+				Doc:  "FlowSchema sorts incoming requests into a priority level: requests that match its rules are handled by the priority level it names, split into flows by its distinguisher. Of the FlowSchemas that match a request, the one with the lowest matchingPrecedence wins.",
 				Fields: []apidoc.Field{
-					{Name: "PriorityLevelConfiguration", Doc: "PriorityLevelConfiguration names the priority level matched requests are assigned to; required."},
-					{Name: "MatchingPrecedence", Doc: "MatchingPrecedence orders FlowSchemas, 1 to 10000 (lowest first); default 1000."},
-					{Name: "DistinguisherMethod", Doc: "DistinguisherMethod is how flows are told apart (ByUser or ByNamespace); nil means one flow."},
-					{Name: "Rules", Doc: "Rules describe the requests that match; none means no request."},
+					{Name: "ObjectMeta", Doc: "Standard object metadata.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "Spec", Doc: "Which requests the FlowSchema matches and where it sends them.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "Status", Doc: "The FlowSchema's conditions, written by the server.", Markers: apidoc.Markers{"optional": {""}}},
 				},
 			},
 			{
-				Type: reflect.TypeFor[FlowDistinguisherMethod](),
-				Doc:  "FlowDistinguisherMethod is a FlowSchema's flow distinguisher.",
+				Type: reflect.TypeFor[FlowSchemaList](),
+				Doc:  "FlowSchemaList is a list of FlowSchema objects.",
 				Fields: []apidoc.Field{
-					{Name: "Type", Doc: "Type is ByUser or ByNamespace."},
-				},
-			},
-			{
-				Type: reflect.TypeFor[PriorityLevelConfigurationReference](),
-				Doc:  "PriorityLevelConfigurationReference names a PriorityLevelConfiguration.",
-				Fields: []apidoc.Field{
-					{Name: "Name", Doc: "Name of the priority level."},
-				},
-			},
-			{
-				Type: reflect.TypeFor[PolicyRulesWithSubjects](),
-				Doc:  "PolicyRulesWithSubjects matches requests by who makes them (Subjects) and what they ask for (ResourceRules or NonResourceRules).",
-				Fields: []apidoc.Field{
-					{Name: "Subjects", Doc: "Subjects are the users, groups and service accounts matched; at least one."},
-					{Name: "ResourceRules", Doc: "ResourceRules match resource requests."},
-					{Name: "NonResourceRules", Doc: "NonResourceRules match non-resource requests."},
-				},
-			},
-			{
-				Type: reflect.TypeFor[Subject](),
-				Doc:  "Subject is a user, group or service account; Kind says which member is set.",
-				Fields: []apidoc.Field{
-					{Name: "Kind", Doc: "Kind is User, Group or ServiceAccount."},
-					{Name: "User", Doc: "User is set when Kind is User."},
-					{Name: "Group", Doc: "Group is set when Kind is Group."},
-					{Name: "ServiceAccount", Doc: "ServiceAccount is set when Kind is ServiceAccount."},
-				},
-			},
-			{
-				Type: reflect.TypeFor[UserSubject](),
-				Doc:  "UserSubject names a user (\"*\" for all).",
-				Fields: []apidoc.Field{
-					{Name: "Name", Doc: "Name of the user."},
-				},
-			},
-			{
-				Type: reflect.TypeFor[GroupSubject](),
-				Doc:  "GroupSubject names a group (\"*\" for all).",
-				Fields: []apidoc.Field{
-					{Name: "Name", Doc: "Name of the group."},
-				},
-			},
-			{
-				Type: reflect.TypeFor[ServiceAccountSubject](),
-				Doc:  "ServiceAccountSubject names a service account (\"*\" name for all in the namespace).",
-				Fields: []apidoc.Field{
-					{Name: "Namespace", Doc: "Namespace of the service account; required."},
-					{Name: "Name", Doc: "Name of the service account, or \"*\"."},
-				},
-			},
-			{
-				Type: reflect.TypeFor[ResourcePolicyRule](),
-				Doc:  "ResourcePolicyRule matches resource requests by verb, group, resource and namespace.",
-				Fields: []apidoc.Field{
-					{Name: "Verbs", Doc: "Verbs matched (\"*\" for all)."},
-					{Name: "APIGroups", Doc: "APIGroups matched (\"*\" for all)."},
-					{Name: "Resources", Doc: "Resources matched (\"*\" for all)."},
-					{Name: "ClusterScope", Doc: "ClusterScope says whether cluster-scoped requests match."},
-					{Name: "Namespaces", Doc: "Namespaces matched (\"*\" for all)."},
-				},
-			},
-			{
-				Type: reflect.TypeFor[NonResourcePolicyRule](),
-				Doc:  "NonResourcePolicyRule matches non-resource requests by verb and URL.",
-				Fields: []apidoc.Field{
-					{Name: "Verbs", Doc: "Verbs matched (\"*\" for all)."},
-					{Name: "NonResourceURLs", Doc: "NonResourceURLs matched; a trailing \"/*\" matches a prefix."},
-				},
-			},
-			{
-				Type: reflect.TypeFor[PriorityLevelConfigurationSpec](),
-				Doc:  "PriorityLevelConfigurationSpec is the spec of a PriorityLevelConfiguration.",
-				Fields: []apidoc.Field{
-					{Name: "Type", Doc: "Type is Exempt (only the level named exempt) or Limited."},
-					{Name: "Limited", Doc: "Limited configures a Limited level."},
-					{Name: "Exempt", Doc: "Exempt configures the Exempt level."},
-				},
-			},
-			{
-				Type: reflect.TypeFor[LimitedPriorityLevelConfiguration](),
-				Doc:  "LimitedPriorityLevelConfiguration configures a Limited level.",
-				Fields: []apidoc.Field{
-					{Name: "NominalConcurrencyShares", Doc: "NominalConcurrencyShares is this level's share of the server's concurrency; default 30 (encoded even when nil, as upstream)."},
-					{Name: "LimitResponse", Doc: "LimitResponse is what happens to requests over the limit."},
-					{Name: "LendablePercent", Doc: "LendablePercent is the percentage of the level's concurrency other levels may borrow, 0 to 100; default 0."},
-					{Name: "BorrowingLimitPercent", Doc: "BorrowingLimitPercent caps what the level may borrow, as a percentage of its own concurrency; nil means no limit."},
-				},
-			},
-			{
-				Type: reflect.TypeFor[ExemptPriorityLevelConfiguration](),
-				Doc:  "ExemptPriorityLevelConfiguration configures the Exempt level.",
-				Fields: []apidoc.Field{
-					{Name: "NominalConcurrencyShares", Doc: "NominalConcurrencyShares; default 0."},
-					{Name: "LendablePercent", Doc: "LendablePercent, 0 to 100; default 0."},
-				},
-			},
-			{
-				Type: reflect.TypeFor[LimitResponse](),
-				Doc:  "LimitResponse is Reject, or Queue with Queuing parameters.",
-				Fields: []apidoc.Field{
-					{Name: "Type", Doc: "Type is Queue or Reject."},
-					{Name: "Queuing", Doc: "Queuing is set when Type is Queue."},
-				},
-			},
-			{
-				Type: reflect.TypeFor[QueuingConfiguration](),
-				Doc:  "QueuingConfiguration are the queuing parameters of a level.",
-				Fields: []apidoc.Field{
-					{Name: "Queues", Doc: "Queues is the number of queues; default 64."},
-					{Name: "HandSize", Doc: "HandSize is the shuffle-sharding hand size; default 8."},
-					{Name: "QueueLengthLimit", Doc: "QueueLengthLimit is the maximum queue length; default 50."},
+					{Name: "ListMeta", Doc: "Standard list metadata.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "Items", Doc: "The FlowSchema objects."},
 				},
 			},
 			{
 				Type: reflect.TypeFor[FlowSchemaStatus](),
-				Doc:  "FlowSchemaStatus is the status of a FlowSchema, written by the server.",
+				Doc:  "FlowSchemaStatus is what the server reports about a FlowSchema.",
 				Fields: []apidoc.Field{
-					{Name: "Conditions", Doc: "Conditions are the FlowSchema's current conditions (the server maintains Dangling), one per type.", Markers: apidoc.Markers{"listMapKey": {"type"}, "listType": {"map"}}},
+					{Name: "Conditions", Doc: "The FlowSchema's current conditions, at most one per type (for example Dangling: its priority level does not exist).", Markers: apidoc.Markers{"listMapKey": {"type"}, "listType": {"map"}, "optional": {""}}},
 				},
 			},
 			{
 				Type: reflect.TypeFor[FlowSchemaCondition](),
 				Doc:  "FlowSchemaCondition is one condition of a FlowSchema.",
 				Fields: []apidoc.Field{
-					{Name: "Type", Doc: "Type of the condition; the server writes Dangling."},
-					{Name: "Status", Doc: "Status is True, False or Unknown."},
-					{Name: "LastTransitionTime", Doc: "LastTransitionTime is when the condition last changed."},
-					{Name: "Reason", Doc: "Reason is a CamelCase word saying why (Found, NotFound)."},
-					{Name: "Message", Doc: "Message is the reason in a sentence."},
+					{Name: "Type", Doc: "The condition's type, for example Dangling."},
+					{Name: "Status", Doc: "Whether the condition holds: True, False or Unknown."},
+					{Name: "LastTransitionTime", Doc: "When the status last changed."},
+					{Name: "Reason", Doc: "A CamelCase word for why the status last changed."},
+					{Name: "Message", Doc: "A sentence for people about the last change."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[PriorityLevelConfiguration](),
+				Doc:  "PriorityLevelConfiguration is a priority level: the share of the server's concurrency the requests sent to it get, and what happens to those that exceed it (queued or rejected), or that it is exempt from limits.",
+				Fields: []apidoc.Field{
+					{Name: "ObjectMeta", Doc: "Standard object metadata.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "Spec", Doc: "How the priority level limits the requests sent to it.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "Status", Doc: "The priority level's conditions, written by the server.", Markers: apidoc.Markers{"optional": {""}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[PriorityLevelConfigurationList](),
+				Doc:  "PriorityLevelConfigurationList is a list of PriorityLevelConfiguration objects.",
+				Fields: []apidoc.Field{
+					{Name: "ListMeta", Doc: "Standard list metadata.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "Items", Doc: "The PriorityLevelConfiguration objects."},
 				},
 			},
 			{
 				Type: reflect.TypeFor[PriorityLevelConfigurationStatus](),
-				Doc:  "PriorityLevelConfigurationStatus is the status of a PriorityLevelConfiguration.",
+				Doc:  "PriorityLevelConfigurationStatus is what the server reports about a priority level.",
 				Fields: []apidoc.Field{
-					{Name: "Conditions", Doc: "Conditions are the level's current conditions, one per type.", Markers: apidoc.Markers{"listMapKey": {"type"}, "listType": {"map"}}},
+					{Name: "Conditions", Doc: "The priority level's current conditions, at most one per type.", Markers: apidoc.Markers{"listMapKey": {"type"}, "listType": {"map"}, "optional": {""}}},
 				},
 			},
 			{
 				Type: reflect.TypeFor[PriorityLevelConfigurationCondition](),
-				Doc:  "PriorityLevelConfigurationCondition is one condition of a PriorityLevelConfiguration.",
+				Doc:  "PriorityLevelConfigurationCondition is one condition of a priority level.",
 				Fields: []apidoc.Field{
-					{Name: "Type", Doc: "Type of the condition."},
-					{Name: "Status", Doc: "Status is True, False or Unknown."},
-					{Name: "LastTransitionTime", Doc: "LastTransitionTime is when the condition last changed."},
-					{Name: "Reason", Doc: "Reason is a CamelCase word saying why."},
-					{Name: "Message", Doc: "Message is the reason in a sentence."},
+					{Name: "Type", Doc: "The condition's type."},
+					{Name: "Status", Doc: "Whether the condition holds: True, False or Unknown."},
+					{Name: "LastTransitionTime", Doc: "When the status last changed."},
+					{Name: "Reason", Doc: "A CamelCase word for why the status last changed."},
+					{Name: "Message", Doc: "A sentence for people about the last change."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[FlowSchemaSpec](),
+				Doc:  "FlowSchemaSpec says which requests a FlowSchema matches, the priority level it sends them to and how it splits them into flows.",
+				Fields: []apidoc.Field{
+					{Name: "PriorityLevelConfiguration", Doc: "The priority level that matched requests are handled by. Required."},
+					{Name: "MatchingPrecedence", Doc: "Orders the FlowSchemas: of those matching a request, the one with the lowest value wins. From 1 to 10000; defaults to 1000.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "DistinguisherMethod", Doc: "How matched requests are split into flows: ByUser or ByNamespace. Absent, all matched requests are one flow.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "Rules", Doc: "The rules a request is matched by; it matches when any rule does. No rules: the FlowSchema matches no request.", Markers: apidoc.Markers{"listType": {"atomic"}, "optional": {""}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[FlowDistinguisherMethod](),
+				Doc:  "FlowDistinguisherMethod says how a FlowSchema's requests are split into flows.",
+				Fields: []apidoc.Field{
+					{Name: "Type", Doc: "ByUser (one flow per requesting user) or ByNamespace (one flow per namespace of the request). Required."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[PriorityLevelConfigurationReference](),
+				Doc:  "PriorityLevelConfigurationReference names the priority level of a FlowSchema.",
+				Fields: []apidoc.Field{
+					{Name: "Name", Doc: "The PriorityLevelConfiguration's name. Required."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[PolicyRulesWithSubjects](),
+				Doc:  "PolicyRulesWithSubjects matches a request by who makes it (subjects) and what it asks for (resource or non-resource rules): both must match.",
+				Fields: []apidoc.Field{
+					{Name: "Subjects", Doc: "The users, groups and service accounts matched; at least one. Required.", Markers: apidoc.Markers{"listType": {"atomic"}}},
+					{Name: "ResourceRules", Doc: "Rules for requests on resources; a request matches if any does.", Markers: apidoc.Markers{"listType": {"atomic"}, "optional": {""}}},
+					{Name: "NonResourceRules", Doc: "Rules for requests on other URLs (such as /healthz); a request matches if any does.", Markers: apidoc.Markers{"listType": {"atomic"}, "optional": {""}}},
+				},
+			},
+			{
+				Type:    reflect.TypeFor[Subject](),
+				Doc:     "Subject is a user, a group or a service account that a rule matches; kind says which field is set.",
+				Markers: apidoc.Markers{"union": {""}},
+				Fields: []apidoc.Field{
+					{Name: "Kind", Doc: "Which kind of subject this is: User, Group or ServiceAccount. Required.", Markers: apidoc.Markers{"unionDiscriminator": {""}}},
+					{Name: "User", Doc: "The user, when kind is User.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "Group", Doc: "The group, when kind is Group.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "ServiceAccount", Doc: "The service account, when kind is ServiceAccount.", Markers: apidoc.Markers{"optional": {""}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[UserSubject](),
+				Doc:  "UserSubject names a user.",
+				Fields: []apidoc.Field{
+					{Name: "Name", Doc: "The user's name; \"*\" matches every user. Required."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[GroupSubject](),
+				Doc:  "GroupSubject names a group.",
+				Fields: []apidoc.Field{
+					{Name: "Name", Doc: "The group's name, for example \"system:authenticated\"; \"*\" matches every group. Required."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[ServiceAccountSubject](),
+				Doc:  "ServiceAccountSubject names a service account.",
+				Fields: []apidoc.Field{
+					{Name: "Namespace", Doc: "The service account's namespace. Required."},
+					{Name: "Name", Doc: "The service account's name; \"*\" matches every service account of the namespace. Required."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[ResourcePolicyRule](),
+				Doc:  "ResourcePolicyRule matches requests on resources by verb, API group, resource and namespace; all must match.",
+				Fields: []apidoc.Field{
+					{Name: "Verbs", Doc: "The verbs matched (\"get\", \"list\", ...); \"*\" matches every verb (then alone in the list). Required.", Markers: apidoc.Markers{"listType": {"set"}}},
+					{Name: "APIGroups", Doc: "The API groups matched (\"\" is the core group); \"*\" matches every group (then alone in the list). Required.", Markers: apidoc.Markers{"listType": {"set"}}},
+					{Name: "Resources", Doc: "The resources matched, by plural name or \"resource/subresource\"; \"*\" matches every resource (then alone in the list). Required.", Markers: apidoc.Markers{"listType": {"set"}}},
+					{Name: "ClusterScope", Doc: "Whether requests that name no namespace (on cluster-scoped resources, or across all namespaces) match. Otherwise only namespaced requests can match.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "Namespaces", Doc: "The namespaces of the namespaced requests matched; \"*\" matches every namespace. Empty: only requests matched by clusterScope.", Markers: apidoc.Markers{"listType": {"set"}, "optional": {""}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[NonResourcePolicyRule](),
+				Doc:  "NonResourcePolicyRule matches requests on non-resource URLs by verb and path.",
+				Fields: []apidoc.Field{
+					{Name: "Verbs", Doc: "The verbs matched (\"get\", \"post\", ...); \"*\" matches every verb (then alone in the list). Required.", Markers: apidoc.Markers{"listType": {"set"}}},
+					{Name: "NonResourceURLs", Doc: "The URL paths matched: exact paths, or a prefix ending in \"/*\" (\"/healthz/*\"); \"*\" matches every path. Required.", Markers: apidoc.Markers{"listType": {"set"}}},
+				},
+			},
+			{
+				Type:    reflect.TypeFor[PriorityLevelConfigurationSpec](),
+				Doc:     "PriorityLevelConfigurationSpec says whether a priority level is exempt from limits or limited, and how.",
+				Markers: apidoc.Markers{"union": {""}},
+				Fields: []apidoc.Field{
+					{Name: "Type", Doc: "Exempt (requests are never limited or queued; only the level named \"exempt\") or Limited (requests share a part of the server's concurrency). Required.", Markers: apidoc.Markers{"unionDiscriminator": {""}}},
+					{Name: "Limited", Doc: "The limits of a Limited level; set exactly when type is Limited.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "Exempt", Doc: "The settings of an Exempt level; may be set only when type is Exempt.", Markers: apidoc.Markers{"optional": {""}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[LimitedPriorityLevelConfiguration](),
+				Doc:  "LimitedPriorityLevelConfiguration is how a Limited priority level shares the server's concurrency and what happens to the requests above its share.",
+				Fields: []apidoc.Field{
+					{Name: "NominalConcurrencyShares", Doc: "This level's weight in dividing the server's concurrency limit among the limited levels: its nominal limit is the server's limit times its shares over the sum of all levels' shares. Defaults to 30.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "LimitResponse", Doc: "What happens to requests that cannot run at once: queue them or reject them."},
+					{Name: "LendablePercent", Doc: "The percentage of this level's nominal concurrency other levels may borrow while it does not use it, 0 to 100. Defaults to 0.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "BorrowingLimitPercent", Doc: "The most this level may borrow from others, as a percentage of its own nominal concurrency. Absent: no limit.", Markers: apidoc.Markers{"optional": {""}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[ExemptPriorityLevelConfiguration](),
+				Doc:  "ExemptPriorityLevelConfiguration holds the settings of an Exempt priority level; its requests are never limited, but its shares still count when the server's concurrency is divided.",
+				Fields: []apidoc.Field{
+					{Name: "NominalConcurrencyShares", Doc: "This level's weight in dividing the server's concurrency limit (see the limited level's field of the same name). Defaults to 0.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "LendablePercent", Doc: "The percentage of this level's nominal concurrency other levels may borrow, 0 to 100. Defaults to 0.", Markers: apidoc.Markers{"optional": {""}}},
+				},
+			},
+			{
+				Type:    reflect.TypeFor[LimitResponse](),
+				Doc:     "LimitResponse is what a Limited priority level does with requests it cannot run at once.",
+				Markers: apidoc.Markers{"union": {""}},
+				Fields: []apidoc.Field{
+					{Name: "Type", Doc: "Queue (wait in queues until they can run or time out) or Reject (answer 429 at once). Required.", Markers: apidoc.Markers{"unionDiscriminator": {""}}},
+					{Name: "Queuing", Doc: "The queues, when type is Queue.", Markers: apidoc.Markers{"optional": {""}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[QueuingConfiguration](),
+				Doc:  "QueuingConfiguration sizes the queues of a priority level.",
+				Fields: []apidoc.Field{
+					{Name: "Queues", Doc: "The number of queues requests are spread over; 1 turns off shuffle sharding. Defaults to 64.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "HandSize", Doc: "How many queues each flow is dealt (shuffle sharding): a request goes to the shortest of its flow's queues. At most queues. Defaults to 8.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "QueueLengthLimit", Doc: "How many requests one queue holds; further requests are rejected. Defaults to 50.", Markers: apidoc.Markers{"optional": {""}}},
 				},
 			},
 		},

@@ -435,3 +435,41 @@ func (r *RawExtension) UnmarshalJSON(b []byte) error {
 	r.Raw = append(r.Raw[0:0], b...)
 	return nil
 }
+
+// LabelSelectorRequirement is one requirement on a label: its key, an
+// operator and the values the operator compares with.
+// ---
+// The wire form of a label selector's matchExpressions entry (admission
+// webhooks and policies) and of a SubjectAccessReview's parsed label
+// selector requirements.
+type LabelSelectorRequirement struct {
+	// The label key the requirement is about.
+	Key string `json:"key" protobuf:"bytes,1,opt,name=key"`
+	// How the label's value is compared: In, NotIn, Exists or
+	// DoesNotExist.
+	Operator string `json:"operator" protobuf:"bytes,2,opt,name=operator,casttype=LabelSelectorOperator"`
+	// The values In and NotIn compare with (at least one); empty for
+	// Exists and DoesNotExist.
+	// +optional
+	// +listType=atomic
+	Values []string `json:"values,omitempty" protobuf:"bytes,3,rep,name=values"`
+}
+
+// FieldSelectorRequirement is one requirement on a field: its path, an
+// operator and the values the operator compares with.
+// ---
+// The wire form of a SubjectAccessReview's parsed field selector
+// requirements (upstream metav1.FieldSelectorRequirement).
+type FieldSelectorRequirement struct {
+	// The field path the requirement is about, for example
+	// "metadata.name".
+	Key string `json:"key" protobuf:"bytes,1,opt,name=key"`
+	// How the field's value is compared: In, NotIn, Exists or
+	// DoesNotExist.
+	Operator string `json:"operator" protobuf:"bytes,2,opt,name=operator,casttype=k8s.io/apimachinery/pkg/selection.Operator"`
+	// The values In and NotIn compare with (at least one); empty for
+	// Exists and DoesNotExist.
+	// +optional
+	// +listType=atomic
+	Values []string `json:"values,omitempty" protobuf:"bytes,3,rep,name=values"`
+}

@@ -241,6 +241,24 @@ func init() {
 				},
 			},
 			{
+				Type: reflect.TypeFor[LabelSelectorRequirement](),
+				Doc:  "LabelSelectorRequirement is one requirement on a label: its key, an operator and the values the operator compares with.",
+				Fields: []apidoc.Field{
+					{Name: "Key", Doc: "The label key the requirement is about."},
+					{Name: "Operator", Doc: "How the label's value is compared: In, NotIn, Exists or DoesNotExist."},
+					{Name: "Values", Doc: "The values In and NotIn compare with (at least one); empty for Exists and DoesNotExist.", Markers: apidoc.Markers{"listType": {"atomic"}, "optional": {""}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[FieldSelectorRequirement](),
+				Doc:  "FieldSelectorRequirement is one requirement on a field: its path, an operator and the values the operator compares with.",
+				Fields: []apidoc.Field{
+					{Name: "Key", Doc: "The field path the requirement is about, for example \"metadata.name\"."},
+					{Name: "Operator", Doc: "How the field's value is compared: In, NotIn, Exists or DoesNotExist."},
+					{Name: "Values", Doc: "The values In and NotIn compare with (at least one); empty for Exists and DoesNotExist.", Markers: apidoc.Markers{"listType": {"atomic"}, "optional": {""}}},
+				},
+			},
+			{
 				Type: reflect.TypeFor[TableColumnDefinition](),
 				Doc:  "TableColumnDefinition mirrors metav1.TableColumnDefinition.",
 			},

@@ -10,7 +10,7 @@ Produced the files beside it with a real kube-apiserver v1.33.13 started by
 It GETs /openapi/v2, /openapi/v3 and the v3 documents of the keys below (curl with the admin client
 certificate), keeps only the paths of the resources aggsim serves (core configmaps, endpoints, namespaces,
 services; apiregistration, admissionregistration and flowcontrol v1; the authentication and authorization
-reviews; the discovery paths /api/, /api/v1/, /apis/, /apis/<group>/, /apis/<group>/v1/), the definitions,
+reviews; the discovery paths /api/, /api/v1/, /apis/, /apis/<group>/, /apis/<group>/v1/; /version/), the definitions,
 schemas and shared parameters those paths reach, and the index entries of the kept documents. Nothing
 else is changed: key order and bytes of what is kept are upstream's (re-encoded compactly, as served).
 """
@@ -36,7 +36,7 @@ def get(path):
 
 
 def served(p):
-    if p in ('/api/', '/apis/', '/api/v1/'):
+    if p in ('/api/', '/apis/', '/api/v1/', '/version/'):
         return True
     if p.startswith('/api/v1/'):
         rest = p[len('/api/v1/'):]
@@ -94,7 +94,7 @@ keep = reach(refs(v2['paths'], '#/definitions/', []) + refs(v2['parameters'], '#
 v2['definitions'] = OrderedDict((k, x) for k, x in v2['definitions'].items() if k in keep)
 dump('v2.json', v2)
 
-keys = ['api', 'api/v1', 'apis'] + ['apis/' + g for g in GROUPS] + ['apis/%s/v1' % g for g in GROUPS]
+keys = ['api', 'api/v1', 'apis', 'version'] + ['apis/' + g for g in GROUPS] + ['apis/%s/v1' % g for g in GROUPS]
 index = get('/openapi/v3')
 index['paths'] = OrderedDict((k, x) for k, x in index['paths'].items() if k in keys)
 with open(os.path.join(OUT, 'v3-index-upstream.json'), 'w') as f:
