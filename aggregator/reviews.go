@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -265,7 +266,9 @@ func (h *reviewHandler) selfSubjectReview(w http.ResponseWriter, r *http.Request
 func validateAccessSpec(res *authorization.ResourceAttributes, nonRes *authorization.NonResourceAttributes) meta.FieldErrors {
 	var errs meta.FieldErrors
 	if res != nil && nonRes != nil {
-		errs = append(errs, meta.Invalid("spec.nonResourceAttributes", nonRes, "cannot be specified in combination with resourceAttributes"))
+		// Upstream prints its internal struct with %#v; aggsim's type has
+		// the same package name, field names and types.
+		errs = append(errs, meta.Invalid("spec.nonResourceAttributes", meta.GoSyntax(fmt.Sprintf("%#v", *nonRes)), "cannot be specified in combination with resourceAttributes"))
 	}
 	if res == nil && nonRes == nil {
 		errs = append(errs, meta.Invalid("spec.resourceAttributes", nonRes, "exactly one of nonResourceAttributes or resourceAttributes must be specified"))

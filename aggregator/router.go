@@ -402,6 +402,17 @@ func (m *Mux) Builtin(group, version string, h http.Handler) {
 	})
 }
 
+// LocalGroup claims every path under /apis/<group>/ that nothing more
+// specific routes, with h (an unlisted prefix, so /apis/<group>/<version>/
+// routes win): upstream serves the groups it implements itself from
+// go-restful web services rooted at /apis/<group>, which answer any other
+// path below them with a JSON 404 Status, where a path under a group no
+// web service owns reaches the NotFound handler's text/plain 404
+// (apiserver pkg/server/handler.go director).
+func (m *Mux) LocalGroup(group string, h http.Handler) {
+	m.Update(func(tx *MuxTx) { tx.UnlistedHandlePrefix("/apis/"+group+"/", h) })
+}
+
 // SetAPIService routes one APIService, replacing what it routed before
 // (also when its group or version changed): /apis/<g>/<v> and its subtree
 // to rt.Handler, and /apis/<g> to rt.GroupHandler while any APIService of

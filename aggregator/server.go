@@ -23,6 +23,7 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/authorization"
 	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/negotiation"
 	"github.com/aggsim/aggsim/registry/rest"
 	"github.com/aggsim/aggsim/registry/storage"
 )
@@ -497,6 +498,16 @@ func (s *Server) installStaticRoutes() {
 	m.Handle("/apis/"+g, s.groupHandler(g))
 	m.Handle("/apis/"+g+"/", s.groupHandler(g))
 	m.Builtin(g, "v1", s.api)
+	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		negotiation.WriteStatus(w, r, meta.NewPathNotFound())
+	})
+	groups := map[string]bool{}
+	for _, gv := range s.api.GroupVersions() {
+		if gv.Group != "" && !groups[gv.Group] {
+			groups[gv.Group] = true
+			m.LocalGroup(gv.Group, notFound)
+		}
+	}
 	m.Handle("/version", prompt(http.HandlerFunc(s.serveVersion)))
 	m.Handle("/version/", prompt(http.HandlerFunc(s.serveVersion)))
 	s.installHealthRoutes()

@@ -621,18 +621,22 @@ func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error
 		m.Name = generateName(m.GenerateName)
 		generated = true
 	}
-	unlock, errs, err := s.allocate(ctx, obj, nil)
+	unlock, aerrs, err := s.allocate(ctx, obj, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock() // once the object is stored or refused
-	if len(errs) > 0 {
-		return nil, s.invalid(m.Name, errs)
+	if len(aerrs) > 0 {
+		return nil, s.invalid(m.Name, aerrs)
 	}
-	if m.Name == "" {
+	var errs meta.FieldErrors
+	verrs := s.strategy.Validate(obj)
+	if m.Name == "" && !hasFieldError(verrs, meta.FieldValueRequired, "metadata.name") {
+		// Upstream's object-meta validation reports a missing name once;
+		// only a strategy that does not check names needs it here.
 		errs = append(errs, meta.Required("metadata.name", "name or generateName is required"))
 	}
-	errs = append(errs, s.strategy.Validate(obj)...)
+	errs = append(errs, verrs...)
 	if len(errs) > 0 {
 		return nil, s.invalid(m.Name, errs)
 	}
@@ -740,18 +744,29 @@ func (s *Store) replace(ctx context.Context, obj meta.Object, sub string) (meta.
 		return nil, false, s.invalid(name, meta.FieldErrors{meta.Required("metadata.name", "name or generateName is required")})
 	}
 	var want int64
+	// A resourceVersion that is no number is upstream's storage versioner
+	// error (etcd3 APIObjectVersioner), which has no API status: 500 with
+	// strconv's text and no reason, answered once the object was read (a
+	// missing object is 404 first).
+	var badRV error
 	if m.ResourceVersion != "" {
-		n, err := strconv.ParseInt(m.ResourceVersion, 10, 64)
+		n, err := strconv.ParseUint(m.ResourceVersion, 10, 64)
 		if err != nil {
-			return nil, false, s.invalid(name, meta.FieldErrors{meta.Invalid("metadata.resourceVersion", m.ResourceVersion, "must be a valid resource version")})
+			badRV = meta.NewStatusError(http.StatusInternalServerError, "", err.Error())
 		}
-		want = n
+		want = int64(n) // beyond MaxInt64 it is negative: matches no revision (409)
 	}
 	for attempt := 0; ; attempt++ {
 		old, rev, err := s.get(ctx, m.Namespace, name)
+		if err == nil && badRV != nil {
+			return nil, false, badRV
+		}
 		if err != nil {
 			if !status && errors.Is(err, meta.ErrNotFound) {
 				if cu, ok := s.strategy.(CreateOnUpdater); ok && cu.AllowCreateOnUpdate() {
+					if badRV != nil {
+						return nil, false, badRV
+					}
 					if want != 0 {
 						return nil, false, s.notFound(name)
 					}
@@ -898,8 +913,13 @@ func sameIgnoringManagedFields(s *Store, obj, old meta.Object) bool {
 }
 
 // Delete removes ns/name and returns the object as it was. Preconditions
-// that fail are 409 Conflict `Precondition failed: UID in precondition: x,
-// UID in object meta: y` (ResourceVersion likewise). An object with
+// that fail are upstream's early check (rest.BeforeDelete in apiserver
+// registry/rest/delete.go): 409 Conflict on the kind, `Operation cannot be
+// fulfilled on <Kind>[.<group>] "<name>": the UID in the precondition (x)
+// does not match the UID in record (y). The object might have been deleted
+// and then recreated`, and for the resourceVersion `the ResourceVersion in
+// the precondition (x) does not match the ResourceVersion in record (y).
+// The object might have been modified`. An object with
 // metadata.finalizers is not removed: its deletionTimestamp is set and it
 // is removed by the update that clears the last finalizer.
 func (s *Store) Delete(ctx context.Context, namespace, name string, pre *meta.Preconditions) (meta.Object, error) {
@@ -912,11 +932,13 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *meta.Pr
 			return nil, err
 		}
 		m := obj.GetObjectMeta()
+		// Upstream names the kind, not the resource, in these conflicts.
+		byKind := meta.GroupResource{Group: s.info.Group, Resource: s.info.Kind}
 		if pre != nil && pre.UID != nil && *pre.UID != m.UID {
-			return nil, meta.NewConflict(s.info.GroupResource(), name, fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", *pre.UID, m.UID))
+			return nil, meta.NewConflict(byKind, m.Name, fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *pre.UID, m.UID))
 		}
 		if pre != nil && pre.ResourceVersion != nil && *pre.ResourceVersion != m.ResourceVersion {
-			return nil, meta.NewConflict(s.info.GroupResource(), name, fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s", *pre.ResourceVersion, m.ResourceVersion))
+			return nil, meta.NewConflict(byKind, m.Name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *pre.ResourceVersion, m.ResourceVersion))
 		}
 		if len(m.Finalizers) > 0 {
 			if m.DeletionTimestamp != nil {
@@ -989,3 +1011,13 @@ type selector struct {
 }
 
 func (s selector) empty() bool { return len(s.labels) == 0 && len(s.fields) == 0 }
+
+// hasFieldError reports whether errs holds an error of type t on field.
+func hasFieldError(errs meta.FieldErrors, t meta.FieldErrorType, field string) bool {
+	for _, e := range errs {
+		if e.Type == t && e.Field == field {
+			return true
+		}
+	}
+	return false
+}

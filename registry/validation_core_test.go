@@ -113,7 +113,7 @@ func TestServiceDefaultsAndTable(t *testing.T) {
 	}
 	changed := deepCopyService(upd)
 	changed.Spec.ClusterIP, changed.Spec.ClusterIPs = "10.96.0.99", []string{"10.96.0.99"}
-	if got := errStrings(core.ValidateServiceUpdate(changed, upd)); len(got) != 1 || got[0] != `spec.clusterIPs[0]: Invalid value: "10.96.0.99": may not change once set` {
+	if got := errStrings(core.ValidateServiceUpdate(changed, upd)); len(got) != 1 || got[0] != `spec.clusterIPs[0]: Invalid value: []string{"10.96.0.99"}: may not change once set` {
 		t.Fatalf("clusterIP change: %q", got)
 	}
 }

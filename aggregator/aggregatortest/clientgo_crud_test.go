@@ -574,8 +574,10 @@ func TestClientGoAPIServiceCRUD(t *testing.T) {
 	// deletes.
 	wrongUID := types.UID("00000000-0000-0000-0000-000000000000")
 	err = apis.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &wrongUID}})
+	// kube-apiserver 1.33.13 names the kind (curl -X DELETE
+	// .../apiservices/<name> -d '{"preconditions":{"uid":"0000..."}}').
 	cgWantError(t, "delete with a wrong uid", err, 409, metav1.StatusReasonConflict,
-		fmt.Sprintf("Operation cannot be fulfilled on %s %q: Precondition failed: UID in precondition: %s, UID in object meta: %s", resource, name, wrongUID, created.GetUID()))
+		fmt.Sprintf("Operation cannot be fulfilled on APIService.apiregistration.k8s.io %q: the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", name, wrongUID, created.GetUID()))
 	uid := created.GetUID()
 	if err := apis.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil {
 		t.Fatal(err)

@@ -3,9 +3,9 @@
 // a runner that plays them against one server and writes a transcript of
 // every answer, a normaliser that removes only what must differ between
 // two servers (timestamps, uids, resourceVersions, ports, certificate
-// bytes, the admin's name, OpenAPI description texts, and the built-in
-// groups of kube-apiserver that aggsim does not serve), and the
-// comparison of two transcripts as a unified diff.
+// bytes, the admin's name, OpenAPI and Table column description texts,
+// and the built-in groups of kube-apiserver that aggsim does not serve),
+// and the comparison of two transcripts as a unified diff.
 //
 // `make e2e-reference` plays every scenario against a real kube-apiserver
 // 1.33 and a fresh aggsim and compares them; `make capture-reference`

@@ -25,6 +25,7 @@ import (
 //   - OpenAPI description texts → <description> (documents and kubectl explain),
 //     and the names of v2's shared parameters, which hash those texts
 //     (<name>-<hash of the normalised parameter>, filter.go)
+//   - Table column descriptions → <description> (tableDescriptions)
 //   - the reference's built-in groups and core resources aggsim does not serve
 //     (filter.go)
 //   - names generated from generateName "rsgen-" → rsgen-<suffix>
@@ -135,6 +136,9 @@ func (n normaliser) body(b []byte, path string, kubectlOut, explain bool) (form,
 			if sortRules(v) {
 				changed = true
 			}
+			if tableDescriptions(v) {
+				changed = true
+			}
 		}
 		src := b
 		if changed {
@@ -242,6 +246,38 @@ func sortRules(v any) bool {
 		slices.SortStableFunc(rules, func(a, b any) int { return strings.Compare(key(a), key(b)) })
 	}
 	return true
+}
+
+// tableDescriptions replaces the description of every column of a
+// Table (a list or object answered as meta.k8s.io Table, also as the
+// object of a watch event) by "<description>". Upstream takes them from
+// its Go types' doc comments (or its table printers' own sentences), which
+// issue 20 lets aggsim say in its own words, as OpenAPI descriptions; an
+// empty or missing description is kept, so it still shows. It reports
+// whether it changed v.
+func tableDescriptions(v any) bool {
+	o, ok := v.(*object)
+	if !ok {
+		return false
+	}
+	if o.get("kind") != "Table" {
+		if _, isEvent := o.get("type").(string); isEvent {
+			return tableDescriptions(o.get("object"))
+		}
+		return false
+	}
+	changed := false
+	for _, c := range asSlice(o.get("columnDefinitions")) {
+		col, ok := c.(*object)
+		if !ok {
+			continue
+		}
+		if s, ok := col.get("description").(string); ok && s != "" && s != "<description>" {
+			col.vals["description"] = "<description>"
+			changed = true
+		}
+	}
+	return changed
 }
 
 // explainDescriptions replaces the description paragraphs of `kubectl

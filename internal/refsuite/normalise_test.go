@@ -2,6 +2,7 @@ package refsuite
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +45,36 @@ func TestNormaliseText(t *testing.T) {
 			t.Errorf("text(%q)\n got %q\nwant %q", c.in, got, c.want)
 		}
 	}
+}
+
+// TestTableDescriptions: column descriptions of a Table, also inside a
+// watch event, become <description>; an empty one stays, other fields and
+// values are untouched.
+func TestTableDescriptions(t *testing.T) {
+	n := normaliser{}
+	in := `{"kind":"Table","columnDefinitions":[{"name":"Name","description":"Name must be unique"},{"name":"X","description":""}],"rows":[{"cells":["description"]}]}`
+	_, text := n.body([]byte(in), "", false, false)
+	want := `{"kind":"Table","columnDefinitions":[{"name":"Name","description":"<description>"},{"name":"X","description":""}],"rows":[{"cells":["description"]}]}`
+	if text != indentJSON(t, want) {
+		t.Errorf("table\n%s\nwant\n%s", text, indentJSON(t, want))
+	}
+	_, text = n.body([]byte(`{"type":"ADDED","object":`+in+`}`), "", false, false)
+	if text != indentJSON(t, `{"type":"ADDED","object":`+want+`}`) {
+		t.Errorf("watch event\n%s", text)
+	}
+	other := `{"kind":"ConfigMap","columnDefinitions":[{"description":"kept"}]}`
+	if _, text = n.body([]byte(other), "", false, false); text != indentJSON(t, other) {
+		t.Errorf("not a table\n%s", text)
+	}
+}
+
+func indentJSON(t *testing.T, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(s), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	return b.String() + "\n"
 }
 
 func TestNormaliseBody(t *testing.T) {

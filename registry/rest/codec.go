@@ -76,58 +76,46 @@ func BodyToJSON(contentType string, body []byte) ([]byte, error) {
 	return nil, meta.NewUnsupportedMediaType(negotiation.SupportedMediaTypes)
 }
 
-// schemeName is the name kube-apiserver 1.33.13's scheme gives itself in
-// `no kind "X" is registered for version "v" in scheme "..."` (measured:
-// a POST of kind Foo to configmaps, apiservices and reviews).
-const schemeName = "pkg/runtime/scheme.go:110"
-
 // bodyToJSONFor is BodyToJSON for a request body meant to be an object of
-// info's kind, with upstream's create/update decode errors for protobuf
-// (transformDecodeError): a body whose runtime.Unknown names a kind is
-// `<Kind> in version "<v>" cannot be handled as a <info.Kind>: <err>`
-// (an unregistered kind naming the scheme), any other broken body
-// `the object provided is unrecognized (must be of type <info.Kind>):
-// <err> (<summary>)`.
+// info's kind, with upstream's create/update decode errors
+// (transformDecodeError in apiserver endpoints/handlers/rest.go): YAML
+// that does not parse is `the object provided is unrecognized (must be of
+// type <info.Kind>): <yaml error> (<summary>)`; a protobuf body whose
+// runtime.Unknown names a kind is checked as checkKind checks it, one
+// that names none is unrecognized.
 func bodyToJSONFor(contentType string, body []byte, info registry.ResourceInfo) ([]byte, error) {
-	if mt, _, err := mime.ParseMediaType(contentType); err != nil || mt != negotiation.MediaProtobuf {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return BodyToJSON(contentType, body)
+	}
+	switch mt {
+	case negotiation.MediaYAML, "application/x-yaml", "text/yaml":
+		j, err := yaml.YAMLToJSON(body)
+		if err != nil {
+			return nil, unrecognized(info, err, body)
+		}
+		return j, nil
+	case negotiation.MediaProtobuf:
+	default:
 		return BodyToJSON(contentType, body)
 	}
 	j, apiVersion, kind, err := DecodeProtobufToJSON(body)
-	version := apiVersion
-	if i := strings.LastIndexByte(apiVersion, '/'); i >= 0 {
-		version = apiVersion[i+1:]
-	}
-	// kube-aggregator's own scheme, which decodes apiregistration.k8s.io
-	// bodies, knows no other group's kinds.
-	registered := protobufSchemaFor(apiVersion, kind) != nil &&
-		(info.Group != "apiregistration.k8s.io" || strings.HasPrefix(apiVersion, info.Group+"/"))
-	if err == nil && kind != info.Kind && !registered {
-		err = fmt.Errorf("no kind %q is registered", kind) // replaced by the scheme's text below
-	}
-	if err == nil {
-		if kind != info.Kind {
-			// A registered kind of another type: upstream's scheme cannot
-			// convert it (measured: a SelfSubjectAccessReview POSTed to
-			// configmaps and to tokenreviews).
-			internal := info.Group
-			if internal == "" {
-				internal = "core"
-			} else if i := strings.IndexByte(internal, '.'); i >= 0 {
-				internal = internal[:i]
-			}
-			return nil, meta.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s.%s) to (%s.%s): unknown conversion",
-				kind, version, info.Kind, version, kind, internal, info.Kind))
-		}
-		return j, nil
-	}
 	if kind == "" {
+		if err == nil {
+			err = fmt.Errorf("Object 'Kind' is missing in 'runtime.TypeMeta{APIVersion:%q, Kind:\"\"}'", apiVersion)
+		}
 		return nil, unrecognized(info, err, body)
 	}
-	msg := err.Error()
-	if !registered {
-		msg = fmt.Sprintf("no kind %q is registered for version %q in scheme %q", kind, apiVersion, schemeName)
+	if kerr := checkKind(apiVersion, kind, info); kerr != nil {
+		// Upstream looks the kind up before it decodes the body, and
+		// converts after: a kind other than info's fails either way.
+		return nil, kerr
 	}
-	return nil, meta.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", kind, version, info.Kind, msg))
+	if err != nil {
+		version := apiVersion[strings.LastIndexByte(apiVersion, '/')+1:]
+		return nil, meta.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, version, info.Kind, err))
+	}
+	return j, nil
 }
 
 // DecodeCreate reads and decodes the body of a create of a kind that has
@@ -151,7 +139,7 @@ func DecodeCreate(w http.ResponseWriter, r *http.Request, info registry.Resource
 	if err != nil {
 		return err
 	}
-	warnings, err := decodeObject(j, info, into, decodeOptions{fieldValidation: o.fieldValidation})
+	warnings, err := decodeObject(j, info, into, decodeOptions{fieldValidation: o.fieldValidation, original: body})
 	if err != nil {
 		return err
 	}
@@ -171,20 +159,22 @@ const (
 // decodeOptions steer decodeObject.
 type decodeOptions struct {
 	fieldValidation string // Strict, Warn (default) or Ignore
+	// original is the request body as sent when it was converted to JSON
+	// (YAML): upstream's summaries of undecodable bodies quote it.
+	original []byte
 }
 
 // decodeObject decodes a JSON request body into into (an object of info's
 // kind). A missing kind or apiVersion defaults to info's. Errors are
-// upstream's 400s: `couldn't get version/kind; json parse error: ...` for
-// malformed JSON, `the API version in the data (x) does not match the
-// expected API version (y)`, `<Kind> in version "<v>" cannot be handled as
-// a <Kind>: <err>` for type errors, and with Strict field validation
+// upstream's 400s: `the object provided is unrecognized (must be of type
+// <Kind>): couldn't get version/kind; json parse error: ... (<summary>)`
+// for a body that is no JSON object (an empty one included), checkKind's
+// for another kind or version, `<Kind> in version "<v>" cannot be handled
+// as a <Kind>: <err>` for type errors, and with Strict field validation
 // `strict decoding error: unknown field "spec.foo", duplicate field "x"`.
-// With Warn the same texts come back as warnings.
+// With Warn the same texts come back as warnings. Summaries quote
+// opts.original, the request body as sent, when set (YAML), else body.
 func decodeObject(body []byte, info registry.ResourceInfo, into meta.Object, opts decodeOptions) (warnings []string, err error) {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, meta.NewBadRequest(fmt.Sprintf("Object 'Kind' is missing in '%s'", string(body)))
-	}
 	// Find the kind as upstream's serializer does (json.Unmarshal into a
 	// struct of apiVersion and kind): its errors, nesting deeper than
 	// 10,000 levels included, are encoding/json's, checked before anything
@@ -194,7 +184,11 @@ func decodeObject(body []byte, info registry.ResourceInfo, into meta.Object, opt
 		Kind       string `json:"kind,omitempty"`
 	}
 	if err := json.Unmarshal(body, &findKind); err != nil {
-		return nil, unrecognized(info, fmt.Errorf("couldn't get version/kind; json parse error: %w", err), body)
+		original := body
+		if opts.original != nil {
+			original = opts.original
+		}
+		return nil, unrecognized(info, fmt.Errorf("couldn't get version/kind; json parse error: %w", err), original)
 	}
 	kind, apiVersion := findKind.Kind, findKind.APIVersion
 	if kind == "" {
@@ -207,11 +201,8 @@ func decodeObject(body []byte, info registry.ResourceInfo, into meta.Object, opt
 	if i := strings.LastIndexByte(apiVersion, '/'); i >= 0 {
 		version = apiVersion[i+1:]
 	}
-	if apiVersion != info.APIVersion() {
-		return nil, meta.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, info.APIVersion()))
-	}
-	if kind != info.Kind {
-		return nil, meta.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q in scheme %q", kind, version, info.Kind, kind, apiVersion, schemeName))
+	if err := checkKind(apiVersion, kind, info); err != nil {
+		return nil, err
 	}
 	if err := json.Unmarshal(body, into); err != nil {
 		return nil, meta.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, version, info.Kind, err))

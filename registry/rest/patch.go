@@ -24,20 +24,42 @@ const (
 	PatchApply     = "application/apply-patch+yaml"
 )
 
-// supportedPatchTypes is the list a 415 on PATCH names, in upstream's order.
-const supportedPatchTypes = "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json"
-
-// patchTypeOf returns the patch type of a Content-Type header, or 415.
+// patchTypeOf returns the patch type of a Content-Type header. Any other
+// type, or none, is go-restful's 415 (upstream's PATCH routes consume only
+// the patch types, so the request never reaches its patch handler): the
+// message `415: Unsupported Media Type` and empty details.
 func patchTypeOf(contentType string) (string, error) {
 	t, _, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return "", meta.NewUnsupportedMediaType(supportedPatchTypes)
+	if err == nil {
+		switch t {
+		case PatchJSON, PatchMerge, PatchStrategic, PatchApply:
+			return t, nil
+		}
 	}
-	switch t {
-	case PatchJSON, PatchMerge, PatchStrategic, PatchApply:
-		return t, nil
+	e := meta.NewStatusError(http.StatusUnsupportedMediaType, meta.StatusReasonUnsupportedMediaType, "415: Unsupported Media Type")
+	e.Status.Details = &meta.StatusDetails{}
+	return "", e
+}
+
+// jsonPatchOp is what upstream's patch handler first decodes a JSON patch
+// into (to bound its operations): op, path and from must be strings.
+type jsonPatchOp struct {
+	Op   string `json:"op"`
+	Path string `json:"path"`
+	From string `json:"from"`
+}
+
+// checkJSONPatch decodes a JSON patch as upstream's handler does before
+// applying it: a body that is no array of objects with string op, path and
+// from is 400 `error decoding patch: <encoding/json's error>`, the Go
+// type named as upstream's (package handlers).
+func checkJSONPatch(patch []byte) error {
+	var ops []jsonPatchOp
+	if err := json.Unmarshal(patch, &ops); err != nil {
+		msg := strings.ReplaceAll(err.Error(), "rest.jsonPatchOp", "handlers.jsonPatchOp")
+		return meta.NewBadRequest("error decoding patch: " + msg)
 	}
-	return "", meta.NewUnsupportedMediaType(supportedPatchTypes)
+	return nil
 }
 
 // Limits of JSON patches, as kube-apiserver sets them
@@ -60,6 +82,9 @@ const (
 func applyPatch(patchType string, original, patch []byte, mergeKeys map[string]string) ([]byte, error) {
 	switch patchType {
 	case PatchJSON:
+		if err := checkJSONPatch(patch); err != nil {
+			return nil, err
+		}
 		p, err := jsonpatch.DecodePatch(patch)
 		if err != nil {
 			return nil, meta.NewBadRequest(err.Error())
@@ -93,7 +118,8 @@ func applyPatch(patchType string, original, patch []byte, mergeKeys map[string]s
 		}
 		return out, nil
 	}
-	return nil, meta.NewUnsupportedMediaType(supportedPatchTypes)
+	_, err := patchTypeOf("")
+	return nil, err
 }
 
 // StrategicMergePatch applies a strategic merge patch to the JSON object
@@ -491,4 +517,79 @@ func stripDirectives(v any) any {
 		return out
 	}
 	return v
+}
+
+// patchedDocument renders the result of a JSON or merge patch of original
+// as upstream's patch library (gopkg.in/evanphx/json-patch.v4) writes it,
+// for the value of the 422 a patched object that does not decode answers:
+// the objects the patch changed have their keys sorted (they are re-encoded
+// from Go maps), values it left alone keep the original's bytes and key
+// order, and new values are encoded with sorted keys. A changed object
+// whose bytes the patch left equal is kept as it was (upstream sorts any
+// object a patch operation walked through).
+func patchedDocument(original, patched []byte) []byte {
+	var cur map[string]json.RawMessage
+	if err := json.Unmarshal(patched, &cur); err != nil || cur == nil {
+		return sortedJSON(patched)
+	}
+	var orig map[string]json.RawMessage
+	if json.Unmarshal(original, &orig) != nil {
+		orig = nil
+	}
+	keys := make([]string, 0, len(cur))
+	for k := range cur {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		ov, had := orig[k]
+		switch {
+		case had && jsonEqual(ov, cur[k]):
+			// encoding/json writes a raw value compacted, HTML escaped
+			if c, err := json.Marshal(ov); err == nil {
+				buf.Write(c)
+			} else {
+				buf.Write(ov)
+			}
+		case had:
+			buf.Write(patchedDocument(ov, cur[k]))
+		default:
+			buf.Write(sortedJSON(cur[k]))
+		}
+	}
+	buf.WriteByte('}')
+	return buf.Bytes()
+}
+
+// sortedJSON re-encodes the JSON value b with encoding/json (object keys
+// sorted, HTML characters escaped, numbers as written); b unchanged if it
+// does not decode.
+func sortedJSON(b []byte) []byte {
+	var v any
+	if unmarshalNumber(b, &v) != nil {
+		return b
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return b
+	}
+	return out
+}
+
+// jsonEqual reports whether two JSON values are equal (numbers compared as
+// written).
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if unmarshalNumber(a, &x) != nil || unmarshalNumber(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }

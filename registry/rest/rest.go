@@ -14,6 +14,7 @@ import (
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/negotiation"
+	"sigs.k8s.io/yaml"
 )
 
 // resourceRequest is a parsed resource path below /api/v1 or
@@ -134,9 +135,16 @@ func (rq resourceRequest) verb(r *http.Request) string {
 	return ""
 }
 
+// queryBool reads a boolean query parameter as upstream's parameter codec
+// does (Convert_Slice_string_To_bool in apimachinery meta/v1
+// conversion.go): absent is false, "0" and "false" in any case are false,
+// anything else, "" and "maybe" included, is true.
 func queryBool(q url.Values, key string) bool {
-	v := q.Get(key)
-	return v == "1" || v == "true" || v == "True"
+	vs, ok := q[key]
+	if !ok || len(vs) == 0 {
+		return false
+	}
+	return vs[0] != "0" && !strings.EqualFold(vs[0], "false")
 }
 
 func (a *API) serveResource(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
@@ -160,20 +168,46 @@ func warningRecorder(w http.ResponseWriter) func(string) {
 	}
 }
 
+// hasRoute reports whether upstream installs any route on the request's
+// path for a resource (or subresource) with verbs: a named object's path
+// exists for get, update, patch or delete, a collection's for list, watch,
+// create or deletecollection, a /watch/ path for watch, a subresource's
+// for any verb. Another method on an existing path is go-restful's 405; a
+// path without routes (a create-only resource's /<name>) is its 404.
+func (rq resourceRequest) hasRoute(verbs []string) bool {
+	var routed []string
+	switch {
+	case rq.watch:
+		routed = []string{"watch"}
+	case rq.sub != "":
+		return len(verbs) > 0
+	case rq.name != "":
+		routed = []string{"get", "update", "patch", "delete"}
+	default:
+		routed = []string{"list", "watch", "create", "deletecollection"}
+	}
+	for _, v := range routed {
+		if slices.Contains(verbs, v) {
+			return true
+		}
+	}
+	return false
+}
+
 // dispatchResource runs the handler of the request's verb. A returned
 // error has not been written yet: the caller answers it as a Status.
 func (a *API) dispatchResource(w http.ResponseWriter, r *http.Request, rq resourceRequest) error {
 	verb := rq.verb(r)
-	if verb == "" || (rq.watch && verb != "watch") {
-		return meta.NewPathMethodNotAllowed()
-	}
 	verbs := rq.store.Info().Verbs
 	if rq.sub == "status" {
 		verbs = rq.store.Info().StatusVerbs
 	} else if sub, ok := rq.store.Info().Subresource(rq.sub); ok {
 		verbs = sub.Verbs
 	}
-	if !slices.Contains(verbs, verb) {
+	if verb == "" || (rq.watch && verb != "watch") || !slices.Contains(verbs, verb) {
+		if !rq.hasRoute(verbs) {
+			return meta.NewPathNotFound()
+		}
 		return meta.NewPathMethodNotAllowed()
 	}
 	produces := negotiation.ObjectMediaTypes
@@ -245,22 +279,24 @@ func listOptionsFromQuery(q url.Values, watch bool) (registry.ListOptions, error
 		ResourceVersionMatch: q.Get("resourceVersionMatch"),
 		AllowWatchBookmarks:  queryBool(q, "allowWatchBookmarks"),
 	}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return opts, meta.NewBadRequest(fmt.Sprintf("invalid limit %q: %v", v, err))
-		}
-		opts.Limit = n
-	}
+	// Conversion errors in the field order of metav1.ListOptions, the
+	// first one answered, as strconv words it (upstream's parameter codec).
 	if v := q.Get("timeoutSeconds"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return opts, meta.NewBadRequest(fmt.Sprintf("invalid timeoutSeconds %q: %v", v, err))
+			return opts, meta.NewBadRequest(err.Error())
 		}
 		opts.TimeoutSeconds = &n
 	}
-	if v, ok := q["sendInitialEvents"]; ok && len(v) > 0 {
-		b := v[0] == "true" || v[0] == "1" || v[0] == "True"
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return opts, meta.NewBadRequest(err.Error())
+		}
+		opts.Limit = n
+	}
+	if _, ok := q["sendInitialEvents"]; ok {
+		b := queryBool(q, "sendInitialEvents")
 		opts.SendInitialEvents = &b
 	}
 	var errs meta.FieldErrors
@@ -384,12 +420,9 @@ func writeOptionsFromQuery(r *http.Request, kind string) (writeOptions, error) {
 	q := r.URL.Query()
 	var o writeOptions
 	var errs meta.FieldErrors
-	for _, d := range q["dryRun"] {
-		if d != "All" {
-			errs = append(errs, meta.NotSupported("dryRun", d, []string{"All"}))
-			continue
-		}
-		o.dryRun = true
+	if dr := q["dryRun"]; len(dr) > 0 {
+		errs = append(errs, validateDryRun(dr)...)
+		o.dryRun = len(errs) == 0
 	}
 	o.fieldManager = q.Get("fieldManager")
 	if len(o.fieldManager) > 128 {
@@ -401,12 +434,25 @@ func writeOptionsFromQuery(r *http.Request, kind string) (writeOptions, error) {
 	case FieldValidationStrict, FieldValidationIgnore:
 		o.fieldValidation = fv
 	default:
-		errs = append(errs, meta.NotSupported("fieldValidation", fv, []string{FieldValidationIgnore, FieldValidationStrict, FieldValidationWarn}))
+		// upstream's allowed set includes "" (the default), listed sorted
+		errs = append(errs, meta.NotSupported("fieldValidation", fv, []string{"", FieldValidationIgnore, FieldValidationStrict, FieldValidationWarn}))
 	}
 	if len(errs) > 0 {
 		return o, meta.NewInvalid("meta.k8s.io", kind, "", errs)
 	}
 	return o, nil
+}
+
+// validateDryRun checks dryRun values as upstream's ValidateDryRun: any
+// value but "All" is one NotSupported error whose value is the whole list,
+// printed []string{"Some"}.
+func validateDryRun(values []string) meta.FieldErrors {
+	for _, v := range values {
+		if v != "All" {
+			return meta.FieldErrors{meta.NotSupported("dryRun", values, []string{"All"})}
+		}
+	}
+	return nil
 }
 
 // managerName is the field manager of a write: ?fieldManager, else the
@@ -442,9 +488,11 @@ func beginWrite(r *http.Request, kind string) (negotiation.Format, writeOptions,
 
 // decodeNew decodes JSON j into a new object of the store's resource with
 // o's fieldValidation; it returns the decoder's warnings unwritten.
-func decodeNew(s *registry.Store, j []byte, o writeOptions) (meta.Object, []string, error) {
+// original is the body as sent when it was not JSON (nil otherwise), which
+// error summaries quote.
+func decodeNew(s *registry.Store, j []byte, o writeOptions, original []byte) (meta.Object, []string, error) {
 	obj := s.Strategy().New()
-	warnings, err := decodeObject(j, s.Info(), obj, decodeOptions{fieldValidation: o.fieldValidation})
+	warnings, err := decodeObject(j, s.Info(), obj, decodeOptions{fieldValidation: o.fieldValidation, original: original})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -471,7 +519,7 @@ func decodeRequestObject(w http.ResponseWriter, r *http.Request, st *registry.St
 	if err != nil {
 		return nil, err
 	}
-	obj, warnings, err := decodeNew(st, j, o)
+	obj, warnings, err := decodeNew(st, j, o, body)
 	if err != nil {
 		return nil, err
 	}
@@ -495,7 +543,7 @@ func (a *API) serveCreate(w http.ResponseWriter, r *http.Request, rq resourceReq
 		if m.Namespace == "" {
 			m.Namespace = rq.namespace
 		} else if m.Namespace != rq.namespace {
-			return meta.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+			return namespaceMismatch()
 		}
 	}
 	if err := trackUpdate(rq.store, nil, obj, managerName(r, o), ""); err != nil {
@@ -508,6 +556,13 @@ func (a *API) serveCreate(w http.ResponseWriter, r *http.Request, rq resourceReq
 	return writeObject(w, r, f, rq.store, http.StatusCreated, out)
 }
 
+// namespaceMismatch is upstream's 400 for a body whose namespace is not
+// the request's (rest.EnsureObjectNamespaceMatchesRequestNamespace), the
+// same text for create, update and patch.
+func namespaceMismatch() error {
+	return meta.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+}
+
 // checkNameAndNamespace enforces that a body names the object of the URL.
 func checkNameAndNamespace(obj meta.Object, rq resourceRequest) error {
 	m := obj.GetObjectMeta()
@@ -518,7 +573,7 @@ func checkNameAndNamespace(obj meta.Object, rq resourceRequest) error {
 		if m.Namespace == "" {
 			m.Namespace = rq.namespace
 		} else if m.Namespace != rq.namespace {
-			return meta.NewBadRequest(fmt.Sprintf("the namespace of the object (%s) does not match the namespace on the request (%s)", m.Namespace, rq.namespace))
+			return namespaceMismatch()
 		}
 	}
 	return nil
@@ -595,7 +650,15 @@ func (a *API) servePatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		if err != nil {
 			return err
 		}
-		obj, warnings, err := decodeNew(rq.store, patched, o)
+		if pt == PatchJSON || pt == PatchMerge {
+			// upstream's jsonPatcher: a patched document that does not
+			// decode into the type is 422 on the field "patch" of no kind,
+			// the document as the value (apiserver handlers/patch.go).
+			if err := json.Unmarshal(patched, rq.store.Strategy().New()); err != nil {
+				return meta.NewInvalid("", "", "", meta.FieldErrors{meta.Invalid("patch", string(patchedDocument(curJSON, patched)), err.Error())})
+			}
+		}
+		obj, warnings, err := decodeNew(rq.store, patched, o, nil)
 		if err != nil {
 			return err
 		}
@@ -634,11 +697,14 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	if o.fieldManager == "" {
 		return meta.NewInvalid("meta.k8s.io", "PatchOptions", "", meta.FieldErrors{meta.Required("fieldManager", "is required for apply patch")})
 	}
+	if err := checkApplyObject(body, rq.store.Info()); err != nil {
+		return err
+	}
 	applied, err := BodyToJSON(negotiation.MediaYAML, body)
 	if err != nil {
 		return err
 	}
-	tmp, warnings, err := decodeNew(rq.store, applied, o)
+	tmp, warnings, err := decodeNew(rq.store, applied, o, nil)
 	if err != nil {
 		return err
 	}
@@ -762,19 +828,46 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	}
 }
 
-// readDeleteOptions reads DeleteOptions from the body (JSON or YAML) and
-// the query (dryRun, gracePeriodSeconds, propagationPolicy).
+// checkApplyObject checks an apply patch body as upstream's apply patcher
+// does before merging (apiserver endpoints/handlers/patch.go applyPatcher
+// and the field manager's versionCheckManager): it must be a YAML (or
+// JSON) object, else 400 `error decoding YAML: <sigs.k8s.io/yaml's
+// error>`, and name the resource's own apiVersion and kind, else 400
+// `invalid object type: <group>/<version>, Kind=<kind>` (a missing
+// apiVersion prints "/").
+func checkApplyObject(body []byte, info registry.ResourceInfo) error {
+	var obj map[string]any
+	if err := yaml.Unmarshal(body, &obj); err != nil {
+		return meta.NewBadRequest("error decoding YAML: " + err.Error())
+	}
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	if apiVersion == info.APIVersion() && kind == info.Kind {
+		return nil
+	}
+	group, version := "", apiVersion
+	if i := strings.IndexByte(apiVersion, '/'); i >= 0 {
+		group, version = apiVersion[:i], apiVersion[i+1:]
+		if strings.Contains(version, "/") {
+			group, version = "", "" // no group/version upstream can parse
+		}
+	}
+	return meta.NewBadRequest(fmt.Sprintf("invalid object type: %s/%s, Kind=%s", group, version, kind))
+}
+
+// readDeleteOptions reads DeleteOptions as upstream's delete handler
+// (apiserver endpoints/handlers/delete.go): from the body (JSON or YAML)
+// when there is one, else from the query (dryRun, gracePeriodSeconds,
+// orphanDependents, propagationPolicy; a number or flag that does not
+// parse is 400 with strconv's text), then validated (422 DeleteOptions).
 func readDeleteOptions(r *http.Request) (meta.DeleteOptions, writeOptions, error) {
 	var d meta.DeleteOptions
-	o, err := writeOptionsFromQuery(r, "DeleteOptions")
-	if err != nil {
-		return d, o, err
-	}
+	var o writeOptions
 	body, err := ReadBody(r)
 	if err != nil {
 		return d, o, err
 	}
-	if len(strings.TrimSpace(string(body))) > 0 {
+	if len(body) > 0 {
 		j, err := BodyToJSON(r.Header.Get("Content-Type"), body)
 		if err != nil {
 			return d, o, err
@@ -782,14 +875,12 @@ func readDeleteOptions(r *http.Request) (meta.DeleteOptions, writeOptions, error
 		if err := json.Unmarshal(j, &d); err != nil {
 			return d, o, meta.NewBadRequest(fmt.Sprintf("DeleteOptions in version \"v1\" cannot be handled as a DeleteOptions: %v", err))
 		}
+	} else if err := deleteOptionsFromQuery(r.URL.Query(), &d); err != nil {
+		return d, o, err
 	}
-	var errs meta.FieldErrors
-	for _, v := range d.DryRun {
-		if v != "All" {
-			errs = append(errs, meta.NotSupported("dryRun", v, []string{"All"}))
-		} else {
-			o.dryRun = true
-		}
+	errs := validateDryRun(d.DryRun)
+	if len(d.DryRun) > 0 && len(errs) == 0 {
+		o.dryRun = true
 	}
 	if d.PropagationPolicy != nil {
 		switch *d.PropagationPolicy {
@@ -802,6 +893,28 @@ func readDeleteOptions(r *http.Request) (meta.DeleteOptions, writeOptions, error
 		return d, o, meta.NewInvalid("meta.k8s.io", "DeleteOptions", "", errs)
 	}
 	return d, o, nil
+}
+
+// deleteOptionsFromQuery fills d from the query parameters of a DELETE
+// without a body, in the field order of metav1.DeleteOptions; the first
+// value that does not convert is 400 BadRequest with strconv's text.
+func deleteOptionsFromQuery(q url.Values, d *meta.DeleteOptions) error {
+	if v, ok := q["gracePeriodSeconds"]; ok && len(v) > 0 {
+		n, err := strconv.ParseInt(v[0], 10, 64)
+		if err != nil {
+			return meta.NewBadRequest(err.Error())
+		}
+		d.GracePeriodSeconds = &n
+	}
+	if _, ok := q["orphanDependents"]; ok {
+		b := queryBool(q, "orphanDependents")
+		d.OrphanDependents = &b
+	}
+	if v, ok := q["propagationPolicy"]; ok && len(v) > 0 {
+		d.PropagationPolicy = &v[0]
+	}
+	d.DryRun = q["dryRun"]
+	return nil
 }
 
 // successStatus is the Status a DELETE answers for resources that do not

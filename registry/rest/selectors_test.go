@@ -37,6 +37,11 @@ func TestLabelSelector(t *testing.T) {
 		{"n>x", false, `unable to parse requirement: values[0]: Invalid value: "x": for 'Gt', 'Lt' operators, the value must be an integer`},
 		// Messages as a real kube-apiserver 1.33 answers them (measured).
 		{"!=", false, "found '!=', expected: !, identifier, or 'end of string'"},
+		// upstream's lexer reads "==" as one token (labelSelector=%3D%3D etc.)
+		{"==", false, "found '==', expected: !, identifier, or 'end of string'"},
+		{"a===", false, "unable to parse requirement: found '=', expected: identifier"},
+		{"a==b,==c", false, "found '==', expected: identifier after ','"},
+		{"a in (==", false, "unable to parse requirement: found '==', expected: ',', ')' or identifier"},
 		{"a in (", false, "unable to parse requirement: found '', expected: ',', ')' or identifier"},
 		{"a in (x", false, "unable to parse requirement: found '', expected: ',' or ')'"},
 		{"a in (x y)", false, "unable to parse requirement: found 'y', expected: ',' or ')'"},

@@ -352,7 +352,8 @@ func ValidateServiceStatusUpdate(s, old *Service) meta.FieldErrors {
 
 // validatePort checks what Service and Endpoints ports share, at path:
 // the name (required when requireName; else, if set, a DNS-1123 label not
-// yet in names, which records it), the port number and the protocol.
+// yet in names, which records it; nil names checks no duplicates), the
+// port number and the protocol.
 func validatePort(name string, port int32, protocol string, requireName bool, names map[string]bool, path string) meta.FieldErrors {
 	var errs meta.FieldErrors
 	if requireName && name == "" {
@@ -361,10 +362,12 @@ func validatePort(name string, port int32, protocol string, requireName bool, na
 		for _, msg := range meta.IsDNS1123Label(name) {
 			errs = append(errs, meta.Invalid(path+".name", name, msg))
 		}
-		if names[name] {
-			errs = append(errs, &meta.FieldError{Type: meta.FieldValueDuplicate, Field: path + ".name", BadValue: name})
+		if names != nil {
+			if names[name] {
+				errs = append(errs, &meta.FieldError{Type: meta.FieldValueDuplicate, Field: path + ".name", BadValue: name})
+			}
+			names[name] = true
 		}
-		names[name] = true
 	}
 	for _, msg := range meta.IsValidPortNum(int(port)) {
 		errs = append(errs, meta.Invalid(path+".port", port, msg))
@@ -412,7 +415,9 @@ func ValidateServiceUpdate(s, old *Service) meta.FieldErrors {
 	errs := validateObjectMetaUpdate(&s.ObjectMeta, &old.ObjectMeta)
 	if s.Spec.Type != ServiceTypeExternalName && old.Spec.Type != ServiceTypeExternalName &&
 		old.Spec.ClusterIP != "" && s.Spec.ClusterIP != old.Spec.ClusterIP {
-		errs = append(errs, meta.Invalid("spec.clusterIPs[0]", s.Spec.ClusterIP, "may not change once set"))
+		// Upstream reports the whole clusterIPs list as the value, printed
+		// []string{"10.96.0.5"} (measured: svc-update-clusterip-immutable).
+		errs = append(errs, meta.Invalid("spec.clusterIPs[0]", clusterIPsOf(s), "may not change once set"))
 	}
 	return append(errs, ValidateService(s)...)
 }
@@ -438,9 +443,10 @@ func ValidateEndpoints(e *Endpoints) meta.FieldErrors {
 		for j := range ss.NotReadyAddresses {
 			errs = append(errs, validateEndpointAddress(&ss.NotReadyAddresses[j], fmt.Sprintf("%s.notReadyAddresses[%d]", path, j))...)
 		}
-		names := map[string]bool{}
+		// Upstream accepts two ports of one subset with the same name
+		// (measured: ep-invalid, 201 for ports "a":1 and "a":2).
 		for j, p := range ss.Ports {
-			errs = append(errs, validatePort(p.Name, p.Port, p.Protocol, len(ss.Ports) > 1, names, fmt.Sprintf("%s.ports[%d]", path, j))...)
+			errs = append(errs, validatePort(p.Name, p.Port, p.Protocol, len(ss.Ports) > 1, nil, fmt.Sprintf("%s.ports[%d]", path, j))...)
 		}
 	}
 	return errs
@@ -503,7 +509,9 @@ func ValidateConfigMap(c *ConfigMap) meta.FieldErrors {
 		total += len(k) + len(c.BinaryData[k])
 	}
 	if total > MaxConfigMapSize {
-		errs = append(errs, &meta.FieldError{Type: meta.FieldValueTooLong, Field: "data", Detail: fmt.Sprintf("may not be more than %d bytes", MaxConfigMapSize)})
+		// Upstream names the whole object with the root path, printed "[]"
+		// (measured: cm-large-body).
+		errs = append(errs, &meta.FieldError{Type: meta.FieldValueTooLong, Field: "[]", Detail: fmt.Sprintf("may not be more than %d bytes", MaxConfigMapSize)})
 	}
 	return errs
 }
@@ -602,4 +610,17 @@ func validateKubeFinalizers(m *meta.ObjectMeta) meta.FieldErrors {
 		}
 	}
 	return errs
+}
+
+// clusterIPsOf is the clusterIPs list of s as upstream sees it after
+// normalising (clusterIPs[0] follows clusterIP): the value upstream
+// reports when the primary cluster IP changes.
+func clusterIPsOf(s *Service) []string {
+	if len(s.Spec.ClusterIPs) > 0 && s.Spec.ClusterIPs[0] == s.Spec.ClusterIP {
+		return s.Spec.ClusterIPs
+	}
+	if s.Spec.ClusterIP == "" {
+		return []string{}
+	}
+	return append([]string{s.Spec.ClusterIP}, s.Spec.ClusterIPs[min(1, len(s.Spec.ClusterIPs)):]...)
 }

@@ -160,6 +160,14 @@ func formatBadValue(v any) string {
 	return string(b)
 }
 
+// GoSyntax is a bad value that upstream prints with %#v, a Go struct of
+// its internal types (`authorization.NonResourceAttributes{Path:"/",
+// Verb:"get"}`): the text, built by the caller, is printed as it is.
+type GoSyntax string
+
+// String returns the text.
+func (g GoSyntax) String() string { return string(g) }
+
 // FieldErrors is the list a Validate function returns; empty means valid.
 type FieldErrors []*FieldError
 

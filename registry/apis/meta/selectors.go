@@ -310,11 +310,17 @@ func (p *selParser) requirement() (Requirement, error) {
 	return Requirement{Key: key, Op: op, Values: []string{v}}, nil
 }
 
+// rest returns the token at p without consuming it, as upstream's lexer
+// scans it: a word, or the longest operator its special symbols form
+// ("==" and "!=" before the one-character ones).
 func (p *selParser) rest() string {
 	if p.eof() {
 		return ""
 	}
 	if isSelSpecial(p.s[p.i]) {
+		if t := p.s[p.i:min(p.i+2, len(p.s))]; t == "==" || t == "!=" {
+			return t
+		}
 		return p.s[p.i : p.i+1]
 	}
 	start := p.i
