@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"net/http"
+	"net/http/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -412,6 +413,17 @@ var (
 // DebugAPIServicesPath.
 func (s *Server) installMetricsAndDebugRoutes() {
 	s.mux.Handle("/metrics", s.metrics.handler())
+	if s.opts.Profiling {
+		// net/http/pprof's handlers, as kube-apiserver's routes.Profiling
+		// installs them (/debug/pprof/ and its named profiles, cmdline,
+		// profile, symbol, trace); unlisted in / as there.
+		s.mux.UnlistedHandle("/debug/pprof", http.RedirectHandler("/debug/pprof/", http.StatusMovedPermanently))
+		s.mux.UnlistedHandlePrefix("/debug/pprof/", http.HandlerFunc(pprof.Index))
+		s.mux.UnlistedHandle("/debug/pprof/cmdline", http.HandlerFunc(pprof.Cmdline))
+		s.mux.UnlistedHandle("/debug/pprof/profile", http.HandlerFunc(pprof.Profile))
+		s.mux.UnlistedHandle("/debug/pprof/symbol", http.HandlerFunc(pprof.Symbol))
+		s.mux.UnlistedHandle("/debug/pprof/trace", http.HandlerFunc(pprof.Trace))
+	}
 	s.mux.UnlistedHandle(DebugAPIServicesPath, http.HandlerFunc(s.serveDebugAPIServices))
 	s.mux.UnlistedHandlePrefix(DebugAPIServicesPath+"/", http.HandlerFunc(s.serveDebugAPIServices))
 }

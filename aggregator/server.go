@@ -103,6 +103,10 @@ type Options struct {
 	APFEnsureInterval time.Duration
 	// ServeAggregatedV2Beta1 also answers apidiscovery.k8s.io/v2beta1.
 	ServeAggregatedV2Beta1 bool
+	// Profiling serves Go's profiles under /debug/pprof/ (net/http/pprof),
+	// as kube-apiserver's --profiling does (default true there and in
+	// aggsim serve); authorization applies as to any non-resource path.
+	Profiling bool
 	// Registerer receives aggsim's metrics; nil means a fresh registry of
 	// the Server's own, served at /metrics.
 	Registerer prometheus.Registerer

@@ -52,6 +52,7 @@ type serveOptions struct {
 	requestTimeout            time.Duration
 	discoveryRefreshInterval  time.Duration
 	serveAggregatedV2Beta1    bool
+	profiling                 bool
 	shutdownTimeout           time.Duration
 	logLevel                  string
 	demo                      bool
@@ -81,6 +82,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.DurationVar(&o.availabilityCheckInterval, "availability-check-interval", aggregator.DefaultAvailabilityCheckInterval, "how often each remote APIService is probed (upstream: 30s)")
 	f.DurationVar(&o.discoveryRefreshInterval, "discovery-refresh-interval", 60*time.Second, "how often backends' discovery documents are re-fetched (upstream: 60s)")
 	f.BoolVar(&o.serveAggregatedV2Beta1, "serve-aggregated-discovery-v2beta1", false, "also answer aggregated discovery v2beta1 (kube-apiserver 1.33 answers 406)")
+	f.BoolVar(&o.profiling, "profiling", true, "serve Go's profiles under /debug/pprof/ (as kube-apiserver's --profiling)")
 	f.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests may take to finish on SIGINT/SIGTERM")
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.BoolVar(&o.demo, "demo", false, "also start the demo wardle.example.com backend and register it")
@@ -210,6 +212,7 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		RequestTimeout:            o.requestTimeout,
 		DiscoveryRefreshInterval:  o.discoveryRefreshInterval,
 		ServeAggregatedV2Beta1:    o.serveAggregatedV2Beta1,
+		Profiling:                 o.profiling,
 		AuthorizationMode:         o.authorizationMode,
 		TokenAuthFile:             o.tokenAuthFile,
 		ClientCAPEM:               clientCAs.PEM,

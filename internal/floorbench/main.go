@@ -53,6 +53,8 @@ func main() {
 	startup := flag.Int("startup", 10, "start-up runs of each kind (fresh and existing data dir); 0 skips")
 	load := flag.Bool("load", true, "run the load legs")
 	aggsimBin := flag.String("aggsim", "", "aggsim binary to measure (default: go build ./cmd/aggsim)")
+	profile := flag.String("profile", "", "write CPU profiles of aggsim during round 1's aggsim legs to <profile>-apis.pprof and <profile>-proxy.pprof (through its /debug/pprof)")
+	verbose := flag.Bool("v", false, "print the end of aggsim's log after the load legs")
 	var rf roleFlags
 	rf.register()
 	flag.Parse()
@@ -89,7 +91,7 @@ func main() {
 		}
 	}
 	if *load {
-		if err := measureLoad(bin, work, *rounds, *dur, *conc); err != nil {
+		if err := measureLoad(bin, work, *rounds, *dur, *conc, *verbose, *profile); err != nil {
 			log.Fatal(err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"strconv"
 	"sync"
 	"time"
@@ -196,7 +197,7 @@ func runLeg(l *leg, conc int, d time.Duration, record bool) error {
 
 // measureLoad starts aggsim, the backend and both floors, runs the legs
 // interleaved for rounds rounds and prints medians and ratios.
-func measureLoad(bin, work string, rounds int, d time.Duration, conc int) error {
+func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbose bool, profile string) error {
 	var s servers
 	defer s.stop()
 	dataDir := filepath.Join(work, "load")
@@ -205,6 +206,15 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int) error 
 		return err
 	}
 	s.add(agg)
+	if verbose {
+		defer func() {
+			log := agg.stderr.String()
+			if len(log) > 4000 {
+				log = log[len(log)-4000:]
+			}
+			fmt.Printf("\naggsim's log (end):\n%s\n", log)
+		}()
+	}
 	aggURL, err := agg.waitLine(servingRe, 30*time.Second)
 	if err != nil {
 		return err
@@ -297,8 +307,22 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int) error 
 			slices.Reverse(order)
 		}
 		for _, l := range order {
+			var prof chan error
+			if profile != "" && r == 0 && strings.HasSuffix(l.name, " aggsim") || profile != "" && r == 0 && l.name == "GET aggsim proxy" {
+				prof = make(chan error, 1)
+				file := profile + "-apis.pprof"
+				if l.name == "GET aggsim proxy" {
+					file = profile + "-proxy.pprof"
+				}
+				go func() { prof <- fetchProfile(admin, aggURL, d, file) }()
+			}
 			if err := runLeg(l, conc, d, true); err != nil {
 				return err
+			}
+			if prof != nil {
+				if err := <-prof; err != nil {
+					return err
+				}
 			}
 		}
 		fmt.Printf("  round %d:", r+1)
@@ -346,4 +370,17 @@ func cutLast(s, sep string) (before, after string, found bool) {
 		}
 	}
 	return s, "", false
+}
+
+// fetchProfile saves aggsim's CPU profile over d (rounded up to a second)
+// to file.
+func fetchProfile(c *http.Client, aggURL string, d time.Duration, file string) error {
+	secs := int((d + time.Second - 1) / time.Second)
+	cc := *c
+	cc.Timeout = d + 30*time.Second
+	code, b, err := do(&cc, http.MethodGet, aggURL+"/debug/pprof/profile?seconds="+strconv.Itoa(secs), "", nil)
+	if err != nil || code != http.StatusOK {
+		return fmt.Errorf("GET /debug/pprof/profile: %d %v", code, err)
+	}
+	return os.WriteFile(file, b, 0o600)
 }
