@@ -852,6 +852,11 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *meta.Pr
 	if !s.info.Namespaced {
 		namespace = ""
 	}
+	if a, ok := s.strategy.(DeleteAdmitter); ok {
+		if err := a.AdmitDelete(namespace, name); err != nil {
+			return nil, err
+		}
+	}
 	for attempt := 0; ; attempt++ {
 		obj, rev, err := s.get(ctx, namespace, name)
 		if err != nil {
