@@ -185,6 +185,9 @@ func New(opts Options) (*Server, error) {
 		}
 	}
 
+	if err := ensureServiceIPRange(opts.Storage); err != nil {
+		return nil, err
+	}
 	s := &Server{opts: opts, logger: logger, now: now, ready: make(chan struct{})}
 	s.api = rest.NewAPI(opts.Storage, append(registry.Strategies(now), registry.ReviewStrategies()...), registry.StoreOptions{
 		Clock:  now,
@@ -387,6 +390,30 @@ func (s *Server) ensureLocalAPIServices(ctx context.Context) error {
 		objs = append(objs, a)
 	}
 	return createMissing(ctx, s.api.Store(apiServicesResource), "apiservice", objs)
+}
+
+// serviceIPRangeKey holds the service IP range, as kube-apiserver's service
+// IP allocator records its RangeAllocation in etcd.
+const serviceIPRangeKey = "/registry/ranges/serviceips"
+
+// ensureServiceIPRange writes the service IP range record of a fresh store
+// (registry.ServiceClusterIPRange, from which Services' cluster IPs are
+// derived), before the REST stores are made. kube-apiserver writes its
+// allocator's record first, so its watch caches begin at revision 2 of a
+// fresh etcd and a watch from resourceVersion 1 answers 410 `too old
+// resource version: 1 (2)`; aggsim's stores begin where the store is when
+// they are made, so the same holds. Errors are the store's.
+func ensureServiceIPRange(st storage.Storage) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := st.Get(ctx, serviceIPRangeKey); !errors.Is(err, storage.ErrKeyNotFound) {
+		return err
+	}
+	rec := `{"kind":"RangeAllocation","apiVersion":"v1","metadata":{"creationTimestamp":null},"range":"` + registry.ServiceClusterIPRange + `","data":""}`
+	if _, err := st.Create(ctx, serviceIPRangeKey, []byte(rec)); err != nil && !errors.Is(err, storage.ErrKeyExists) {
+		return fmt.Errorf("aggregator: record the service IP range: %w", err)
+	}
+	return nil
 }
 
 // objectCreator is the part of a registry store createMissing uses.

@@ -966,9 +966,12 @@ func scopeOf(s *registry.Store, subresource string) fieldScope {
 // (create, update, non-apply patch) of obj over live (nil on create) by
 // manager. As upstream's FieldManager.Update, the managedFields sent in
 // obj are the starting point when they decode and the write is not to a
-// subresource; otherwise live's are.
+// subresource; otherwise live's are. An update (live not nil) that starts
+// from no managedFields at all records none, as upstream's
+// skipNonAppliedManager.
 func trackUpdate(s *registry.Store, live, obj meta.Object, manager, subresource string) error {
-	if live == nil {
+	create := live == nil
+	if create {
 		live = s.Strategy().New()
 	}
 	m := obj.GetObjectMeta()
@@ -978,6 +981,13 @@ func trackUpdate(s *registry.Store, live, obj meta.Object, manager, subresource 
 		if !ok {
 			ms = nil
 		}
+	}
+	if len(ms) == 0 && !create {
+		// upstream's skipNonAppliedManager: an update of an object that
+		// has no managedFields (created without any field set, or by a
+		// writer that records none) starts no tracking; only an apply does.
+		m.ManagedFields = nil
+		return nil
 	}
 	liveDoc, err := docOf(live)
 	if err != nil {

@@ -101,7 +101,10 @@ func TestErrors(t *testing.T) {
 		{"list options invalid", "GET", widgets + "?resourceVersionMatch=Exact", "", "", nil, 422, "Invalid",
 			`ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`},
 		{"sendInitialEvents without NotOlderThan", "GET", widgets + "?watch=1&sendInitialEvents=true&allowWatchBookmarks=true", "", "", nil, 422, "Invalid",
-			`ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`},
+			`ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan, sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled]`},
+		// kube-apiserver 1.33.13 (WatchList gate off), scenario watch-initial-events step 4
+		{"sendInitialEvents with NotOlderThan", "GET", widgets + "?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", "", "", nil, 422, "Invalid",
+			`ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled`},
 		{"bad dryRun", "POST", widgets + "?dryRun=Some", "application/json", widgetJSON("x", 1), nil, 422, "Invalid",
 			`CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: "Some": supported values: "All"`},
 		{"apply without fieldManager", "PATCH", widgets + "/exists", "application/apply-patch+yaml", "kind: Widget\napiVersion: toys.example.com/v1\nmetadata:\n  name: exists\n", nil, 422, "Invalid",
