@@ -1,8 +1,11 @@
 package aggregator_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -46,5 +49,42 @@ func TestFreshServerWatchFromRevisionOneIsTooOld(t *testing.T) {
 	code, _, body = get(t, s, "/api/v1/namespaces?watch=1&timeoutSeconds=1&resourceVersion=2")
 	if code != http.StatusOK || !strings.Contains(body, `"type":"ADDED"`) || strings.Contains(body, `"ERROR"`) {
 		t.Errorf("watch from 2 (the bootstrap namespaces are replayed): %d %s", code, body)
+	}
+}
+
+var reTime = regexp.MustCompile(`"time":"[^"]+"`)
+
+// The built-in namespaces and the automanaged local APIServices carry the
+// managedFields kube-apiserver 1.33.13's own controllers write: one Update
+// entry of manager "kube-apiserver" owning the fields they set (scenarios
+// ns-builtin, apisvc-builtin, apisvc-list-selector; curl of
+// /api/v1/namespaces/kube-system and the APIServices below, times
+// replaced by T). The Local Available condition adds no entry.
+func TestBootstrapObjectsManagedFields(t *testing.T) {
+	s := aggregatortest.Start(t)
+	nsFields := `[{"manager":"kube-apiserver","operation":"Update","apiVersion":"v1","time":"T","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:kubernetes.io/metadata.name":{}}}}}]`
+	cases := []struct{ path, want string }{
+		{"/api/v1/namespaces/default", nsFields},
+		{"/api/v1/namespaces/kube-system", nsFields},
+		{"/api/v1/namespaces/kube-public", nsFields},
+		{"/api/v1/namespaces/kube-node-lease", nsFields},
+		{"/apis/apiregistration.k8s.io/v1/apiservices/v1.", `[{"manager":"kube-apiserver","operation":"Update","apiVersion":"apiregistration.k8s.io/v1","time":"T","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:kube-aggregator.kubernetes.io/automanaged":{}}},"f:spec":{"f:groupPriorityMinimum":{},"f:version":{},"f:versionPriority":{}}}}]`},
+		{"/apis/apiregistration.k8s.io/v1/apiservices/v1.authorization.k8s.io", `[{"manager":"kube-apiserver","operation":"Update","apiVersion":"apiregistration.k8s.io/v1","time":"T","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:kube-aggregator.kubernetes.io/automanaged":{}}},"f:spec":{"f:group":{},"f:groupPriorityMinimum":{},"f:version":{},"f:versionPriority":{}}}}]`},
+	}
+	for _, c := range cases {
+		code, _, body := get(t, s, c.path)
+		var obj struct {
+			Metadata struct {
+				ManagedFields json.RawMessage `json:"managedFields"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal([]byte(body), &obj); err != nil || code != http.StatusOK {
+			t.Fatalf("GET %s: %d %v %s", c.path, code, err, body)
+		}
+		var buf bytes.Buffer
+		_ = json.Compact(&buf, obj.Metadata.ManagedFields)
+		if got := reTime.ReplaceAllString(buf.String(), `"time":"T"`); got != c.want {
+			t.Errorf("%s managedFields\n%s\nwant\n%s", c.path, got, c.want)
+		}
 	}
 }

@@ -370,7 +370,8 @@ func (s *Server) localAPIServices() []*apiregistration.APIService {
 // system-namespaces controller creates them (plus "default").
 var systemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
 
-// ensureSystemNamespaces creates the missing system namespaces.
+// ensureSystemNamespaces creates the missing system namespaces, owned by
+// manager "kube-apiserver" as upstream's controller creates them.
 func (s *Server) ensureSystemNamespaces(ctx context.Context) error {
 	objs := make([]meta.Object, 0, len(systemNamespaces))
 	for _, name := range systemNamespaces {
@@ -379,17 +380,18 @@ func (s *Server) ensureSystemNamespaces(ctx context.Context) error {
 			ObjectMeta: meta.ObjectMeta{Name: name},
 		})
 	}
-	return createMissing(ctx, s.api.Store(meta.GroupResource{Resource: "namespaces"}), "namespace", objs)
+	return createMissing(ctx, rest.Creator{Store: s.api.Store(meta.GroupResource{Resource: "namespaces"}), Manager: "kube-apiserver"}, "namespace", objs)
 }
 
 // ensureLocalAPIServices creates the automanaged local APIServices that
-// are missing (upstream's autoregister controller, onstart mode).
+// are missing (upstream's autoregister controller, onstart mode), owned by
+// manager "kube-apiserver" as upstream's controller creates them.
 func (s *Server) ensureLocalAPIServices(ctx context.Context) error {
 	var objs []meta.Object
 	for _, a := range s.localAPIServices() {
 		objs = append(objs, a)
 	}
-	return createMissing(ctx, s.api.Store(apiServicesResource), "apiservice", objs)
+	return createMissing(ctx, rest.Creator{Store: s.api.Store(apiServicesResource), Manager: "kube-apiserver"}, "apiservice", objs)
 }
 
 // serviceIPRangeKey holds the service IP range, as kube-apiserver's service

@@ -1033,6 +1033,33 @@ func (w StatusWriter) UpdateStatus(ctx context.Context, obj meta.Object) (meta.O
 	return w.Store.UpdateStatus(ctx, obj)
 }
 
+// Creator creates objects as a controller of the server does (upstream's
+// system-namespaces controller and autoregister controller write through a
+// loopback client as "kube-apiserver"): the scheme defaults are applied
+// (Defaulter) and the create is recorded as an Update entry of Manager
+// owning every field set.
+type Creator struct {
+	Store   *registry.Store
+	Manager string
+}
+
+// Get returns the stored object (registry.Store.Get).
+func (c Creator) Get(ctx context.Context, namespace, name string) (meta.Object, error) {
+	return c.Store.Get(ctx, namespace, name)
+}
+
+// Create defaults obj, records its fields in managedFields and creates it.
+// Errors are the store's (AlreadyExists, Invalid, ...).
+func (c Creator) Create(ctx context.Context, obj meta.Object) (meta.Object, error) {
+	if d, ok := c.Store.Strategy().(registry.Defaulter); ok {
+		d.Default(obj)
+	}
+	if err := trackUpdate(c.Store, nil, obj, c.Manager, ""); err != nil {
+		return nil, err
+	}
+	return c.Store.Create(ctx, obj)
+}
+
 // TrackCreate sets the managedFields of obj, an object of a kind that has
 // no store (the review kinds), as upstream's create handler records a
 // create before the REST storage runs (FieldManager.UpdateNoErrors over
