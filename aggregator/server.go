@@ -135,6 +135,10 @@ type Server struct {
 
 	ready     chan struct{}
 	readyOnce sync.Once
+	// hooks are closed as Run gets through its start-up, which /healthz,
+	// /livez and /readyz report under the names of kube-apiserver's
+	// post-start hooks (health.go).
+	hooks startHooks
 
 	// reviews answers TokenReviews and access reviews
 	// (reviews.go); extensionAuth writes the
@@ -188,7 +192,7 @@ func New(opts Options) (*Server, error) {
 	if err := ensureServiceIPRange(opts.Storage); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, logger: logger, now: now, ready: make(chan struct{})}
+	s := &Server{opts: opts, logger: logger, now: now, ready: make(chan struct{}), hooks: newStartHooks()}
 	s.api = rest.NewAPI(opts.Storage, append(registry.Strategies(now), registry.ReviewStrategies()...), registry.StoreOptions{
 		Clock:  now,
 		Logger: logger,
@@ -294,13 +298,17 @@ func (s *Server) Run(ctx context.Context) {
 		defer boot.Done()
 		if err := s.ensureSystemNamespaces(ctx); err != nil {
 			s.logger.Error("create system namespaces", "err", err)
+			return
 		}
+		close(s.hooks.systemNamespaces)
 	}()
 	go func() {
 		defer boot.Done()
 		if err := s.ensureLocalAPIServices(ctx); err != nil {
 			s.logger.Error("register local APIServices", "err", err)
+			return
 		}
+		close(s.hooks.autoregistration)
 	}()
 	boot.Wait()
 	var wg sync.WaitGroup
@@ -308,6 +316,7 @@ func (s *Server) Run(ctx context.Context) {
 		wg.Add(1)
 		go func() { defer wg.Done(); inf.Run(ctx) }()
 	}
+	close(s.hooks.informers)
 	wg.Add(1)
 	go func() { defer wg.Done(); s.discovery.Run(ctx) }()
 	wg.Add(1)
@@ -316,6 +325,7 @@ func (s *Server) Run(ctx context.Context) {
 	go func() { defer wg.Done(); s.openapi.Run(ctx) }()
 	wg.Add(1)
 	go func() { defer wg.Done(); s.extensionAuth.Run(ctx) }()
+	close(s.hooks.controllers)
 	go func() {
 		for _, ch := range []<-chan struct{}{s.services.Synced(), s.endpoints.Synced(), s.apiServices.Synced(), s.discovery.Synced()} {
 			select {
@@ -327,13 +337,17 @@ func (s *Server) Run(ctx context.Context) {
 		s.readyOnce.Do(func() { close(s.ready) })
 	}()
 	<-ctx.Done()
+	s.hooks.shutdown()
 	s.api.Shutdown()
 	wg.Wait()
 }
 
 // Shutdown ends every open watch so an http.Server's Shutdown does not
-// wait for them.
-func (s *Server) Shutdown() { s.api.Shutdown() }
+// wait for them, and turns /readyz's shutdown check failed.
+func (s *Server) Shutdown() {
+	s.hooks.shutdown()
+	s.api.Shutdown()
+}
 
 // localAPIServices are the APIServices kube-apiserver's autoregister
 // controller creates for the groups it serves itself (label
