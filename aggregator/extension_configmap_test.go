@@ -2,6 +2,7 @@ package aggregator_test
 
 import (
 	"context"
+	"encoding/json"
 	"encoding/pem"
 	"sort"
 	"strings"
@@ -193,23 +194,25 @@ func TestAdmissionAndFlowControlResources(t *testing.T) {
 		if !strings.Contains(string(raw), wantItems) || !strings.Contains(string(raw), `"resourceVersion":"`) {
 			t.Fatalf("list %s: %s", l.resource, raw)
 		}
-		w, err := c.Get().Resource(l.resource).Param("watch", "true").Param("allowWatchBookmarks", "true").
+		// A watch-list request is refused as kube-apiserver 1.33 (WatchList
+		// gate off) refuses it; informers then list and watch.
+		_, err = c.Get().Resource(l.resource).Param("watch", "true").Param("allowWatchBookmarks", "true").
 			Param("sendInitialEvents", "true").Param("resourceVersionMatch", "NotOlderThan").Watch(ctx)
+		if !apierrors.IsInvalid(err) {
+			t.Fatalf("watch-list %s: %v, want 422 Invalid", l.resource, err)
+		}
+		var list struct {
+			Metadata struct{ ResourceVersion string } `json:"metadata"`
+		}
+		if err := json.Unmarshal(raw, &list); err != nil {
+			t.Fatal(err)
+		}
+		w, err := c.Get().Resource(l.resource).Param("watch", "true").Param("allowWatchBookmarks", "true").
+			Param("resourceVersion", list.Metadata.ResourceVersion).Watch(ctx)
 		if err != nil {
 			t.Fatalf("watch %s: %v", l.resource, err)
 		}
-		// the initial events (ADDED, one per bootstrap object), then the
-		// bookmark that ends them
-		added := 0
-		ev := <-w.ResultChan()
-		for ev.Type == watch.Added && added < 50 {
-			added++
-			ev = <-w.ResultChan()
-		}
 		w.Stop()
-		if ev.Type != watch.Bookmark || (l.group == "flow") != (added > 0) {
-			t.Fatalf("watch-list %s: event %s after %d ADDED", l.resource, ev.Type, added)
-		}
 	}
 
 	vwc := &admissionv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "check"}, Webhooks: []admissionv1.ValidatingWebhook{{

@@ -8,11 +8,15 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"github.com/aggsim/aggsim/registry/apis/version"
-
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -38,32 +42,122 @@ func closedCheck(ch <-chan struct{}) func(*http.Request) error {
 	}
 }
 
-// healthChecks returns the checks of one endpoint: upstream's ping, log and
-// etcd (here: the store answers a read), then the post-start hooks of the
-// aggregator that have an equivalent in aggsim.
+// startHooks are closed as Server.Run gets through its start-up; the
+// health checks named after kube-apiserver's post-start hooks report them.
+type startHooks struct {
+	systemNamespaces chan struct{} // the system namespaces exist
+	autoregistration chan struct{} // the automanaged local APIServices exist
+	informers        chan struct{} // the Service, Endpoints and APIService informers run
+	controllers      chan struct{} // discovery, availability, OpenAPI and the authentication-info writer run
+	shuttingDown     chan struct{} // closed by shutdown
+	shutdownOnce     *sync.Once
+}
+
+func newStartHooks() startHooks {
+	return startHooks{
+		systemNamespaces: make(chan struct{}), autoregistration: make(chan struct{}),
+		informers: make(chan struct{}), controllers: make(chan struct{}),
+		shuttingDown: make(chan struct{}), shutdownOnce: new(sync.Once),
+	}
+}
+
+func (h startHooks) shutdown() { h.shutdownOnce.Do(func() { close(h.shuttingDown) }) }
+
+// healthChecks returns the checks of one endpoint, in kube-apiserver 1.33's
+// order, limited to those aggsim has an equivalent of (README, "How aggsim
+// differs", lists the others):
+//
+//   - ping, log; etcd (and, for readyz, etcd-readiness): the store answers
+//     a read; informer-sync (readyz): the informers and discovery synced;
+//   - poststarthook/generic-apiserver-start-informers: the Service and
+//     Endpoints informers (upstream's shared informers the aggregator
+//     resolves Services with) run; start-kube-aggregator-informers: the
+//     APIService informer synced;
+//   - start-system-namespaces-controller: default, kube-system,
+//     kube-public and kube-node-lease exist;
+//   - start-cluster-authentication-info-controller: the
+//     extension-apiserver-authentication writer runs;
+//   - aggregator-reload-proxy-client-cert, apiservice-status-local- and
+//     -remote-available-controller, apiservice-openapi-controller and
+//     apiservice-openapiv3-controller: the controllers run (the proxy
+//     client certificate is reloaded by its file watcher);
+//   - apiservice-registration-controller, apiservice-discovery-controller;
+//   - kube-apiserver-autoregistration: the automanaged local APIServices
+//     exist; autoregister-completion: each was seen Available;
+//   - shutdown (readyz): fails once the server is shutting down.
 func (s *Server) healthChecks(endpoint string) []healthCheck {
+	store := func(r *http.Request) error {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		_, err := s.opts.Storage.Get(ctx, "/registry/healthz-probe")
+		if err != nil && !errors.Is(err, storage.ErrKeyNotFound) {
+			return err
+		}
+		return nil
+	}
 	checks := []healthCheck{
 		{"ping", func(*http.Request) error { return nil }},
 		{"log", func(*http.Request) error { return nil }},
-		{"etcd", func(r *http.Request) error {
-			ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-			defer cancel()
-			_, err := s.opts.Storage.Get(ctx, "/registry/healthz-probe")
-			if err != nil && !errors.Is(err, storage.ErrKeyNotFound) {
-				return err
-			}
-			return nil
-		}},
+		{"etcd", store},
 	}
 	if endpoint == "readyz" {
-		checks = append(checks, healthCheck{"informer-sync", closedCheck(s.ready)})
+		checks = append(checks, healthCheck{"etcd-readiness", store}, healthCheck{"informer-sync", closedCheck(s.ready)})
 	}
+	hook := func(name string, ch <-chan struct{}) healthCheck {
+		return healthCheck{"poststarthook/" + name, closedCheck(ch)}
+	}
+	h := s.hooks
 	checks = append(checks,
-		healthCheck{"poststarthook/start-kube-aggregator-informers", closedCheck(s.apiServices.Synced())},
-		healthCheck{"poststarthook/apiservice-registration-controller", closedCheck(s.apiServices.Synced())},
-		healthCheck{"poststarthook/apiservice-discovery-controller", closedCheck(s.discovery.Synced())},
+		hook("generic-apiserver-start-informers", h.informers),
+		hook("start-system-namespaces-controller", h.systemNamespaces),
+		hook("start-cluster-authentication-info-controller", h.controllers),
+		hook("aggregator-reload-proxy-client-cert", h.controllers),
+		hook("start-kube-aggregator-informers", s.apiServices.Synced()),
+		hook("apiservice-status-local-available-controller", h.controllers),
+		hook("apiservice-status-remote-available-controller", h.controllers),
+		hook("apiservice-registration-controller", s.apiServices.Synced()),
+		hook("apiservice-discovery-controller", s.discovery.Synced()),
+		hook("kube-apiserver-autoregistration", h.autoregistration),
+		healthCheck{"autoregister-completion", s.autoregisterCompletion()},
+		hook("apiservice-openapi-controller", h.controllers),
+		hook("apiservice-openapiv3-controller", h.controllers),
 	)
+	if endpoint == "readyz" {
+		checks = append(checks, healthCheck{"shutdown", func(*http.Request) error {
+			select {
+			case <-h.shuttingDown:
+				return errors.New("process is shutting down")
+			default:
+				return nil
+			}
+		}})
+	}
 	return checks
+}
+
+// autoregisterCompletion is upstream's autoregister-completion check: it
+// fails with `missing APIService: [<names>]` until each automanaged local
+// APIService has been seen Available, and passes from then on.
+func (s *Server) autoregisterCompletion() func(*http.Request) error {
+	var done atomic.Bool
+	return func(*http.Request) error {
+		if done.Load() {
+			return nil
+		}
+		var missing []string
+		for _, a := range s.localAPIServices() {
+			obj, ok := s.apiServices.Get("", a.Name)
+			if !ok || !obj.(*apiregistration.APIService).IsAvailable() {
+				missing = append(missing, a.Name)
+			}
+		}
+		if len(missing) > 0 {
+			sort.Strings(missing)
+			return fmt.Errorf("missing APIService: %v", missing)
+		}
+		done.Store(true)
+		return nil
+	}
 }
 
 // installHealthRoutes registers /healthz, /livez and /readyz, each with
@@ -80,12 +174,14 @@ func (s *Server) installHealthRoutes() {
 		for _, c := range checks {
 			c := c
 			s.mux.Handle("/"+ep+"/"+c.name, prompt(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-				w.Header().Set("X-Content-Type-Options", "nosniff")
+				// As upstream's adaptCheckToHandler: http.Error on failure
+				// (with X-Content-Type-Options: nosniff), a bare "ok"
+				// otherwise (Content-Type as Go sniffs it, no nosniff).
 				if err := c.check(r); err != nil {
 					http.Error(w, fmt.Sprintf("internal server error: %v", err), http.StatusInternalServerError)
 					return
 				}
+				w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 				fmt.Fprint(w, "ok")
 			})))
 		}
@@ -103,6 +199,7 @@ func healthHandler(endpoint string, checks []healthCheck) http.Handler {
 		failed := false
 		for _, c := range checks {
 			if excluded[c.name] {
+				delete(excluded, c.name)
 				fmt.Fprintf(&buf, "[+]%s excluded: ok\n", c.name)
 				continue
 			}
@@ -112,6 +209,14 @@ func healthHandler(endpoint string, checks []healthCheck) http.Handler {
 				continue
 			}
 			fmt.Fprintf(&buf, "[+]%s ok\n", c.name)
+		}
+		if len(excluded) > 0 {
+			names := make([]string, 0, len(excluded))
+			for n := range excluded {
+				names = append(names, strconv.Quote(n))
+			}
+			sort.Strings(names)
+			fmt.Fprintf(&buf, "warn: some health checks cannot be excluded: no matches for %s\n", strings.Join(names, ","))
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("X-Content-Type-Options", "nosniff")

@@ -160,6 +160,10 @@ type Server struct {
 
 	ready     chan struct{}
 	readyOnce sync.Once
+	// hooks are closed as Run gets through its start-up, which /healthz,
+	// /livez and /readyz report under the names of kube-apiserver's
+	// post-start hooks (health.go).
+	hooks startHooks
 
 	// reviews answers TokenReviews and access reviews
 	// (reviews.go); extensionAuth writes the
@@ -210,7 +214,10 @@ func New(opts Options) (*Server, error) {
 		}
 	}
 
-	s := &Server{opts: opts, logger: logger, now: now, ready: make(chan struct{})}
+	if err := ensureServiceIPRange(opts.Storage); err != nil {
+		return nil, err
+	}
+	s := &Server{opts: opts, logger: logger, now: now, ready: make(chan struct{}), hooks: newStartHooks()}
 	s.api = rest.NewAPI(opts.Storage, append(registry.Strategies(now), registry.ReviewStrategies()...), registry.StoreOptions{
 		Clock:  now,
 		Logger: logger,
@@ -339,13 +346,17 @@ func (s *Server) Run(ctx context.Context) {
 		defer boot.Done()
 		if err := s.ensureSystemNamespaces(ctx); err != nil {
 			s.logger.Error("create system namespaces", "err", err)
+			return
 		}
+		close(s.hooks.systemNamespaces)
 	}()
 	go func() {
 		defer boot.Done()
 		if err := s.ensureLocalAPIServices(ctx); err != nil {
 			s.logger.Error("register local APIServices", "err", err)
+			return
 		}
+		close(s.hooks.autoregistration)
 	}()
 	boot.Wait()
 	var wg sync.WaitGroup
@@ -360,6 +371,7 @@ func (s *Server) Run(ctx context.Context) {
 		wg.Add(1)
 		go func() { defer wg.Done(); inf.Run(ctx) }()
 	}
+	close(s.hooks.informers)
 	wg.Add(1)
 	go func() { defer wg.Done(); s.discovery.Run(ctx) }()
 	wg.Add(1)
@@ -386,6 +398,7 @@ func (s *Server) Run(ctx context.Context) {
 		}
 		apf.Wait()
 	}()
+	close(s.hooks.controllers)
 	go func() {
 		for _, ch := range []<-chan struct{}{s.services.Synced(), s.endpoints.Synced(), s.apiServices.Synced(), s.discovery.Synced()} {
 			select {
@@ -397,13 +410,17 @@ func (s *Server) Run(ctx context.Context) {
 		s.readyOnce.Do(func() { close(s.ready) })
 	}()
 	<-ctx.Done()
+	s.hooks.shutdown()
 	s.api.Shutdown()
 	wg.Wait()
 }
 
 // Shutdown ends every open watch so an http.Server's Shutdown does not
-// wait for them.
-func (s *Server) Shutdown() { s.api.Shutdown() }
+// wait for them, and turns /readyz's shutdown check failed.
+func (s *Server) Shutdown() {
+	s.hooks.shutdown()
+	s.api.Shutdown()
+}
 
 // localAPIServices are the APIServices kube-apiserver's autoregister
 // controller creates for the groups it serves itself (label
@@ -440,7 +457,8 @@ func (s *Server) localAPIServices() []*apiregistration.APIService {
 // system-namespaces controller creates them (plus "default").
 var systemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
 
-// ensureSystemNamespaces creates the missing system namespaces.
+// ensureSystemNamespaces creates the missing system namespaces, owned by
+// manager "kube-apiserver" as upstream's controller creates them.
 func (s *Server) ensureSystemNamespaces(ctx context.Context) error {
 	objs := make([]meta.Object, 0, len(systemNamespaces))
 	for _, name := range systemNamespaces {
@@ -449,17 +467,42 @@ func (s *Server) ensureSystemNamespaces(ctx context.Context) error {
 			ObjectMeta: meta.ObjectMeta{Name: name},
 		})
 	}
-	return createMissing(ctx, s.api.Store(meta.GroupResource{Resource: "namespaces"}), "namespace", objs)
+	return createMissing(ctx, rest.Creator{Store: s.api.Store(meta.GroupResource{Resource: "namespaces"}), Manager: "kube-apiserver"}, "namespace", objs)
 }
 
 // ensureLocalAPIServices creates the automanaged local APIServices that
-// are missing (upstream's autoregister controller, onstart mode).
+// are missing (upstream's autoregister controller, onstart mode), owned by
+// manager "kube-apiserver" as upstream's controller creates them.
 func (s *Server) ensureLocalAPIServices(ctx context.Context) error {
 	var objs []meta.Object
 	for _, a := range s.localAPIServices() {
 		objs = append(objs, a)
 	}
-	return createMissing(ctx, s.api.Store(apiServicesResource), "apiservice", objs)
+	return createMissing(ctx, rest.Creator{Store: s.api.Store(apiServicesResource), Manager: "kube-apiserver"}, "apiservice", objs)
+}
+
+// serviceIPRangeKey holds the service IP range, as kube-apiserver's service
+// IP allocator records its RangeAllocation in etcd.
+const serviceIPRangeKey = "/registry/ranges/serviceips"
+
+// ensureServiceIPRange writes the service IP range record of a fresh store
+// (registry.ServiceClusterIPRange, from which Services' cluster IPs are
+// derived), before the REST stores are made. kube-apiserver writes its
+// allocator's record first, so its watch caches begin at revision 2 of a
+// fresh etcd and a watch from resourceVersion 1 answers 410 `too old
+// resource version: 1 (2)`; aggsim's stores begin where the store is when
+// they are made, so the same holds. Errors are the store's.
+func ensureServiceIPRange(st storage.Storage) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := st.Get(ctx, serviceIPRangeKey); !errors.Is(err, storage.ErrKeyNotFound) {
+		return err
+	}
+	rec := `{"kind":"RangeAllocation","apiVersion":"v1","metadata":{"creationTimestamp":null},"range":"` + registry.ServiceClusterIPRange + `","data":""}`
+	if _, err := st.Create(ctx, serviceIPRangeKey, []byte(rec)); err != nil && !errors.Is(err, storage.ErrKeyExists) {
+		return fmt.Errorf("aggregator: record the service IP range: %w", err)
+	}
+	return nil
 }
 
 // objectCreator is the part of a registry store createMissing uses.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -108,6 +109,11 @@ type Store struct {
 	// allocLock serialises the writes of an Allocator strategy that
 	// allocate (allocate.go).
 	allocLock
+	// started is the storage revision when the Store was made: as
+	// kube-apiserver's watch cache begins with a list at the revision of
+	// its start, a watch from an older revision is 410 Expired `too old
+	// resource version: N (started)`.
+	started int64
 }
 
 // CreateOnUpdater is an optional Strategy extension: when
@@ -161,6 +167,7 @@ func NewStore(st storage.Storage, s Strategy, opts StoreOptions) *Store {
 		nsExists: opts.NamespaceExists,
 		log:      opts.Logger,
 		bookmark: opts.BookmarkInterval,
+		started:  st.Revision(),
 	}
 	if store.clock == nil {
 		store.clock = time.Now
@@ -451,14 +458,27 @@ func (s *Store) matches(sel selector, obj meta.Object) bool {
 }
 
 func parseRV(rv string) (int64, error) {
+	n, err := parseResourceVersion(rv)
+	if err != nil {
+		return 0, meta.NewBadRequest("invalid resource version: " + err.Error())
+	}
+	return n, nil
+}
+
+// parseResourceVersion parses a resourceVersion as upstream's etcd3
+// versioner (ParseResourceVersion): "" is 0; otherwise an unsigned decimal,
+// the error reading `resourceVersion: Invalid value: "abc":
+// strconv.ParseUint: parsing "abc": invalid syntax`. Values above the
+// largest int64 are taken as that (a revision no store reaches).
+func parseResourceVersion(rv string) (int64, error) {
 	if rv == "" {
 		return 0, nil
 	}
-	n, err := strconv.ParseInt(rv, 10, 64)
-	if err != nil || n < 0 {
-		return 0, meta.NewBadRequest(fmt.Sprintf("invalid resource version: %s", rv))
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return 0, meta.Invalid("resourceVersion", rv, err.Error())
 	}
-	return n, nil
+	return int64(min(n, math.MaxInt64)), nil
 }
 
 // List returns the objects in namespace ("" = all namespaces, ignored for
@@ -925,6 +945,11 @@ func sameIgnoringManagedFields(s *Store, obj, old meta.Object) bool {
 func (s *Store) Delete(ctx context.Context, namespace, name string, pre *meta.Preconditions) (meta.Object, error) {
 	if !s.info.Namespaced {
 		namespace = ""
+	}
+	if a, ok := s.strategy.(DeleteAdmitter); ok {
+		if err := a.AdmitDelete(namespace, name); err != nil {
+			return nil, err
+		}
 	}
 	for attempt := 0; ; attempt++ {
 		obj, rev, err := s.get(ctx, namespace, name)

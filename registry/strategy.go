@@ -129,6 +129,15 @@ type Defaulter interface {
 	Default(obj meta.Object)
 }
 
+// DeleteAdmitter is an optional Strategy extension: AdmitDelete refuses
+// deleting namespace/name before the store looks the object up, as an
+// admission plugin does upstream (NamespaceLifecycle refuses deleting
+// default, kube-system and kube-public whether or not they exist). A
+// non-nil error is what the DELETE answers.
+type DeleteAdmitter interface {
+	AdmitDelete(namespace, name string) error
+}
+
 // FieldSchemaProvider is an optional Strategy extension describing the
 // resource's lists and maps for server-side apply where they differ from
 // the strategic-merge-patch keys: ListMapKeys maps a dotted list path to

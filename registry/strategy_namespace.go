@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"errors"
+	"slices"
 	"time"
 
 	"github.com/aggsim/aggsim/registry/apis/core"
@@ -22,7 +24,25 @@ var (
 	_ Strategy              = NamespaceStrategy{}
 	_ DeletedObjectReturner = NamespaceStrategy{}
 	_ meta.FieldsProvider   = NamespaceStrategy{}
+	_ DeleteAdmitter        = NamespaceStrategy{}
+	_ StatusValidator       = NamespaceStrategy{}
 )
+
+// immortalNamespaces may not be deleted, as the NamespaceLifecycle
+// admission plugin's immortal namespaces upstream
+// (plugin/pkg/admission/namespace/lifecycle): default, kube-system and
+// kube-public (kube-node-lease may be deleted).
+var immortalNamespaces = []string{"default", "kube-system", "kube-public"}
+
+// AdmitDelete refuses deleting an immortal namespace with upstream's 403
+// Forbidden `namespaces "default" is forbidden: this namespace may not be
+// deleted`.
+func (NamespaceStrategy) AdmitDelete(_, name string) error {
+	if slices.Contains(immortalNamespaces, name) {
+		return meta.NewForbidden(meta.GroupResource{Resource: "namespaces"}, name, errors.New("this namespace may not be deleted"))
+	}
+	return nil
+}
 
 // Info describes namespaces as /api/v1 discovery does (short name ns, no
 // deletecollection, the finalize and status subresources).
@@ -87,8 +107,15 @@ func (NamespaceStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
 }
 
 // Default sets the kubernetes.io/metadata.name label, as core/v1's
-// SetDefaults_Namespace (Defaulter), so the writer owns it.
-func (NamespaceStrategy) Default(obj meta.Object) { setNamespaceNameLabel(obj.(*core.Namespace)) }
+// SetDefaults_Namespace (Defaulter), so the writer owns it, and an empty
+// status.phase to Active, as SetDefaults_NamespaceStatus.
+func (NamespaceStrategy) Default(obj meta.Object) {
+	ns := obj.(*core.Namespace)
+	setNamespaceNameLabel(ns)
+	if ns.Status.Phase == "" {
+		ns.Status.Phase = core.NamespaceActive
+	}
+}
 
 // PrepareForSubresourceUpdate prepares a namespaces/finalize write as
 // upstream's finalizeStrategy does: the old status is kept, everything
@@ -107,6 +134,12 @@ func (NamespaceStrategy) ValidateSubresourceUpdate(_ string, obj, old meta.Objec
 // Validate runs ValidateNamespace.
 func (NamespaceStrategy) Validate(obj meta.Object) meta.FieldErrors {
 	return core.ValidateNamespace(obj.(*core.Namespace))
+}
+
+// ValidateStatusUpdate runs ValidateNamespaceStatusUpdate (upstream's
+// namespaceStatusStrategy).
+func (NamespaceStrategy) ValidateStatusUpdate(obj, old meta.Object) meta.FieldErrors {
+	return core.ValidateNamespaceStatusUpdate(obj.(*core.Namespace), old.(*core.Namespace))
 }
 
 // ValidateUpdate runs ValidateNamespaceUpdate.

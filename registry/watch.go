@@ -63,9 +63,11 @@ func (s *Store) Watch(ctx context.Context, namespace string, opts ListOptions) (
 	if err != nil {
 		return nil, err
 	}
-	from, err := parseRV(opts.ResourceVersion)
+	from, err := parseResourceVersion(opts.ResourceVersion)
 	if err != nil {
-		return nil, err
+		// upstream's watch path answers a resourceVersion that does not
+		// parse with a bare 500 (no reason) carrying the parse error.
+		return nil, meta.NewStatusError(http.StatusInternalServerError, "", err.Error())
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
@@ -87,7 +89,13 @@ func (s *Store) Watch(ctx context.Context, namespace string, opts ListOptions) (
 		from = s.st.Revision()
 	}
 	out := make(chan WatchEvent, 16)
-	events, err := s.st.Watch(wctx, s.listPrefix(namespace), from)
+	var events <-chan storage.Event
+	if from < s.started {
+		// The watch cache began at s.started (upstream: oldest-1).
+		err = &storage.CompactedError{Floor: s.started}
+	} else {
+		events, err = s.st.Watch(wctx, s.listPrefix(namespace), from)
+	}
 	if errors.Is(err, storage.ErrCompacted) {
 		cancel()
 		floor := s.st.Revision()
@@ -195,19 +203,22 @@ func (w *storeWatch) convert(ev storage.Event) (WatchEvent, bool) {
 	if ev.PrevValue == nil {
 		return WatchEvent{Type: EventAdded, Object: obj}, cur
 	}
-	prev := true
+	prev, prevMatches := meta.Object(nil), true
 	if !w.sel.empty() {
 		if p, err := w.s.decode(ev.PrevValue, ev.Revision); err == nil {
-			prev = w.s.matches(w.sel, p)
+			prev, prevMatches = p, w.s.matches(w.sel, p)
 		}
 	}
 	switch {
-	case cur && prev:
+	case cur && prevMatches:
 		return WatchEvent{Type: EventModified, Object: obj}, true
 	case cur:
 		return WatchEvent{Type: EventAdded, Object: obj}, true
-	case prev:
-		return WatchEvent{Type: EventDeleted, Object: obj}, true
+	case prevMatches && prev != nil:
+		// Leaving the selector: as upstream's cacheWatcher, a DELETED
+		// event with the object as it was before the change (the one the
+		// watcher last saw), at the change's resourceVersion.
+		return WatchEvent{Type: EventDeleted, Object: prev}, true
 	}
 	return WatchEvent{}, false
 }

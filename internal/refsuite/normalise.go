@@ -32,6 +32,11 @@ import (
 //   - the order of a SelfSubjectRulesReview's rules (map order upstream)
 //   - runs of spaces inside table lines collapse to three, so that column
 //     widths that follow an age do not differ
+//   - the lines of kube-apiserver's verbose health checks that aggsim
+//     cannot have (absentHealthChecks: admission, API priority and
+//     fairness, CRDs, identity leases, RBAC and priority-class bootstrap,
+//     the kubernetes Service, service IP repair and ServiceCIDRs); README's
+//     "How aggsim differs" lists them
 var (
 	reTime        = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
 	reUID         = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
@@ -50,7 +55,34 @@ var (
 	reAgeText     = regexp.MustCompile(`(^|[ \t])\d+(s|m|h|d|y)(\d+(s|m|h|d))?([ \t]|$)`)
 	reSpaces      = regexp.MustCompile(`(\S)  +`)
 	reGenerated   = regexp.MustCompile(`\brsgen-[a-z0-9]{5}\b`)
+	reAbsentCheck = regexp.MustCompile(`^\[[+-]\]poststarthook/(` + strings.Join(absentHealthChecks, "|") + `) (ok|excluded: ok|failed: reason withheld)$`)
 )
+
+// absentHealthChecks are kube-apiserver 1.33's post-start hooks that have
+// no equivalent in aggsim (it runs no admission plugins, no API priority
+// and fairness, no CRDs, no identity leases, no service-account tokens,
+// no RBAC, no priority classes, no kubernetes Service and no service IP
+// allocator): their `[+]poststarthook/<name> ok` lines of /healthz, /livez
+// and /readyz?verbose are dropped. Every other check aggsim lists under
+// upstream's name and in upstream's order.
+var absentHealthChecks = []string{
+	"start-apiserver-admission-initializer",
+	"priority-and-fairness-config-consumer",
+	"priority-and-fairness-filter",
+	"storage-object-count-tracker-hook",
+	"start-apiextensions-informers",
+	"start-apiextensions-controllers",
+	"crd-informer-synced",
+	"start-kube-apiserver-identity-lease-controller",
+	"start-kube-apiserver-identity-lease-garbage-collector",
+	"start-legacy-token-tracking-controller",
+	"start-service-ip-repair-controllers",
+	"rbac/bootstrap-roles",
+	"scheduling/bootstrap-system-priority-classes",
+	"priority-and-fairness-config-producer",
+	"bootstrap-controller",
+	"start-kubernetes-service-cidr-controller",
+}
 
 // normaliser holds what one target's transcript replaces.
 type normaliser struct {
@@ -188,6 +220,7 @@ func (n normaliser) body(b []byte, path string, kubectlOut, explain bool) (form,
 		s = explainDescriptions(s)
 	}
 	lines := strings.Split(s, "\n")
+	lines = slices.DeleteFunc(lines, reAbsentCheck.MatchString)
 	for i, l := range lines {
 		l = reAgeText.ReplaceAllString(l, "$1<age>$5")
 		l = reAgeText.ReplaceAllString(l, "$1<age>$5") // adjacent ages share a separator

@@ -233,3 +233,18 @@ func TestCatalogue(t *testing.T) {
 		t.Error("a bad name passed Validate")
 	}
 }
+
+// Only the verbose health lines of the checks aggsim cannot have are
+// dropped; aggsim's own checks, failures of other checks and look-alike
+// lines stay.
+func TestNormaliseAbsentHealthChecks(t *testing.T) {
+	n := normaliser{}
+	in := "[+]ping ok\n[+]poststarthook/rbac/bootstrap-roles ok\n[-]poststarthook/bootstrap-controller failed: reason withheld\n" +
+		"[+]poststarthook/start-apiserver-admission-initializer excluded: ok\n[+]poststarthook/apiservice-registration-controller ok\n" +
+		"[+]poststarthook/rbac/bootstrap-roles-extra ok\nx [+]poststarthook/bootstrap-controller ok\nlivez check passed\n"
+	want := "[+]ping ok\n[+]poststarthook/apiservice-registration-controller ok\n" +
+		"[+]poststarthook/rbac/bootstrap-roles-extra ok\nx [+]poststarthook/bootstrap-controller ok\nlivez check passed\n"
+	if _, got := n.body([]byte(in), "/livez", false, false); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

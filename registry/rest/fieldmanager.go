@@ -966,9 +966,12 @@ func scopeOf(s *registry.Store, subresource string) fieldScope {
 // (create, update, non-apply patch) of obj over live (nil on create) by
 // manager. As upstream's FieldManager.Update, the managedFields sent in
 // obj are the starting point when they decode and the write is not to a
-// subresource; otherwise live's are.
+// subresource; otherwise live's are. An update (live not nil) that starts
+// from no managedFields at all records none, as upstream's
+// skipNonAppliedManager.
 func trackUpdate(s *registry.Store, live, obj meta.Object, manager, subresource string) error {
-	if live == nil {
+	create := live == nil
+	if create {
 		live = s.Strategy().New()
 	}
 	m := obj.GetObjectMeta()
@@ -978,6 +981,13 @@ func trackUpdate(s *registry.Store, live, obj meta.Object, manager, subresource 
 		if !ok {
 			ms = nil
 		}
+	}
+	if len(ms) == 0 && !create {
+		// upstream's skipNonAppliedManager: an update of an object that
+		// has no managedFields (created without any field set, or by a
+		// writer that records none) starts no tracking; only an apply does.
+		m.ManagedFields = nil
+		return nil
 	}
 	liveDoc, err := docOf(live)
 	if err != nil {
@@ -1021,6 +1031,33 @@ func (w StatusWriter) UpdateStatus(ctx context.Context, obj meta.Object) (meta.O
 		return nil, err
 	}
 	return w.Store.UpdateStatus(ctx, obj)
+}
+
+// Creator creates objects as a controller of the server does (upstream's
+// system-namespaces controller and autoregister controller write through a
+// loopback client as "kube-apiserver"): the scheme defaults are applied
+// (Defaulter) and the create is recorded as an Update entry of Manager
+// owning every field set.
+type Creator struct {
+	Store   *registry.Store
+	Manager string
+}
+
+// Get returns the stored object (registry.Store.Get).
+func (c Creator) Get(ctx context.Context, namespace, name string) (meta.Object, error) {
+	return c.Store.Get(ctx, namespace, name)
+}
+
+// Create defaults obj, records its fields in managedFields and creates it.
+// Errors are the store's (AlreadyExists, Invalid, ...).
+func (c Creator) Create(ctx context.Context, obj meta.Object) (meta.Object, error) {
+	if d, ok := c.Store.Strategy().(registry.Defaulter); ok {
+		d.Default(obj)
+	}
+	if err := trackUpdate(c.Store, nil, obj, c.Manager, ""); err != nil {
+		return nil, err
+	}
+	return c.Store.Create(ctx, obj)
 }
 
 // TrackCreate sets the managedFields of obj, an object of a kind that has

@@ -302,8 +302,14 @@ func listOptionsFromQuery(q url.Values, watch bool) (registry.ListOptions, error
 	var errs meta.FieldErrors
 	match := opts.ResourceVersionMatch
 	if watch {
-		if opts.SendInitialEvents != nil && match != "NotOlderThan" {
-			errs = append(errs, meta.Forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+		if opts.SendInitialEvents != nil {
+			if match != "NotOlderThan" {
+				errs = append(errs, meta.Forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+			}
+			// kube-apiserver 1.33 runs with the WatchList feature gate
+			// off: a watch-list request is refused, and clients
+			// (client-go's reflector) fall back to list and watch.
+			errs = append(errs, meta.Forbidden("sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"))
 		}
 		if match != "" {
 			if opts.SendInitialEvents == nil {

@@ -103,7 +103,10 @@ func TestErrors(t *testing.T) {
 		{"list options invalid", "GET", widgets + "?resourceVersionMatch=Exact", "", "", nil, 422, "Invalid",
 			`ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`},
 		{"sendInitialEvents without NotOlderThan", "GET", widgets + "?watch=1&sendInitialEvents=true&allowWatchBookmarks=true", "", "", nil, 422, "Invalid",
-			`ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`},
+			`ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan, sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled]`},
+		// kube-apiserver 1.33.13 (WatchList gate off), scenario watch-initial-events step 4
+		{"sendInitialEvents with NotOlderThan", "GET", widgets + "?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", "", "", nil, 422, "Invalid",
+			`ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled`},
 		{"bad dryRun", "POST", widgets + "?dryRun=Some", "application/json", widgetJSON("x", 1), nil, 422, "Invalid",
 			// the whole list as the value (kube-apiserver 1.33.13: err-bad-query-params)
 			`CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Some"}: supported values: "All"`},

@@ -35,6 +35,22 @@ func ValidateNamespaceUpdate(ns, old *Namespace) meta.FieldErrors {
 	return append(errs, ValidateNamespace(ns)...)
 }
 
+// ValidateNamespaceStatusUpdate checks a write to namespaces/<name>/status
+// as upstream's ValidateNamespaceStatusUpdate: the metadata update rules,
+// and status.phase Active while no deletionTimestamp is set, Terminating
+// once it is (the field path is upstream's "status.Phase").
+func ValidateNamespaceStatusUpdate(ns, old *Namespace) meta.FieldErrors {
+	errs := validateObjectMetaUpdate(&ns.ObjectMeta, &old.ObjectMeta)
+	if ns.DeletionTimestamp == nil {
+		if ns.Status.Phase != NamespaceActive {
+			errs = append(errs, meta.Invalid("status.Phase", ns.Status.Phase, "may only be 'Active' if `deletionTimestamp` is empty"))
+		}
+	} else if ns.Status.Phase != NamespaceTerminating {
+		errs = append(errs, meta.Invalid("status.Phase", ns.Status.Phase, "may only be 'Terminating' if `deletionTimestamp` is not empty"))
+	}
+	return errs
+}
+
 // ValidateNamespaceFinalizeUpdate checks a namespaces/finalize write, as
 // upstream's ValidateNamespaceFinalizeUpdate: the metadata update rules,
 // and each spec.finalizers entry a qualified name (one error per problem)

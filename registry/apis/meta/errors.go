@@ -258,6 +258,16 @@ func NewConflict(gr GroupResource, name string, msg string) *StatusError {
 	return e
 }
 
+// NewForbidden mirrors apierrors.NewForbidden: 403 Forbidden
+// `<resource>.<group> "<name>" is forbidden: <err>`, details naming the
+// object (as the NamespaceLifecycle admission plugin refuses deleting an
+// immortal namespace).
+func NewForbidden(gr GroupResource, name string, err error) *StatusError {
+	e := NewStatusError(http.StatusForbidden, StatusReasonForbidden, fmt.Sprintf("%s %q is forbidden: %v", gr, name, err))
+	e.Status.Details = &StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource}
+	return e
+}
+
 // NewBadRequest mirrors apierrors.NewBadRequest (400 BadRequest).
 func NewBadRequest(msg string) *StatusError {
 	return NewStatusError(http.StatusBadRequest, StatusReasonBadRequest, msg)
