@@ -254,7 +254,28 @@ func (p *apfProducer) create(ctx context.Context, k apfKind, name string) error 
 				APIVersion: registry.GroupFlowControl + "/v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: fv1}}},
 		Spec: spec,
 	}
-	if _, err := p.store(k.resource).Create(ctx, o); err != nil {
+	if fs, ok := want.(flowcontrol.FlowSchemaSpec); ok {
+		// Created with the Dangling condition the consumer would apply at
+		// once (and its Apply entry), so that a fresh server does not
+		// follow its bootstrap with thirteen status applies; the consumer
+		// still corrects it when the level is not there.
+		level := fs.PriorityLevelConfiguration.Name
+		_, exists := flowcontrol.BootstrapPriorityLevel(level)
+		if !exists {
+			_, err := p.store(priorityLevelsResource.Resource).Get(ctx, "", level)
+			exists = err == nil
+		}
+		cond := danglingCondition(level, exists)
+		cond.LastTransitionTime = now
+		if o.Status, err = json.Marshal(flowcontrol.FlowSchemaStatus{Conditions: []flowcontrol.FlowSchemaCondition{cond}}); err != nil {
+			return err
+		}
+		// The consumer's entry comes first, as kube-apiserver lists it.
+		o.ManagedFields = append([]meta.ManagedFieldsEntry{{Manager: apfConsumerManager, Operation: "Apply",
+			APIVersion: registry.GroupFlowControl + "/v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: danglingFields, Subresource: "status"}},
+			o.ManagedFields...)
+	}
+	if _, err := p.store(k.resource).Create(registry.WithStatusOnCreate(ctx), o); err != nil {
 		return fmt.Errorf("create %s %q: %w", k.kind, name, err)
 	}
 	return nil
@@ -457,6 +478,10 @@ func (c *apfConsumer) Run(ctx context.Context) {
 
 // danglingCondition is the Dangling condition a FlowSchema referencing
 // level should have, lastTransitionTime aside.
+// danglingFields is the fieldsV1 of the consumer's Apply of the Dangling
+// condition (as kube-apiserver 1.33.13 records it).
+var danglingFields = []byte(`{"f:status":{"f:conditions":{"k:{\"type\":\"Dangling\"}":{".":{},"f:lastTransitionTime":{},"f:message":{},"f:reason":{},"f:status":{},"f:type":{}}}}}`)
+
 func danglingCondition(level string, exists bool) flowcontrol.FlowSchemaCondition {
 	if exists {
 		return flowcontrol.FlowSchemaCondition{Type: "Dangling", Status: "False", Reason: "Found",

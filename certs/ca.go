@@ -43,11 +43,12 @@ type Options struct {
 	ExtraIPs []net.IP
 	// Now returns the current time; nil means time.Now. Tests inject a clock.
 	Now func() time.Time
-	// Ephemeral marks a PKI directory that is thrown away with its process
-	// (aggregatortest's temporary folders): EnsurePKI then writes its files
-	// without an fsync each, which costs more than generating the keys
-	// (about 0.25 ms a file on a sandboxed file system). Files still appear
-	// whole, by rename.
+	// Ephemeral marks a fresh PKI directory that is thrown away with its
+	// process (aggregatortest's temporary folders): EnsurePKI then creates
+	// its files in place, without a temporary file, rename or fsync each,
+	// which cost more than generating the keys (about 0.25 ms a file on a
+	// sandboxed file system). A file that exists already is an error
+	// rather than replaced.
 	Ephemeral bool
 }
 

@@ -585,6 +585,18 @@ func (s *Store) invalid(name string, errs meta.FieldErrors) error {
 
 type namespaceCreatedKey struct{}
 
+type statusOnCreateKey struct{}
+
+// WithStatusOnCreate returns a copy of ctx under which a create of a
+// GenericObject keeps the status it was given (PrepareForCreate clears it,
+// as upstream's strategies do for a client's create). It is for the
+// server's own controllers, which create an object together with the
+// status they would write at once (the APF producer's FlowSchemas with
+// the consumer's Dangling condition): one write instead of two.
+func WithStatusOnCreate(ctx context.Context) context.Context {
+	return context.WithValue(ctx, statusOnCreateKey{}, true)
+}
+
 // WithNamespaceCreatedTogether returns a copy of ctx under which a create
 // into namespace ns skips the check that ns exists: the caller creates ns
 // in the same batch of writes (the bootstrap objects of the "default"
@@ -635,7 +647,14 @@ func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error
 	m.SelfLink = ""
 	m.DeletionTimestamp = nil
 	m.DeletionGracePeriodSeconds = nil
+	var keptStatus json.RawMessage
+	if g, ok := obj.(*GenericObject); ok && ctx.Value(statusOnCreateKey{}) != nil {
+		keptStatus = g.Status
+	}
 	s.strategy.PrepareForCreate(obj)
+	if keptStatus != nil {
+		obj.(*GenericObject).Status = keptStatus
+	}
 	generated := false
 	if m.Name == "" && m.GenerateName != "" {
 		m.Name = generateName(m.GenerateName)

@@ -107,11 +107,13 @@ type Controller struct {
 	// rebuild is set when the served set changed without a fetch.
 	rebuild bool
 
-	// own is aggsim's own swagger, decoded once.
-	own openAPIV2Parts
-	// ownOnce builds own and the first snapshot, on first use (see
-	// snapshot): aggsim's own documents take about 10 ms to build, which
-	// start-up need not wait for.
+	// own is aggsim's own swagger split into parts, decoded on first need
+	// (ownParts).
+	own          openAPIV2Parts
+	ownPartsOnce sync.Once
+	// ownOnce builds the first snapshot, on first use (see snapshot):
+	// aggsim's own documents take about 10 ms to build, which start-up
+	// need not wait for.
 	ownOnce sync.Once
 	// snap holds what is served; nil until ownOnce ran.
 	snap atomic.Pointer[openAPISnapshot]
@@ -190,16 +192,26 @@ func NewController(fetch Fetcher, logger *slog.Logger, now func() time.Time) *Co
 	return c
 }
 
-// initOwn builds aggsim's own documents and the first snapshot, once.
+// initOwn builds the first snapshot, once.
 func (c *Controller) initOwn() {
 	c.ownOnce.Do(func() {
+		c.snap.CompareAndSwap(nil, c.build(nil))
+	})
+}
+
+// ownParts returns aggsim's own swagger split into its parts, decoding it
+// on the first call: only merging a backend's v2 document needs them, and
+// decoding the whole document was most of the CPU the controller cost a
+// server without backends at start-up.
+func (c *Controller) ownParts() openAPIV2Parts {
+	c.ownPartsOnce.Do(func() {
 		own, err := splitOpenAPIV2(registry.OpenAPIV2())
 		if err != nil {
 			c.logger.Error("decode aggsim's OpenAPI v2 document", "err", err)
 		}
 		c.own = own
-		c.snap.CompareAndSwap(nil, c.build(nil))
 	})
+	return c.own
 }
 
 // snapshot returns what is served, building aggsim's own documents on the
@@ -710,17 +722,21 @@ func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 	s.indexEtag = `"` + registry.OpenAPIHash(s.index) + `"`
 
 	s.v2 = registry.OpenAPIV2()
-	if anyV2 && c.own.top != nil {
-		paths := make(map[string]json.RawMessage, len(c.own.paths))
-		for k, v := range c.own.paths {
+	var own openAPIV2Parts
+	if anyV2 {
+		own = c.ownParts()
+	}
+	if anyV2 && own.top != nil {
+		paths := make(map[string]json.RawMessage, len(own.paths))
+		for k, v := range own.paths {
 			paths[k] = v
 		}
-		defs := make(map[string]json.RawMessage, len(c.own.definitions))
-		for k, v := range c.own.definitions {
+		defs := make(map[string]json.RawMessage, len(own.definitions))
+		for k, v := range own.definitions {
 			defs[k] = v
 		}
-		params := make(map[string]json.RawMessage, len(c.own.parameters))
-		for k, v := range c.own.parameters {
+		params := make(map[string]json.RawMessage, len(own.parameters))
+		for k, v := range own.parameters {
 			params[k] = v
 		}
 		for _, e := range served {
@@ -745,7 +761,7 @@ func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 				}
 			}
 		}
-		b, err := encodeOpenAPIV2(c.own.top, paths, defs, params)
+		b, err := encodeOpenAPIV2(own.top, paths, defs, params)
 		if err == nil {
 			s.v2 = b
 		} else {
