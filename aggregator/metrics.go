@@ -256,6 +256,9 @@ func (s *Server) onProxyRequest(apiService string, code int, dur time.Duration, 
 // onDiscoveryRebuild is discovery.Options.OnRebuild: it counts a rebuild
 // of the discovery documents and observes its duration.
 func (s *Server) onDiscoveryRebuild(d time.Duration) {
+	if s.nsController != nil {
+		s.nsController.requeueAll() // discovery changed: a blocked namespace may go on
+	}
 	m := s.metrics
 	if m == nil {
 		return

@@ -10,8 +10,10 @@ import (
 // NamespaceStrategy is the Strategy of core/v1 namespaces, as
 // kubernetes/pkg/registry/core/namespace/strategy.go: phase Active, the
 // "kubernetes" finalizer and the kubernetes.io/metadata.name label are set
-// on create. aggsim does not run namespace finalization: deleting a
-// namespace removes it at once and leaves its objects in place.
+// on create. DELETE marks the namespace Terminating (deletionTimestamp,
+// status.phase); it is removed once spec.finalizers is empty (the
+// namespace controller removes "kubernetes" through /finalize after it
+// deleted the content).
 // The zero value is ready to use.
 type NamespaceStrategy struct {
 	// Now is the clock for AGE cells; nil means time.Now.
@@ -22,7 +24,19 @@ var (
 	_ Strategy              = NamespaceStrategy{}
 	_ DeletedObjectReturner = NamespaceStrategy{}
 	_ meta.FieldsProvider   = NamespaceStrategy{}
+	_ TerminatingDeleter    = NamespaceStrategy{}
 )
+
+// BeginTerminating sets status.phase Terminating, as the first DELETE of
+// a namespace does upstream.
+func (NamespaceStrategy) BeginTerminating(obj meta.Object) {
+	obj.(*core.Namespace).Status.Phase = core.NamespaceTerminating
+}
+
+// Finalized reports whether spec.finalizers is empty.
+func (NamespaceStrategy) Finalized(obj meta.Object) bool {
+	return len(obj.(*core.Namespace).Spec.Finalizers) == 0
+}
 
 // Info describes namespaces as /api/v1 discovery does (short name ns, no
 // deletecollection, the finalize and status subresources).
