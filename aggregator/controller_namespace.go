@@ -350,8 +350,10 @@ func (c *namespaceController) deleteAllContent(ctx context.Context, ns *core.Nam
 	}
 	if conds, changed := mergeNamespaceConditions(ns.Status.Conditions, newConds, now); changed {
 		ns.Status.Conditions = conds
-		if _, err := c.putNamespace(ctx, ns, "/status"); err != nil {
+		if out, err := c.putNamespace(ctx, ns, "/status"); err != nil {
 			c.logger.Info("couldn't update status condition for namespace", "namespace", ns.Name, "err", err)
+		} else if out != nil {
+			*ns = *out // the finalize write needs the new resourceVersion
 		}
 	}
 	if len(totals.resources) > 0 && !remaining {
