@@ -94,8 +94,7 @@ type namespaceController struct {
 func newNamespaceController(api http.Handler, namespaces *Informer, logger *slog.Logger, now func() time.Time) *namespaceController {
 	c := &namespaceController{
 		api: api, namespaces: namespaces, logger: logger, now: now, queue: newNSQueue(),
-		user: &authentication.UserInfo{Username: NamespaceControllerUser,
-			Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"}},
+		user: &namespaceControllerIdentity,
 	}
 	namespaces.AddHandler(func(_, cur meta.Object) {
 		if cur != nil && cur.GetObjectMeta().DeletionTimestamp != nil {

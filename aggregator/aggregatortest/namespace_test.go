@@ -241,6 +241,28 @@ func TestNamespaceControllerE2EDemoBackend(t *testing.T) {
 	if ns, code := nsGet(t, srv, "ns-stuck"); code != http.StatusOK || ns.Status.Phase != core.NamespaceTerminating {
 		t.Fatalf("ns-stuck: %d %+v", code, ns)
 	}
+	// explain names both APIServices, why they are unavailable, and what
+	// would unblock the namespace.
+	code, b := nsReq(t, srv, http.MethodGet, aggregator.DebugNamespacesPath+"/ns-stuck", "")
+	text := string(b)
+	for _, w := range []string{
+		"Phase:        Terminating\n",
+		"Controller:   on\n",
+		"  " + discoveryFailed + "\n",
+		"Blocked by APIService v1alpha1.wardle.example.com (wardle.example.com/v1alpha1):\n",
+		"Blocked by APIService v1beta1.wardle.example.com (wardle.example.com/v1beta1):\n",
+		"  Available:  False (FailedDiscoveryCheck)\n",
+		"Content:      none left in the discoverable resources\n",
+		"  - APIService v1alpha1.wardle.example.com is unavailable (False (FailedDiscoveryCheck): ",
+		"  - or delete the APIService (kubectl delete apiservice v1beta1.wardle.example.com): the namespace then goes, and its wardle.example.com/v1beta1 objects stay orphaned in the backend's storage\n",
+	} {
+		if code != http.StatusOK || !strings.Contains(text, w) {
+			t.Fatalf("explain namespace: %d, no %q in\n%s", code, w, text)
+		}
+	}
+	if code, _ := nsReq(t, srv, http.MethodGet, aggregator.DebugNamespacesPath+"/nope", ""); code != http.StatusNotFound {
+		t.Fatalf("explain of a missing namespace: %d", code)
+	}
 	backend.Restore()
 	took, ok = waitNS(t, 10*time.Second, func() bool { _, code := nsGet(t, srv, "ns-stuck"); return code == http.StatusNotFound })
 	if !ok {
