@@ -941,6 +941,11 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *meta.Pr
 	if !s.info.Namespaced {
 		namespace = ""
 	}
+	if da, ok := s.strategy.(DeleteAdmitter); ok {
+		if err := da.AdmitDelete(name); err != nil {
+			return nil, err
+		}
+	}
 	for attempt := 0; ; attempt++ {
 		obj, rev, err := s.get(ctx, namespace, name)
 		if err != nil {

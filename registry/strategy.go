@@ -134,6 +134,13 @@ type TerminatingDeleter interface {
 	Finalized(obj meta.Object) bool
 }
 
+// DeleteAdmitter is an optional Strategy extension: AdmitDelete refuses
+// the DELETE of name before anything is read (an admission plugin's
+// validation), e.g. NamespaceLifecycle's immortal namespaces.
+type DeleteAdmitter interface {
+	AdmitDelete(name string) error
+}
+
 // Defaulter is an optional Strategy extension: Default applies the
 // scheme defaults upstream applies when it decodes a request body (core/v1
 // and apiregistration/v1 defaults.go), before the field manager records

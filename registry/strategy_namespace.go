@@ -1,6 +1,9 @@
 package registry
 
 import (
+	"fmt"
+	"net/http"
+	"slices"
 	"time"
 
 	"github.com/aggsim/aggsim/registry/apis/core"
@@ -25,7 +28,27 @@ var (
 	_ DeletedObjectReturner = NamespaceStrategy{}
 	_ meta.FieldsProvider   = NamespaceStrategy{}
 	_ TerminatingDeleter    = NamespaceStrategy{}
+	_ DeleteAdmitter        = NamespaceStrategy{}
 )
+
+// immortalNamespaces may not be deleted (NamespaceLifecycle admission,
+// plugin/pkg/admission/namespace/lifecycle: default, kube-system,
+// kube-public).
+var immortalNamespaces = []string{"default", "kube-system", "kube-public"}
+
+// AdmitDelete refuses to delete default, kube-system and kube-public with
+// NamespaceLifecycle's 403: `namespaces "default" is forbidden: this
+// namespace may not be deleted` (capture kube-1.33/namespace/
+// 4-delete-ns-default.raw.txt).
+func (NamespaceStrategy) AdmitDelete(name string) error {
+	if !slices.Contains(immortalNamespaces, name) {
+		return nil
+	}
+	e := meta.NewStatusError(http.StatusForbidden, meta.StatusReasonForbidden,
+		fmt.Sprintf("namespaces %q is forbidden: this namespace may not be deleted", name))
+	e.Status.Details = &meta.StatusDetails{Name: name, Kind: "namespaces"}
+	return e
+}
 
 // BeginTerminating sets status.phase Terminating, as the first DELETE of
 // a namespace does upstream.

@@ -89,7 +89,8 @@ func nsGet(t *testing.T, srv *aggregatortest.Server, name string) (*core.Namespa
 }
 
 // TestNamespaceLifecycleWithoutController is a bare kube-apiserver
-// (--controllers=-namespace): DELETE marks the namespace Terminating and
+// (--controllers=-namespace): default, kube-system and kube-public may not
+// be deleted (captures 4-delete-ns-*.raw.txt); DELETE marks the namespace Terminating and
 // returns it, creates into it are refused with NamespaceLifecycle's 403
 // (capture 4-create-cm-in-terminating.raw.txt), creates into a missing
 // namespace with 404 (4-create-cm-in-missing.raw.txt), a second DELETE
@@ -99,6 +100,20 @@ func TestNamespaceLifecycleWithoutController(t *testing.T) {
 	srv := aggregatortest.Start(t, aggregatortest.WithAggregatorOptions(func(o *aggregator.Options) {
 		o.Controllers = []string{"*", "-namespace"}
 	}))
+	// default, kube-system and kube-public may not be deleted.
+	for _, c := range []struct{ name, capture string }{{"default", "4-delete-ns-default.raw.txt"}, {"kube-system", "4-delete-ns-kube-system.raw.txt"}} {
+		code, b := nsReq(t, srv, http.MethodDelete, "/api/v1/namespaces/"+c.name, "")
+		if code != http.StatusForbidden {
+			t.Fatalf("delete %s: %d %s", c.name, code, b)
+		}
+		jsonEqual(t, b, nsCapture(t, c.capture))
+	}
+	if code, b := nsReq(t, srv, http.MethodDelete, "/api/v1/namespaces/kube-public", ""); code != http.StatusForbidden || !strings.Contains(string(b), `"namespaces \"kube-public\" is forbidden: this namespace may not be deleted"`) {
+		t.Fatalf("delete kube-public: %d %s", code, b)
+	}
+	if ns, _ := nsGet(t, srv, "default"); ns == nil || ns.DeletionTimestamp != nil {
+		t.Fatalf("default after the refused delete: %+v", ns)
+	}
 	if code, b := nsReq(t, srv, http.MethodPost, "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"hold"}}`); code != http.StatusCreated {
 		t.Fatalf("create: %d %s", code, b)
 	}
