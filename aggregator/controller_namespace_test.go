@@ -367,3 +367,28 @@ func TestNSQueueBackoff(t *testing.T) {
 		t.Fatalf("after success: failures %v due %v", q.failures, q.due)
 	}
 }
+
+// TestNamespaceAdvice checks what explain namespace advises for content
+// held by finalizers, a controller that is off, and a namespace with
+// nothing left.
+func TestNamespaceAdvice(t *testing.T) {
+	ts := meta.NewTime(time.Unix(100, 0))
+	e := &NamespaceExplanation{Name: "hold", DeletionTimestamp: &ts, ControllerEnabled: true, SpecFinalizers: []string{"kubernetes"},
+		Content: []NamespaceContent{{Resource: "configmaps.", Count: 1, Finalizers: map[string]int{"example.com/hold": 1}}}}
+	want := []string{`configmaps.: 1 objects wait for finalizers example.com/hold (1): the controllers owning them must finish, or remove the finalizers (kubectl patch --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]')`}
+	if got := namespaceAdvice(e); !slices.Equal(got, want) {
+		t.Errorf("finalizers:\n got %q\nwant %q", got, want)
+	}
+	e.Content, e.ControllerEnabled = nil, false
+	if got := namespaceAdvice(e); len(got) != 1 || !strings.HasPrefix(got[0], "the namespace controller is off (--controllers without namespace)") || !strings.HasSuffix(got[0], "PUT /api/v1/namespaces/hold/finalize with spec.finalizers emptied") {
+		t.Errorf("controller off: %q", got)
+	}
+	e.ControllerEnabled = true
+	if got := namespaceAdvice(e); !slices.Equal(got, []string{"nothing blocks it: the namespace controller finishes at its next pass"}) {
+		t.Errorf("nothing left: %q", got)
+	}
+	e.DeletionTimestamp = nil
+	if got := namespaceAdvice(e); !slices.Equal(got, []string{"the namespace is Active: nothing to unblock"}) {
+		t.Errorf("active: %q", got)
+	}
+}
