@@ -130,6 +130,15 @@ func TestNamespaceLifecycleWithoutController(t *testing.T) {
 		t.Fatalf("create in Terminating: %d %s", code, b)
 	}
 	jsonEqual(t, b, nsCapture(t, "4-create-cm-in-terminating.raw.txt"))
+	// generateName: upstream's admission names the object by its
+	// generateName. Reference (kube-apiserver 1.33.13): curl -X POST -d
+	// '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"x-"}}'
+	// .../api/v1/namespaces/cmp1/configmaps with cmp1 Terminating.
+	code, b = nsReq(t, srv, http.MethodPost, "/api/v1/namespaces/hold/configmaps", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"x-"}}`)
+	if code != http.StatusForbidden {
+		t.Fatalf("generateName create in Terminating: %d %s", code, b)
+	}
+	jsonEqual(t, b, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \"x-\" is forbidden: unable to create new content in namespace hold because it is being terminated","reason":"Forbidden","details":{"name":"x-","kind":"configmaps","causes":[{"reason":"NamespaceTerminating","message":"namespace hold is being terminated","field":"metadata.namespace"}]},"code":403}`)
 	code, b = nsReq(t, srv, http.MethodPost, "/api/v1/namespaces/missing/configmaps", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"new"}}`)
 	if code != http.StatusNotFound {
 		t.Fatalf("create in missing: %d %s", code, b)
