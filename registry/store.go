@@ -685,6 +685,15 @@ func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error
 			m.Name = generateName(m.GenerateName)
 			continue
 		}
+		if errors.Is(err, storage.ErrKeyExists) {
+			// Upstream's generic store: `object is being deleted: ...`
+			// when the existing object has a deletionTimestamp.
+			e := meta.NewAlreadyExists(s.info.GroupResource(), m.Name)
+			if old, _, gerr := s.get(ctx, m.Namespace, m.Name); gerr == nil && old.GetObjectMeta().DeletionTimestamp != nil {
+				e.Status.Message = "object is being deleted: " + e.Status.Message
+			}
+			return nil, e
+		}
 		if err != nil {
 			return nil, s.storageErr(err, m.Name)
 		}

@@ -144,6 +144,14 @@ func TestNamespaceLifecycleWithoutController(t *testing.T) {
 		t.Fatalf("create in missing: %d %s", code, b)
 	}
 	jsonEqual(t, b, nsCapture(t, "4-create-cm-in-missing.raw.txt"))
+	// Creating it again while it is Terminating: upstream's generic store
+	// prefixes `object is being deleted: ` (kube-apiserver 1.33.13: POST
+	// the same Namespace again after its DELETE).
+	code, b = nsReq(t, srv, http.MethodPost, "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"hold"}}`)
+	if code != http.StatusConflict {
+		t.Fatalf("create again: %d %s", code, b)
+	}
+	jsonEqual(t, b, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"object is being deleted: namespaces \"hold\" already exists","reason":"AlreadyExists","details":{"name":"hold","kind":"namespaces"},"code":409}`)
 	// A status write keeps it (only spec.finalizers decides).
 	if code, b := nsReq(t, srv, http.MethodPatch, "/api/v1/namespaces/hold/status", `{"status":{"conditions":[{"type":"X","status":"True"}]}}`); code != http.StatusUnsupportedMediaType && code != http.StatusOK {
 		t.Fatalf("status patch: %d %s", code, b)
