@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/csv"
@@ -565,6 +566,12 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (*h
 // false once it has answered 401.
 func (a *authenticator) authenticateUser(w http.ResponseWriter, r *http.Request) (*authentication.UserInfo, bool) {
 	opts := &a.opts
+	if u, ok := r.Context().Value(inProcessUserKey{}).(*authentication.UserInfo); ok {
+		// An in-process controller's request (withInProcessUser): only
+		// code in this process can put a value into a request's context.
+		noteUser(r.Context(), u, false)
+		return u, true
+	}
 	u, ok, err := opts.AuthenticateRequest(r)
 	if err == nil && !ok && opts.Anonymous {
 		u, ok = anonymousUser(), true
@@ -693,4 +700,16 @@ func (t *TokenFile) Len() int {
 		return 0
 	}
 	return len(t.users)
+}
+
+// inProcessUserKey is the context key of the identity of an in-process
+// controller's request.
+type inProcessUserKey struct{}
+
+// withInProcessUser returns ctx under which a request sent to the handler
+// chain in-process is authenticated as u, as kube-controller-manager's
+// controllers authenticate with their service accounts' tokens
+// (--use-service-account-credentials).
+func withInProcessUser(ctx context.Context, u *authentication.UserInfo) context.Context {
+	return context.WithValue(ctx, inProcessUserKey{}, u)
 }

@@ -26,7 +26,13 @@
 //     kube-apiserver's API Priority and Fairness configuration producer
 //     and consumer (controller_apf.go: the bootstrap FlowSchemas and
 //     PriorityLevelConfigurations, the FlowSchema Dangling condition),
-//     which write through the REST API in-process as a loopback client.
+//     which write through the REST API in-process as a loopback client,
+//     and kube-controller-manager's namespace controller
+//     (controller_namespace.go; off with Options.Controllers "-namespace"),
+//     which sends its requests through the whole handler chain in-process
+//     as system:serviceaccount:kube-system:namespace-controller, so its
+//     deletes of aggregated content go through the proxy; explain_namespace.go
+//     explains a namespace it cannot finish.
 //   - The review APIs a k8s.io/apiserver backend calls back into
 //     (reviews.go), health checks, metrics and the explain/debug views.
 //

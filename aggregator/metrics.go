@@ -257,6 +257,9 @@ func (s *Server) onProxyRequest(apiService string, code int, dur time.Duration, 
 // onDiscoveryRebuild is discovery.Options.OnRebuild: it counts a rebuild
 // of the discovery documents and observes its duration.
 func (s *Server) onDiscoveryRebuild(d time.Duration) {
+	if s.nsController != nil {
+		s.nsController.requeueAll() // discovery changed: a blocked namespace may go on
+	}
 	m := s.metrics
 	if m == nil {
 		return
@@ -426,4 +429,5 @@ func (s *Server) installMetricsAndDebugRoutes() {
 	}
 	s.mux.UnlistedHandle(DebugAPIServicesPath, http.HandlerFunc(s.serveDebugAPIServices))
 	s.mux.UnlistedHandlePrefix(DebugAPIServicesPath+"/", http.HandlerFunc(s.serveDebugAPIServices))
+	s.mux.UnlistedHandlePrefix(DebugNamespacesPath+"/", http.HandlerFunc(s.serveDebugNamespaces)) // explain_namespace.go
 }

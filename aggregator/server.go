@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -113,6 +115,53 @@ type Options struct {
 	// Gatherer serves /metrics; nil means the Server's own registry (or
 	// Registerer when it is also a Gatherer).
 	Gatherer prometheus.Gatherer
+	// Controllers selects the controllers of kube-controller-manager that
+	// aggsim runs, shaped as its --controllers flag: "*" enables those on
+	// by default, "foo" enables foo, "-foo" disables it. Known:
+	// KnownControllers. nil or empty means ["*"].
+	Controllers []string
+}
+
+// KnownControllers are the kube-controller-manager controllers aggsim
+// runs, all on by default: "namespace" finalizes deleted namespaces
+// (controller_namespace.go). Without it a deleted namespace stays
+// Terminating, as with a bare kube-apiserver.
+var KnownControllers = []string{"namespace"}
+
+// ControllerEnabled reports whether controller name is on for the
+// --controllers list (kube-controller-manager's IsControllerEnabled:
+// an explicit "name" or "-name" wins, else "*" enables it).
+func ControllerEnabled(name string, list []string) bool {
+	if len(list) == 0 {
+		list = []string{"*"}
+	}
+	star := false
+	for _, c := range list {
+		switch c {
+		case name:
+			return true
+		case "-" + name:
+			return false
+		case "*":
+			star = true
+		}
+	}
+	return star
+}
+
+// ValidateControllers returns an error naming each entry of list that is
+// no known controller, with kube-controller-manager's message.
+func ValidateControllers(list []string) error {
+	var errs []error
+	for _, c := range list {
+		if c == "*" {
+			continue
+		}
+		if !slices.Contains(KnownControllers, strings.TrimPrefix(c, "-")) {
+			errs = append(errs, fmt.Errorf("%q is not in the list of known controllers", c))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Server is one aggsim: the local REST API, discovery, the router and the
@@ -136,6 +185,9 @@ type Server struct {
 	// flowSchemas and priorityLevels feed the APF consumer.
 	flowSchemas    *Informer
 	priorityLevels *Informer
+	// namespaces feeds the namespace controller (nil when it is off).
+	namespaces   *Informer
+	nsController *namespaceController
 	// apfProducer creates and keeps the bootstrap FlowSchemas and
 	// PriorityLevelConfigurations; apfConsumer writes the FlowSchemas'
 	// Dangling condition (controller_apf.go).
@@ -192,6 +244,9 @@ func New(opts Options) (*Server, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
+	if err := ValidateControllers(opts.Controllers); err != nil {
+		return nil, err
+	}
 	if opts.AvailabilityCheckInterval == 0 {
 		opts.AvailabilityCheckInterval = DefaultAvailabilityCheckInterval
 	}
@@ -221,16 +276,16 @@ func New(opts Options) (*Server, error) {
 	s.api = rest.NewAPI(opts.Storage, append(registry.Strategies(now), registry.ReviewStrategies()...), registry.StoreOptions{
 		Clock:  now,
 		Logger: logger,
-		NamespaceExists: func(ctx context.Context, ns string) (bool, error) {
-			_, err := s.api.Store(meta.GroupResource{Resource: "namespaces"}).Get(ctx, "", ns)
+		NamespaceTerminating: func(ctx context.Context, ns string) (bool, bool, error) {
+			obj, err := s.api.Store(meta.GroupResource{Resource: "namespaces"}).Get(ctx, "", ns)
 			if err == nil {
-				return true, nil
+				return true, obj.(*core.Namespace).Status.Phase == core.NamespaceTerminating, nil
 			}
 			var se *meta.StatusError
 			if errors.As(err, &se) && se.Status.Code == http.StatusNotFound {
-				return false, nil
+				return false, false, nil
 			}
-			return false, err
+			return false, false, err
 		},
 	})
 	s.apiServices = NewInformer(s.api.Store(apiServicesResource), logger)
@@ -303,6 +358,13 @@ func New(opts Options) (*Server, error) {
 		Observer:       requestMetrics{s}, // request metrics, metrics.go
 		Logger:         logger,
 	})
+	if ControllerEnabled("namespace", opts.Controllers) {
+		s.namespaces = NewInformer(s.api.Store(meta.GroupResource{Resource: "namespaces"}), logger)
+		s.nsController = newNamespaceController(s.handler, s.namespaces, logger, now)
+		// A blocked namespace may go on once an APIService changes
+		// (turns Available, is deleted) or discovery is rebuilt.
+		s.apiServices.AddHandler(func(_, _ meta.Object) { s.nsController.requeueAll() })
+	}
 	return s, nil
 }
 
@@ -398,6 +460,22 @@ func (s *Server) Run(ctx context.Context) {
 		}
 		apf.Wait()
 	}()
+	if s.nsController != nil { // the namespace controller, once ready
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-s.ready:
+			case <-ctx.Done():
+				return
+			}
+			var nsw sync.WaitGroup
+			nsw.Add(1)
+			go func() { defer nsw.Done(); s.namespaces.Run(ctx) }()
+			s.nsController.Run(ctx)
+			nsw.Wait()
+		}()
+	}
 	close(s.hooks.controllers)
 	go func() {
 		for _, ch := range []<-chan struct{}{s.services.Synced(), s.endpoints.Synced(), s.apiServices.Synced(), s.discovery.Synced()} {

@@ -10,7 +10,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/http2"
@@ -18,6 +20,8 @@ import (
 	"github.com/aggsim/aggsim/aggregator"
 	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/negotiation"
 	"github.com/aggsim/aggsim/registry/rest"
 	"github.com/aggsim/aggsim/registry/storage"
 )
@@ -66,6 +70,10 @@ type Backend struct {
 	handler  http.Handler
 	logger   *slog.Logger
 
+	// failStatus, when non-zero, is the code every API request is
+	// answered with (DebugFailPath).
+	failStatus atomic.Int32
+
 	mu       sync.Mutex // guards srv, ln and ownStore
 	ownStore bool       // Close closes opts.Storage
 	srv      *http.Server
@@ -103,6 +111,18 @@ func NewBackend(opts Options) (*Backend, error) {
 	mux := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == DebugRequestsPath {
 			b.recorder.ServeHTTP(w, r)
+			return
+		}
+		if r.URL.Path == DebugFailPath {
+			b.serveDebugFail(w, r)
+			return
+		}
+		if code := b.failStatus.Load(); code != 0 {
+			// Told to fail (DebugFailPath): every API request, discovery
+			// included, so the aggregator marks the APIServices unavailable.
+			reason := map[int32]string{http.StatusServiceUnavailable: meta.StatusReasonServiceUnavailable, http.StatusInternalServerError: "InternalError", http.StatusTooManyRequests: "TooManyRequests"}[code]
+			negotiation.WriteStatus(w, r, meta.NewStatusError(int(code), reason,
+				fmt.Sprintf("injected failure: %d %s", code, http.StatusText(int(code)))))
 			return
 		}
 		if docs.serve(w, r) || serveOpenAPI(w, r) { // openapi.go
@@ -239,4 +259,30 @@ func (b *Backend) Close() error {
 		_ = b.opts.Storage.Close()
 	}
 	return err
+}
+
+// DebugFailPath tells the backend to fail: POST (or PUT)
+// DebugFailPath?status=503 answers every API request, discovery included,
+// with a 503 Status `injected failure: 503 Service Unavailable` (any code
+// 400..599), so the aggregator's availability check marks the APIServices
+// unavailable, as when a real backend breaks; status=0 restores it. Like
+// DebugRequestsPath it needs the front-proxy client certificate. It
+// answers 200 with the status now in force.
+const DebugFailPath = "/debug/fail"
+
+func (b *Backend) serveDebugFail(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost && r.Method != http.MethodPut {
+		w.Header().Set("Allow", "POST, PUT")
+		negotiation.WriteStatus(w, r, meta.NewStatusError(http.StatusMethodNotAllowed, meta.StatusReasonMethodNotAllowed, "use POST "+DebugFailPath+"?status=<code>"))
+		return
+	}
+	code, err := strconv.Atoi(r.URL.Query().Get("status"))
+	if err != nil || (code != 0 && (code < 400 || code > 599)) {
+		negotiation.WriteStatus(w, r, meta.NewBadRequest("status must be 0 (healthy) or an HTTP code 400..599"))
+		return
+	}
+	b.failStatus.Store(int32(code))
+	b.logger.Info("demo backend failure injection", "status", code)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = fmt.Fprintf(w, "{\"status\":%d}\n", code)
 }

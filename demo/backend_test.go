@@ -349,3 +349,36 @@ func TestApplyRegistration(t *testing.T) {
 		t.Errorf("WaitAvailable after Available: %v", err)
 	}
 }
+
+// TestDebugFail checks the failure switch: POST /debug/fail?status=503
+// makes every API request (discovery included) answer 503 Status,
+// status=0 restores the backend, bad input is a 400, and callers without
+// the front-proxy certificate get 401.
+func TestDebugFail(t *testing.T) {
+	f := newFixture(t)
+	as := []string{"X-Remote-User", "inspector"}
+	if code, _, body := f.do(t, f.proxy, "POST", DebugFailPath+"?status=503", "", as...); code != 200 || body != "{\"status\":503}\n" {
+		t.Fatalf("fail: %d %q", code, body)
+	}
+	for _, p := range []string{"/apis/wardle.example.com/v1alpha1", "/apis/wardle.example.com/v1beta1/namespaces/default/flunders"} {
+		code, _, body := f.do(t, f.proxy, "GET", p, "", as...)
+		if want := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"injected failure: 503 Service Unavailable","reason":"ServiceUnavailable","code":503}`; code != 503 || strings.TrimSpace(body) != want {
+			t.Errorf("GET %s while failing: %d %s", p, code, body)
+		}
+	}
+	if code, _, _ := f.do(t, f.proxy, "POST", DebugFailPath+"?status=200", "", as...); code != 400 {
+		t.Errorf("status=200: %d, want 400", code)
+	}
+	if code, _, _ := f.do(t, f.proxy, "GET", DebugFailPath, "", as...); code != 405 {
+		t.Errorf("GET: %d, want 405", code)
+	}
+	if code, _, _ := f.do(t, f.noCert, "POST", DebugFailPath+"?status=0", ""); code != 401 {
+		t.Errorf("without credentials: %d, want 401", code)
+	}
+	if code, _, body := f.do(t, f.proxy, "POST", DebugFailPath+"?status=0", "", as...); code != 200 || body != "{\"status\":0}\n" {
+		t.Fatalf("restore: %d %q", code, body)
+	}
+	if code, _, body := f.do(t, f.proxy, "GET", "/apis/wardle.example.com/v1alpha1", "", as...); code != 200 {
+		t.Errorf("after restore: %d %s", code, body)
+	}
+}

@@ -29,6 +29,11 @@
 // /debug/requests to authenticated callers: the "inspector" a user (or a
 // test) reads to see what the aggregator forwarded.
 //
+// A Backend can be told to fail (DebugFailPath, POST ?status=503; 0
+// recovers), with the same front-proxy check: every API request, discovery
+// included, then answers that code, so the aggregator marks its
+// APIServices unavailable, as when a real backend breaks.
+//
 // What it must not know: routing and proxying. register.go builds the
 // objects that register the backend the way a cluster would (Namespace,
 // Service, Endpoints, two APIServices) and writes them through any

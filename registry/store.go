@@ -33,6 +33,14 @@ type StoreOptions struct {
 	// `namespaces "<ns>" not found` (upstream's NamespaceLifecycle
 	// admission). nil means every namespace exists.
 	NamespaceExists func(ctx context.Context, ns string) (bool, error)
+	// NamespaceTerminating, when set, is used instead of NamespaceExists:
+	// it reports whether the namespace exists and whether it is being
+	// deleted (status.phase Terminating); creates into it fail with 403
+	// `<resource> "<name>" is forbidden: unable to create new content in
+	// namespace <ns> because it is being terminated` and the cause
+	// NamespaceTerminating (upstream's NamespaceLifecycle admission,
+	// plugin/pkg/admission/namespace/lifecycle). nil means never.
+	NamespaceTerminating func(ctx context.Context, ns string) (exists, terminating bool, err error)
 	// Logger receives debug logs; nil means slog.Default().
 	Logger *slog.Logger
 	// BookmarkInterval is how often a watch with allowWatchBookmarks sends
@@ -101,6 +109,7 @@ type Store struct {
 	prefix   string // "/registry/<group>/<resource>/"
 	clock    func() time.Time
 	nsExists func(ctx context.Context, ns string) (bool, error)
+	nsTerm   func(ctx context.Context, ns string) (exists, terminating bool, err error)
 	log      *slog.Logger
 	bookmark time.Duration
 	// mergeKeys are the strategic-merge-patch keys of the resource
@@ -165,6 +174,7 @@ func NewStore(st storage.Storage, s Strategy, opts StoreOptions) *Store {
 		prefix:   "/registry/" + group + "/" + info.Resource + "/",
 		clock:    opts.Clock,
 		nsExists: opts.NamespaceExists,
+		nsTerm:   opts.NamespaceTerminating,
 		log:      opts.Logger,
 		bookmark: opts.BookmarkInterval,
 		started:  st.Revision(),
@@ -606,22 +616,38 @@ func WithNamespaceCreatedTogether(ctx context.Context, ns string) context.Contex
 }
 
 // checkNamespace returns 404 `namespaces "<ns>" not found` when the
-// namespace of a namespaced object does not exist.
-func (s *Store) checkNamespace(ctx context.Context, ns string) error {
-	if !s.info.Namespaced || s.nsExists == nil {
+// namespace of a namespaced object does not exist, and 403 Forbidden with
+// the cause NamespaceTerminating when it is being deleted (name is the
+// created object's name, as upstream's admission.NewForbidden names it).
+func (s *Store) checkNamespace(ctx context.Context, ns, name string) error {
+	if !s.info.Namespaced || (s.nsExists == nil && s.nsTerm == nil) {
 		return nil
 	}
 	if v, _ := ctx.Value(namespaceCreatedKey{}).(string); v == ns && ns != "" {
 		return nil
 	}
-	ok, err := s.nsExists(ctx, ns)
+	var ok, term bool
+	var err error
+	if s.nsTerm != nil {
+		ok, term, err = s.nsTerm(ctx, ns)
+	} else {
+		ok, err = s.nsExists(ctx, ns)
+	}
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return meta.NewNotFound(meta.GroupResource{Resource: "namespaces"}, ns)
 	}
-	return nil
+	if !term {
+		return nil
+	}
+	gr := s.info.GroupResource()
+	e := meta.NewStatusError(http.StatusForbidden, meta.StatusReasonForbidden,
+		fmt.Sprintf("%s %q is forbidden: unable to create new content in namespace %s because it is being terminated", gr, name, ns))
+	e.Status.Details = &meta.StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource, Causes: []meta.StatusCause{
+		{Reason: "NamespaceTerminating", Message: fmt.Sprintf("namespace %s is being terminated", ns), Field: "metadata.namespace"}}}
+	return e
 }
 
 // Create persists a new object. The store sets uid, creationTimestamp,
@@ -637,7 +663,13 @@ func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error
 	if s.info.Namespaced && m.Namespace == "" {
 		return nil, s.invalid(m.Name, meta.FieldErrors{meta.Required("metadata.namespace", "")})
 	}
-	if err := s.checkNamespace(ctx, m.Namespace); err != nil {
+	// Upstream's admission names a generateName object by its
+	// generateName (`configmaps "x-" is forbidden`, measured on 1.33).
+	admName := m.Name
+	if admName == "" {
+		admName = m.GenerateName
+	}
+	if err := s.checkNamespace(ctx, m.Namespace, admName); err != nil {
 		return nil, err
 	}
 	now := meta.NewTime(s.clock())
@@ -695,6 +727,15 @@ func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error
 		if errors.Is(err, storage.ErrKeyExists) && generated && attempt < 8 {
 			m.Name = generateName(m.GenerateName)
 			continue
+		}
+		if errors.Is(err, storage.ErrKeyExists) {
+			// Upstream's generic store: `object is being deleted: ...`
+			// when the existing object has a deletionTimestamp.
+			e := meta.NewAlreadyExists(s.info.GroupResource(), m.Name)
+			if old, _, gerr := s.get(ctx, m.Namespace, m.Name); gerr == nil && old.GetObjectMeta().DeletionTimestamp != nil {
+				e.Status.Message = "object is being deleted: " + e.Status.Message
+			}
+			return nil, e
 		}
 		if err != nil {
 			return nil, s.storageErr(err, m.Name)
@@ -897,8 +938,10 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64
 	if bytes.Equal(newBytes, oldBytes) || sameIgnoringManagedFields(s, obj, old) {
 		return old, nil
 	}
-	// Finalized delete: the last finalizer went away after deletion began.
-	if m.DeletionTimestamp != nil && len(m.Finalizers) == 0 {
+	// Finalized delete: the last finalizer went away after deletion began
+	// (for a namespace also the last of spec.finalizers: upstream's
+	// ShouldDeleteNamespaceDuringUpdate).
+	if m.DeletionTimestamp != nil && len(m.Finalizers) == 0 && s.finalized(obj) {
 		if isDryRun(ctx) {
 			return obj, nil
 		}
@@ -924,6 +967,13 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64
 	}
 	m.ResourceVersion = strconv.FormatInt(newRev, 10)
 	return obj, nil
+}
+
+// finalized reports whether the strategy's own finalizers allow obj to be
+// removed (always, unless the strategy is a TerminatingDeleter).
+func (s *Store) finalized(obj meta.Object) bool {
+	td, ok := s.strategy.(TerminatingDeleter)
+	return !ok || td.Finalized(obj)
 }
 
 // sameIgnoringManagedFields reports whether obj and old differ only in
@@ -983,6 +1033,34 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *meta.Pr
 		}
 		if pre != nil && pre.ResourceVersion != nil && *pre.ResourceVersion != m.ResourceVersion {
 			return nil, meta.NewConflict(byKind, m.Name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *pre.ResourceVersion, m.ResourceVersion))
+		}
+		if td, ok := s.strategy.(TerminatingDeleter); ok && (m.DeletionTimestamp == nil || !td.Finalized(obj)) {
+			// Namespace: the first DELETE only marks it (deletionTimestamp,
+			// phase Terminating); a later one removes it once spec.finalizers
+			// and metadata.finalizers are empty (upstream's namespace REST
+			// Delete, pkg/registry/core/namespace/storage/storage.go).
+			if m.DeletionTimestamp != nil {
+				return obj, nil
+			}
+			now := meta.NewTime(s.clock())
+			m.DeletionTimestamp = &now
+			td.BeginTerminating(obj)
+			if isDryRun(ctx) {
+				return obj, nil
+			}
+			b, err := s.encode(obj)
+			if err != nil {
+				return nil, meta.NewInternalError(err)
+			}
+			newRev, err := s.st.Update(ctx, s.key(namespace, name), b, rev)
+			if errors.Is(err, storage.ErrRevisionMismatch) && attempt < 16 {
+				continue
+			}
+			if err != nil {
+				return nil, s.storageErr(err, name)
+			}
+			m.ResourceVersion = strconv.FormatInt(newRev, 10)
+			return obj, nil
 		}
 		if len(m.Finalizers) > 0 {
 			if m.DeletionTimestamp != nil {

@@ -119,6 +119,21 @@ func BumpGeneration(newMeta, oldMeta *meta.ObjectMeta, specChanged bool) {
 	}
 }
 
+// TerminatingDeleter is an optional Strategy extension for a resource
+// whose DELETE first marks the object and whose removal waits for
+// finalizers of its own besides metadata.finalizers: namespaces, as
+// upstream's namespace REST Delete and ShouldDeleteNamespaceDuringUpdate
+// (pkg/registry/core/namespace/storage/storage.go).
+type TerminatingDeleter interface {
+	// BeginTerminating changes obj as the first DELETE does, after the
+	// Store set its deletionTimestamp (a namespace: status.phase
+	// Terminating).
+	BeginTerminating(obj meta.Object)
+	// Finalized reports whether the resource's own finalizers are all
+	// gone (a namespace: spec.finalizers is empty).
+	Finalized(obj meta.Object) bool
+}
+
 // Defaulter is an optional Strategy extension: Default applies the
 // scheme defaults upstream applies when it decodes a request body (core/v1
 // and apiregistration/v1 defaults.go), before the field manager records

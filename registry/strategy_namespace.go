@@ -12,8 +12,10 @@ import (
 // NamespaceStrategy is the Strategy of core/v1 namespaces, as
 // kubernetes/pkg/registry/core/namespace/strategy.go: phase Active, the
 // "kubernetes" finalizer and the kubernetes.io/metadata.name label are set
-// on create. aggsim does not run namespace finalization: deleting a
-// namespace removes it at once and leaves its objects in place.
+// on create. DELETE marks the namespace Terminating (deletionTimestamp,
+// status.phase); it is removed once spec.finalizers is empty (the
+// namespace controller removes "kubernetes" through /finalize after it
+// deleted the content).
 // The zero value is ready to use.
 type NamespaceStrategy struct {
 	// Now is the clock for AGE cells; nil means time.Now.
@@ -26,6 +28,7 @@ var (
 	_ meta.FieldsProvider   = NamespaceStrategy{}
 	_ DeleteAdmitter        = NamespaceStrategy{}
 	_ StatusValidator       = NamespaceStrategy{}
+	_ TerminatingDeleter    = NamespaceStrategy{}
 )
 
 // immortalNamespaces may not be deleted, as the NamespaceLifecycle
@@ -42,6 +45,17 @@ func (NamespaceStrategy) AdmitDelete(_, name string) error {
 		return meta.NewForbidden(meta.GroupResource{Resource: "namespaces"}, name, errors.New("this namespace may not be deleted"))
 	}
 	return nil
+}
+
+// BeginTerminating sets status.phase Terminating, as the first DELETE of
+// a namespace does upstream.
+func (NamespaceStrategy) BeginTerminating(obj meta.Object) {
+	obj.(*core.Namespace).Status.Phase = core.NamespaceTerminating
+}
+
+// Finalized reports whether spec.finalizers is empty.
+func (NamespaceStrategy) Finalized(obj meta.Object) bool {
+	return len(obj.(*core.Namespace).Spec.Finalizers) == 0
 }
 
 // Info describes namespaces as /api/v1 discovery does (short name ns, no

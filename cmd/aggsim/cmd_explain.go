@@ -78,10 +78,32 @@ Reads GET ` + aggregator.DebugAPIServicesPath + `[/NAME] from the aggsim server.
 	}
 	o.addFlags(cmd)
 	explain.AddCommand(cmd)
+	no := &explainOptions{}
+	nsCmd := &cobra.Command{
+		Use:     "namespace NAME",
+		Aliases: []string{"namespaces", "ns"},
+		Short:   "Explain why a namespace is (still) Terminating and what would unblock it",
+		Long: `Show the namespace's phase, finalizers and the namespace controller's
+conditions; the APIServices whose unavailability blocks its deletion, with
+their own explanation (as 'aggsim explain apiservice'); the content that
+remains per resource (with finalizers); and what would unblock it.
+Reads GET ` + aggregator.DebugNamespacesPath + `/NAME from the aggsim server.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runExplainPath(no, aggregator.DebugNamespacesPath, args[0], cmd.OutOrStdout())
+		},
+	}
+	no.addFlags(nsCmd)
+	explain.AddCommand(nsCmd)
 	return explain
 }
 
 func runExplain(o *explainOptions, name string, out io.Writer) error {
+	return runExplainPath(o, aggregator.DebugAPIServicesPath, name, out)
+}
+
+// runExplainPath GETs base[/name] from the server and prints the answer.
+func runExplainPath(o *explainOptions, base, name string, out io.Writer) error {
 	switch o.output {
 	case "", "json":
 	default:
@@ -95,7 +117,7 @@ func runExplain(o *explainOptions, name string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	u := strings.TrimRight(cfg.Server, "/") + aggregator.DebugAPIServicesPath
+	u := strings.TrimRight(cfg.Server, "/") + base
 	if name != "" {
 		u += "/" + url.PathEscape(name)
 	}

@@ -140,7 +140,25 @@ var walkExpectations = map[string]walkExpect{
 		ready:   "my-first-flunder",
 		regexps: []*regexp.Regexp{regexp.MustCompile(`(?s)ADDED\s+my-first-flunder.*MODIFIED\s+my-first-flunder.*DELETED\s+my-first-flunder`)},
 	},
-	"kubectl get flunders":                                      {contains: []string{"No resources found in default namespace."}},
+	"kubectl get flunders":                                    {contains: []string{"No resources found in default namespace."}},
+	"kubectl create namespace tmpns":                          {contains: []string{"namespace/tmpns created"}},
+	"kubectl create -f testdata/demo/flunder.yaml -n tmpns":   {contains: []string{"flunder.wardle.example.com/my-first-flunder created"}},
+	"kubectl delete namespace tmpns":                          {contains: []string{`namespace "tmpns" deleted`}},
+	"kubectl create namespace stuckns":                        {contains: []string{"namespace/stuckns created"}},
+	"kubectl create -f testdata/demo/flunder.yaml -n stuckns": {contains: []string{"flunder.wardle.example.com/my-first-flunder created"}},
+	"kubectl wait --for=condition=NamespaceDeletionDiscoveryFailure namespace/stuckns --timeout=30s": {contains: []string{"namespace/stuckns condition met"}},
+	"kubectl get namespace stuckns": {regexps: []*regexp.Regexp{regexp.MustCompile(`(?m)^stuckns\s+Terminating\s+\d+s\s*$`)}},
+	"bin/aggsim explain namespace stuckns": {contains: []string{
+		"Phase:        Terminating\n",
+		"  NamespaceDeletionDiscoveryFailure=True DiscoveryFailed: Discovery failed for some groups, 2 failing: unable to retrieve the complete list of server APIs: wardle.example.com/v1alpha1: stale GroupVersion discovery: wardle.example.com/v1alpha1, wardle.example.com/v1beta1: stale GroupVersion discovery: wardle.example.com/v1beta1\n",
+		"Blocked by APIService v1alpha1.wardle.example.com (wardle.example.com/v1alpha1):\n",
+		"  Available:  False (FailedDiscoveryCheck)\n",
+		"  - or delete the APIService (kubectl delete apiservice v1alpha1.wardle.example.com)",
+	}},
+	"kubectl wait --for=delete namespace/stuckns --timeout=30s": {regexps: []*regexp.Regexp{regexp.MustCompile(`\A(?:Warning: [^\n]*\n)*(?:namespace/stuckns condition met\n)?\z`)}},
+	`curl -sS --cacert $AGGSIM_DATA/demo/ca.crt --cert $AGGSIM_DATA/pki/front-proxy-client.crt --key $AGGSIM_DATA/pki/front-proxy-client.key -H 'X-Remote-User: inspector' "$DEMO_URL/debug/requests?user=system:serviceaccount:kube-system:namespace-controller"`: {
+		contains: []string{`"method":"DELETE","path":"/apis/wardle.example.com/v1alpha1/namespaces/tmpns/flunders"`, `"user":"system:serviceaccount:kube-system:namespace-controller"`},
+	},
 	"kubectl label fl my-first-flunder color=blue":              {contains: []string{"flunder.wardle.example.com/my-first-flunder labeled"}},
 	"kubectl get fl my-first-flunder --as=jane --as-group=devs": {regexps: []*regexp.Regexp{regexp.MustCompile(`(?m)^my-first-flunder\s+\d+s`)}},
 	"kubectl delete fl my-first-flunder":                        {contains: []string{`flunder.wardle.example.com "my-first-flunder" deleted`}},
@@ -570,7 +588,11 @@ func runWalkthrough(t *testing.T, cmds []walkCommand, kubectl, xdg string) {
 			checkOutput(t, job.line, job.out.String())
 		default:
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			out, err := w.command(ctx, c.line).CombinedOutput()
+			line := c.line
+			if rest, ok := strings.CutPrefix(line, "bin/aggsim "); ok { // what make run builds: this test's binary
+				line = aggsimBinary(t) + " " + rest
+			}
+			out, err := w.command(ctx, line).CombinedOutput()
 			cancel()
 			if err != nil {
 				t.Errorf("%s: %v\n%s", c.line, err, out)

@@ -65,7 +65,13 @@ func TestReferenceCaptures(t *testing.T) {
 	}
 
 	dataDir := t.TempDir()
-	srv := startServe(t, dataDir)
+	// The reference is a bare kube-apiserver, without
+	// kube-controller-manager: a deleted namespace stays Terminating there
+	// (scenario ns-delete reads it back after the DELETE). aggsim runs the
+	// namespace controller by default, which removes an empty namespace
+	// within milliseconds, so the suite turns it off, as the reference had
+	// it off.
+	srv := startServe(t, dataDir, "--controllers=-namespace")
 	target := &refsuite.Target{
 		Name: "aggsim", URL: srv.URL, Kubeconfig: srv.Kubeconfig,
 		CAFile:   filepath.Join(dataDir, "pki", "ca.crt"),

@@ -717,6 +717,31 @@ func (e *sampleEnv) exercise() {
 	if se != "Error from server (NotFound): flunders.wardle.example.com \"my-flunder\" not found\n" {
 		t.Errorf("get after delete: stderr %q", se)
 	}
+
+	// Issue 19: deleting a namespace deletes its flunders in the sample's
+	// storage (the namespace controller's deletecollection through the
+	// proxy; the sample answers the first one 406, as it cannot encode a
+	// FlunderList in protobuf, and the retry succeeds), then the namespace.
+	e.step(0, "namespace/nsdel created\n", "create", "namespace", "nsdel")
+	e.step(0, "flunder.wardle.example.com/my-flunder created\n", "create", "-f", flunder, "-n", "nsdel")
+	start := time.Now()
+	e.step(0, "namespace \"nsdel\" deleted\n", "delete", "namespace", "nsdel", "--wait=false")
+	gone := false
+	for time.Since(start) < 20*time.Second {
+		if _, _, code := e.k.run("", "get", "namespace", "nsdel"); code != 0 {
+			gone = true
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !gone {
+		t.Errorf("namespace nsdel still there after 20 s:\n%s", e.k.ok("get", "namespace", "nsdel", "-o", "yaml"))
+	}
+	t.Logf("namespace nsdel (one flunder on the sample-apiserver) gone %v after the delete", time.Since(start).Round(time.Millisecond))
+	_, se = e.step(0, "", "get", "flunders", "-n", "nsdel")
+	if se != "No resources found in nsdel namespace.\n" {
+		t.Errorf("flunders left in nsdel: stderr %q", se)
+	}
 }
 
 // smoke is the short session run after a restart: create, list as admin
