@@ -129,7 +129,6 @@ func BuildHandlerChain(h http.Handler, opts ChainOptions) http.Handler {
 		impersonation: ImpersonationAuthorizer{ImpersonatorGroups: opts.ImpersonatorGroups, Delegate: authz},
 		authz:         authz,
 		timeout:       newTimeoutStep(opts.RequestTimeout),
-		pool:          newStackPool(stackPoolWorkers),
 	}
 }
 
@@ -143,7 +142,6 @@ type handlerChain struct {
 	impersonation Authorizer
 	authz         Authorizer
 	timeout       timeoutStep
-	pool          *stackPool // nil: every request on its own goroutine
 }
 
 // ServeHTTP runs the steps in BuildHandlerChain's order. Panic recovery,
@@ -168,11 +166,7 @@ func (c *handlerChain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.observer.RequestStarted(r, ri, proxied)
 		defer c.observe(st, r, ri, proxied)
 	}
-	if c.pool != nil && (riErr != nil || !IsLongRunning(ri)) {
-		c.pool.serve(c, st, r, h, ri, riErr, proxied)
-	} else {
-		c.serve(st, r, h, ri, riErr, proxied) // long-running: keep its own goroutine
-	}
+	c.serve(st, r, h, ri, riErr, proxied)
 	st.completed = true
 }
 
@@ -223,7 +217,7 @@ type requestState struct {
 	context.Context // the request's context as the chain got it
 	sw              request.StatusRecorder
 	rec             requestRecord
-	ri              *request.RequestInfo     // nil until parsed, or when the path did not parse
+	ri              *request.RequestInfo // nil until parsed, or when the path did not parse
 	user            *authentication.UserInfo // nil until authenticated
 	start           time.Time
 	// completed is set when everything inside the access log returned
@@ -697,13 +691,8 @@ func recoverPanic(w http.ResponseWriter, r *http.Request, logger *slog.Logger) {
 		logger.Debug("timeout or abort while handling", "method", r.Method, "URI", r.RequestURI, "auditID", w.Header().Get(HeaderAuditID))
 		panic(p)
 	}
-	var buf []byte
-	if pp, ok := p.(*poolPanic); ok { // panicked on a stackPool worker
-		p, buf = pp.value, pp.stack
-	} else {
-		buf = make([]byte, 64<<10)
-		buf = buf[:runtime.Stack(buf, false)]
-	}
+	buf := make([]byte, 64<<10)
+	buf = buf[:runtime.Stack(buf, false)]
 	logger.Error("apiserver panic'd", "method", r.Method, "URI", r.RequestURI,
 		"auditID", w.Header().Get(HeaderAuditID), "panic", fmt.Sprint(p), "stack", string(buf))
 	http.Error(w, panicMessage, http.StatusInternalServerError)

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -132,9 +131,8 @@ func TestChainObserverCodes(t *testing.T) {
 
 // TestChainIsFlat pins what makes the chain cheap for proxied requests:
 // the handler is called from the chain through exactly serve and the
-// timeout step, not through one nested handler per filter, on a stackPool
-// worker (whose stack has grown already) rather than the server's fresh
-// goroutine.
+// timeout step, not through one nested handler per filter, so its
+// goroutine needs little more stack than a bare reverse proxy's.
 func TestChainIsFlat(t *testing.T) {
 	var frames []string
 	h := BuildHandlerChain(testRouter{proxied: func(*http.Request) bool { return true }, h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -145,7 +143,7 @@ func TestChainIsFlat(t *testing.T) {
 			f, more := fs.Next()
 			name := f.Function[strings.LastIndex(f.Function, "/")+1:]
 			frames = append(frames, name)
-			if strings.HasSuffix(name, "handlerChain).ServeHTTP") || strings.HasSuffix(name, "stackPool).work") || !more {
+			if strings.HasSuffix(name, "handlerChain).ServeHTTP") || !more {
 				break
 			}
 		}
@@ -156,8 +154,7 @@ func TestChainIsFlat(t *testing.T) {
 		"http.HandlerFunc.ServeHTTP",
 		"aggregator.timeoutStep.serve",
 		"aggregator.(*handlerChain).serve",
-		"aggregator.runPoolTask",
-		"aggregator.(*stackPool).work",
+		"aggregator.(*handlerChain).ServeHTTP",
 	}
 	if strings.Join(frames, " < ") != strings.Join(want, " < ") {
 		t.Errorf("call path\n got %v\nwant %v", frames, want)
@@ -286,53 +283,4 @@ func TestChainPromptHandler(t *testing.T) {
 			t.Errorf("%s: ?timeout=bogus: %d %s", c.name, rec.Code, rec.Body)
 		}
 	}
-}
-
-// TestStackPool: proxied requests that are not long-running run on a pool
-// worker (other handlers then get the timeout step's own goroutine),
-// one after the other on the same worker when they do not overlap;
-// long-running ones (watches) keep their own goroutine; a worker's panic
-// reaches the serving goroutine's recovery (500, the panic logged with the
-// worker's stack) and http.ErrAbortHandler passes through as itself.
-func TestStackPool(t *testing.T) {
-	goroutine := func() string {
-		buf := make([]byte, 64)
-		f := strings.Fields(string(buf[:runtime.Stack(buf, false)]))
-		return f[1]
-	}
-	var ran []string
-	var onWorker []bool
-	h := BuildHandlerChain(testRouter{proxied: func(*http.Request) bool { return true }, h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		buf := make([]byte, 8192)
-		onWorker = append(onWorker, strings.Contains(string(buf[:runtime.Stack(buf, false)]), "stackPool).work"))
-		ran = append(ran, goroutine())
-		switch r.URL.Query().Get("do") {
-		case "panic":
-			panic("boom")
-		case "abort":
-			panic(http.ErrAbortHandler)
-		}
-	})}, ChainOptions{Authn: AuthnOptions{Anonymous: true}, Logger: slog.New(slog.DiscardHandler)})
-	for _, path := range []string{"/api/v1/namespaces", "/api/v1/configmaps", "/api/v1/configmaps?watch=true"} {
-		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", path, nil))
-	}
-	if want := []bool{true, true, false}; !slices.Equal(onWorker, want) {
-		t.Errorf("on a pool worker: %v, want %v", onWorker, want)
-	}
-	if ran[0] != ran[1] || ran[2] == ran[0] {
-		t.Errorf("goroutines %v: the two short requests should share one worker, the watch run on its own", ran)
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/v1/namespaces?do=panic", nil))
-	if rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), panicMessage) {
-		t.Errorf("panic on a worker: %d %q", rec.Code, rec.Body.String())
-	}
-	func() {
-		defer func() {
-			if p := recover(); p != http.ErrAbortHandler {
-				t.Errorf("abort on a worker reached the server as %v, want http.ErrAbortHandler", p)
-			}
-		}()
-		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/v1/namespaces?do=abort", nil))
-	}()
 }
