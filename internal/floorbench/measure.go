@@ -131,10 +131,14 @@ type leg struct {
 	name   string
 	client *http.Client
 	url    string
-	want   int // expected body length
+	want   int    // expected body length
+	server *child // the process that answers (CPU accounting)
 	rps    []float64
 	p50    []float64
 	p99    []float64
+	// cpu is the CPU time per request, in µs, of the answering process,
+	// the backend (proxied legs) and this load generator, per round.
+	cpu [3][]float64
 }
 
 // runLeg sends GETs from conc workers for d and records the leg's
@@ -281,12 +285,13 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 	if err != nil {
 		return err
 	}
+	staticProc, proxyProc, beProc := s.children[2], s.children[3], s.children[1]
 	legs := []*leg{
-		{name: "/apis static server", url: "https://" + staticAddr + "/apis", want: len(apis)},
-		{name: "/apis aggsim", url: aggURL + "/apis", want: len(apis)},
-		{name: "GET bare ReverseProxy", url: "https://" + proxyAddr + objectPath, want: len(object)},
-		{name: "GET aggsim proxy", url: aggURL + objectPath, want: len(object)},
-		{name: "GET backend direct", url: "https://" + beAddr + objectPath, client: direct, want: len(object)},
+		{name: "/apis static server", url: "https://" + staticAddr + "/apis", want: len(apis), server: staticProc},
+		{name: "/apis aggsim", url: aggURL + "/apis", want: len(apis), server: agg},
+		{name: "GET bare ReverseProxy", url: "https://" + proxyAddr + objectPath, want: len(object), server: proxyProc},
+		{name: "GET aggsim proxy", url: aggURL + objectPath, want: len(object), server: agg},
+		{name: "GET backend direct", url: "https://" + beAddr + objectPath, client: direct, want: len(object), server: beProc},
 	}
 	for _, l := range legs {
 		if l.client == nil {
@@ -316,8 +321,16 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 				}
 				go func() { prof <- fetchProfile(admin, aggURL, d, file) }()
 			}
+			before := [3]time.Duration{cpuTime(l.server), cpuTime(beProc), cpuTime(nil)}
+			n := len(l.rps)
 			if err := runLeg(l, conc, d, true); err != nil {
 				return err
+			}
+			if len(l.rps) > n {
+				reqs := l.rps[n] * d.Seconds()
+				for i, c := range []*child{l.server, beProc, nil} {
+					l.cpu[i] = append(l.cpu[i], float64((cpuTime(c)-before[i]).Microseconds())/reqs)
+				}
 			}
 			if prof != nil {
 				if err := <-prof; err != nil {
@@ -334,6 +347,10 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 	fmt.Printf("\n  %-22s %10s %9s %9s   %s\n", "leg", "median rps", "p50 ms", "p99 ms", "rps per round")
 	for _, l := range legs {
 		fmt.Printf("  %-22s %10.0f %9.2f %9.2f   %v\n", l.name, median(l.rps), median(l.p50), median(l.p99), rounded(l.rps))
+	}
+	fmt.Printf("\n  CPU per request (µs, median of rounds; /proc, 10 ms ticks): %-8s %-8s %-8s\n", "server", "backend", "loadgen")
+	for _, l := range legs {
+		fmt.Printf("  %-22s %39.0f %8.0f %8.0f\n", l.name, median(l.cpu[0]), median(l.cpu[1]), median(l.cpu[2]))
 	}
 	ratio := func(a, b *leg) float64 { return median(a.rps) / median(b.rps) }
 	fmt.Printf("\n  /apis:   aggsim / static server   = %.2f×  (goal ≥ 0.90×)\n", ratio(legs[1], legs[0]))
@@ -383,4 +400,30 @@ func fetchProfile(c *http.Client, aggURL string, d time.Duration, file string) e
 		return fmt.Errorf("GET /debug/pprof/profile: %d %v", code, err)
 	}
 	return os.WriteFile(file, b, 0o600)
+}
+
+// cpuTime returns the user+system CPU time c's process has used (this
+// process when c is nil), from /proc/<pid>/stat (utime and stime, in clock
+// ticks of 10 ms); 0 when it cannot be read.
+func cpuTime(c *child) time.Duration {
+	pid := "self"
+	if c != nil {
+		pid = strconv.Itoa(c.cmd.Process.Pid)
+	}
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may hold spaces: count from its ')'.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
