@@ -342,7 +342,7 @@ func New(opts Options) (*Server, error) {
 	s.prober = &discoveryProber{services: s.services, endpoints: s.endpoints, resolver: s.resolver, transport: s.transports.ProbeTransport}
 	s.availability = newAvailabilityController(availabilityConfig{
 		apiServices: s.apiServices, services: s.services, endpoints: s.endpoints,
-		prober: s.prober, status: rest.StatusWriter{Store: s.api.Store(apiServicesResource), Manager: "kube-apiserver"}, metrics: s.metrics,
+		prober: s.prober, status: rest.ObjectWriter{Store: s.api.Store(apiServicesResource), Manager: "kube-apiserver"}, metrics: s.metrics,
 		logger: logger, now: now, interval: opts.AvailabilityCheckInterval,
 	})
 
@@ -545,7 +545,7 @@ func (s *Server) ensureSystemNamespaces(ctx context.Context) error {
 			ObjectMeta: meta.ObjectMeta{Name: name},
 		})
 	}
-	return createMissing(ctx, rest.Creator{Store: s.api.Store(meta.GroupResource{Resource: "namespaces"}), Manager: "kube-apiserver"}, "namespace", objs)
+	return createMissing(ctx, rest.ObjectWriter{Store: s.api.Store(meta.GroupResource{Resource: "namespaces"}), Manager: "kube-apiserver"}, "namespace", objs)
 }
 
 // ensureLocalAPIServices creates the automanaged local APIServices that
@@ -556,7 +556,7 @@ func (s *Server) ensureLocalAPIServices(ctx context.Context) error {
 	for _, a := range s.localAPIServices() {
 		objs = append(objs, a)
 	}
-	return createMissing(ctx, rest.Creator{Store: s.api.Store(apiServicesResource), Manager: "kube-apiserver"}, "apiservice", objs)
+	return createMissing(ctx, rest.ObjectWriter{Store: s.api.Store(apiServicesResource), Manager: "kube-apiserver"}, "apiservice", objs)
 }
 
 // serviceIPRangeKey holds the service IP range, as kube-apiserver's service

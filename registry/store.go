@@ -1010,6 +1010,31 @@ func sameIgnoringManagedFields(s *Store, obj, old meta.Object) bool {
 // the precondition (x) does not match the ResourceVersion in record (y).
 // The object might have been modified`. An object with
 // metadata.finalizers is not removed: its deletionTimestamp is set and it
+
+// writeDeletionMark stores obj, marked as being deleted (deletionTimestamp
+// set), over revision rev of namespace/name, unless the request is a dry
+// run, and sets its new resourceVersion. retry is true when the object
+// changed underneath and attempt leaves room for another read (at most 16);
+// err is the store's error otherwise.
+func (s *Store) writeDeletionMark(ctx context.Context, namespace, name string, obj meta.Object, rev int64, attempt int) (retry bool, err error) {
+	if isDryRun(ctx) {
+		return false, nil
+	}
+	b, err := s.encode(obj)
+	if err != nil {
+		return false, meta.NewInternalError(err)
+	}
+	newRev, err := s.st.Update(ctx, s.key(namespace, name), b, rev)
+	if errors.Is(err, storage.ErrRevisionMismatch) && attempt < 16 {
+		return true, nil
+	}
+	if err != nil {
+		return false, s.storageErr(err, name)
+	}
+	obj.GetObjectMeta().ResourceVersion = strconv.FormatInt(newRev, 10)
+	return false, nil
+}
+
 // is removed by the update that clears the last finalizer.
 func (s *Store) Delete(ctx context.Context, namespace, name string, pre *meta.Preconditions) (meta.Object, error) {
 	if !s.info.Namespaced {
@@ -1045,21 +1070,11 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *meta.Pr
 			now := meta.NewTime(s.clock())
 			m.DeletionTimestamp = &now
 			td.BeginTerminating(obj)
-			if isDryRun(ctx) {
-				return obj, nil
-			}
-			b, err := s.encode(obj)
-			if err != nil {
-				return nil, meta.NewInternalError(err)
-			}
-			newRev, err := s.st.Update(ctx, s.key(namespace, name), b, rev)
-			if errors.Is(err, storage.ErrRevisionMismatch) && attempt < 16 {
+			if retry, err := s.writeDeletionMark(ctx, namespace, name, obj, rev, attempt); retry {
 				continue
+			} else if err != nil {
+				return nil, err
 			}
-			if err != nil {
-				return nil, s.storageErr(err, name)
-			}
-			m.ResourceVersion = strconv.FormatInt(newRev, 10)
 			return obj, nil
 		}
 		if len(m.Finalizers) > 0 {
@@ -1070,21 +1085,11 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *meta.Pr
 			var zero int64
 			m.DeletionTimestamp = &now
 			m.DeletionGracePeriodSeconds = &zero
-			if isDryRun(ctx) {
-				return obj, nil
-			}
-			b, err := s.encode(obj)
-			if err != nil {
-				return nil, meta.NewInternalError(err)
-			}
-			newRev, err := s.st.Update(ctx, s.key(namespace, name), b, rev)
-			if errors.Is(err, storage.ErrRevisionMismatch) && attempt < 16 {
+			if retry, err := s.writeDeletionMark(ctx, namespace, name, obj, rev, attempt); retry {
 				continue
+			} else if err != nil {
+				return nil, err
 			}
-			if err != nil {
-				return nil, s.storageErr(err, name)
-			}
-			m.ResourceVersion = strconv.FormatInt(newRev, 10)
 			return obj, nil
 		}
 		if isDryRun(ctx) {

@@ -125,10 +125,10 @@ func TestCoreManagedFieldsReference(t *testing.T) {
 	}
 }
 
-// A status the server's own controller writes through StatusWriter shows
+// A status the server's own controller writes through ObjectWriter.UpdateStatus shows
 // as the reference shows its availability controller's write:
 // ["kube-apiserver","Update","status",{"f:status":{"f:conditions":{".":{},"k:{\"type\":\"Available\"}":{...}}}}].
-func TestStatusWriterManagedFields(t *testing.T) {
+func TestObjectWriterStatusManagedFields(t *testing.T) {
 	a := coreAPI(t)
 	w := do(t, a, "POST", "/apis/apiregistration.k8s.io/v1/apiservices", "application/json",
 		`{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","metadata":{"name":"v1.z.example.com"},"spec":{"group":"z.example.com","version":"v1","groupPriorityMinimum":100,"versionPriority":10,"service":{"name":"api","namespace":"default"}}}`,
@@ -137,7 +137,7 @@ func TestStatusWriterManagedFields(t *testing.T) {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
 	st := a.Store(registry.APIServiceStrategy{}.Info().GroupResource())
-	sw := StatusWriter{Store: st, Manager: "kube-apiserver"}
+	sw := ObjectWriter{Store: st, Manager: "kube-apiserver"}
 	obj, err := sw.Get(context.Background(), "", "v1.z.example.com")
 	if err != nil {
 		t.Fatal(err)

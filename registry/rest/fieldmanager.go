@@ -1003,63 +1003,6 @@ func trackUpdate(s *registry.Store, live, obj meta.Object, manager, subresource 
 	return nil
 }
 
-// StatusWriter writes the status of a store's objects as a controller of
-// the server does, recording the write in managedFields as upstream does
-// for its own controllers: an Update entry of manager with subresource
-// "status" (kube-apiserver's availability controller shows as
-// manager "kube-apiserver", operation Update, subresource status).
-type StatusWriter struct {
-	Store   *registry.Store
-	Manager string
-}
-
-// Get returns the stored object (registry.Store.Get).
-func (w StatusWriter) Get(ctx context.Context, namespace, name string) (meta.Object, error) {
-	return w.Store.Get(ctx, namespace, name)
-}
-
-// UpdateStatus records the status write in obj's managedFields against the
-// stored object, then writes it through the store's /status path. Errors
-// are the store's (NotFound, Conflict, Invalid).
-func (w StatusWriter) UpdateStatus(ctx context.Context, obj meta.Object) (meta.Object, error) {
-	m := obj.GetObjectMeta()
-	live, err := w.Store.Get(ctx, m.Namespace, m.Name)
-	if err != nil {
-		return nil, err
-	}
-	if err := trackUpdate(w.Store, live, obj, w.Manager, "status"); err != nil {
-		return nil, err
-	}
-	return w.Store.UpdateStatus(ctx, obj)
-}
-
-// Creator creates objects as a controller of the server does (upstream's
-// system-namespaces controller and autoregister controller write through a
-// loopback client as "kube-apiserver"): the scheme defaults are applied
-// (Defaulter) and the create is recorded as an Update entry of Manager
-// owning every field set.
-type Creator struct {
-	Store   *registry.Store
-	Manager string
-}
-
-// Get returns the stored object (registry.Store.Get).
-func (c Creator) Get(ctx context.Context, namespace, name string) (meta.Object, error) {
-	return c.Store.Get(ctx, namespace, name)
-}
-
-// Create defaults obj, records its fields in managedFields and creates it.
-// Errors are the store's (AlreadyExists, Invalid, ...).
-func (c Creator) Create(ctx context.Context, obj meta.Object) (meta.Object, error) {
-	if d, ok := c.Store.Strategy().(registry.Defaulter); ok {
-		d.Default(obj)
-	}
-	if err := trackUpdate(c.Store, nil, obj, c.Manager, ""); err != nil {
-		return nil, err
-	}
-	return c.Store.Create(ctx, obj)
-}
-
 // TrackCreate sets the managedFields of obj, an object of a kind that has
 // no store (the review kinds), as upstream's create handler records a
 // create before the REST storage runs (FieldManager.UpdateNoErrors over
@@ -1087,11 +1030,14 @@ func TrackCreate(r *http.Request, obj meta.Object, apiVersion string, now time.T
 	return nil
 }
 
-// ObjectWriter creates and updates a store's objects as a controller of
-// the server does, recording each write in managedFields as an Update of
-// Manager, as upstream records the objects its own controllers write
-// (e.g. the "kubernetes" Service and Endpoints, manager "kube-apiserver").
-// Objects get the scheme defaults a decoded request body gets
+// ObjectWriter creates and updates a store's objects, and writes their
+// status, as a controller of the server does, recording each write in
+// managedFields as an Update of Manager, as upstream records what its own
+// controllers write through their loopback clients (the "kubernetes"
+// Service and Endpoints, the system namespaces and the automanaged
+// APIServices, and the availability controller's APIService status with
+// subresource "status": all manager "kube-apiserver"). Created and
+// updated objects get the scheme defaults a decoded request body gets
 // (registry.Defaulter) before the ownership is recorded.
 type ObjectWriter struct {
 	Store   *registry.Store
@@ -1123,4 +1069,20 @@ func (w ObjectWriter) Update(ctx context.Context, live, obj meta.Object) (meta.O
 		return nil, err
 	}
 	return w.Store.Update(ctx, obj)
+}
+
+// UpdateStatus records the status write in obj's managedFields against the
+// stored object (an Update entry with subresource "status"), then writes
+// it through the store's /status path. Errors are the store's (NotFound,
+// Conflict, Invalid).
+func (w ObjectWriter) UpdateStatus(ctx context.Context, obj meta.Object) (meta.Object, error) {
+	m := obj.GetObjectMeta()
+	live, err := w.Store.Get(ctx, m.Namespace, m.Name)
+	if err != nil {
+		return nil, err
+	}
+	if err := trackUpdate(w.Store, live, obj, w.Manager, "status"); err != nil {
+		return nil, err
+	}
+	return w.Store.UpdateStatus(ctx, obj)
 }
