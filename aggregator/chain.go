@@ -217,7 +217,7 @@ type requestState struct {
 	context.Context // the request's context as the chain got it
 	sw              request.StatusRecorder
 	rec             requestRecord
-	ri              *request.RequestInfo // nil until parsed, or when the path did not parse
+	ri              *request.RequestInfo     // nil until parsed, or when the path did not parse
 	user            *authentication.UserInfo // nil until authenticated
 	start           time.Time
 	// completed is set when everything inside the access log returned

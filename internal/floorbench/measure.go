@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -274,6 +274,12 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 	if err != nil {
 		return err
 	}
+	sameAddr, err := s.startRole("reverseproxy", append(serving,
+		"-backend", "https://"+beAddr, "-backend-ca", beCA, "-backend-server-name", be.ServerName, "-same-headers",
+		"-proxy-cert", pkiFile(dataDir, certs.FrontProxyClientCertName), "-proxy-key", pkiFile(dataDir, certs.FrontProxyClientKeyName))...)
+	if err != nil {
+		return err
+	}
 
 	// One HTTP/2 connection per leg.
 	h2Admin := func() (*http.Client, error) { return adminClient(dataDir, true) }
@@ -285,13 +291,16 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 	if err != nil {
 		return err
 	}
-	staticProc, proxyProc, beProc := s.children[2], s.children[3], s.children[1]
+	staticProc, proxyProc, sameProc, beProc := s.children[2], s.children[3], s.children[4], s.children[1]
 	legs := []*leg{
 		{name: "/apis static server", url: "https://" + staticAddr + "/apis", want: len(apis), server: staticProc},
 		{name: "/apis aggsim", url: aggURL + "/apis", want: len(apis), server: agg},
 		{name: "GET bare ReverseProxy", url: "https://" + proxyAddr + objectPath, want: len(object), server: proxyProc},
 		{name: "GET aggsim proxy", url: aggURL + objectPath, want: len(object), server: agg},
 		{name: "GET backend direct", url: "https://" + beAddr + objectPath, client: direct, want: len(object), server: beProc},
+		// Not a floor: the bare proxy sending aggsim's (upstream's)
+		// headers, to show what they cost the three processes.
+		{name: "GET proxy+aggsim hdrs", url: "https://" + sameAddr + objectPath, want: len(object), server: sameProc},
 	}
 	for _, l := range legs {
 		if l.client == nil {

@@ -3,10 +3,12 @@ package main
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -28,6 +30,7 @@ type roleFlags struct {
 	proxyCert      string // reverseproxy: client pair presented to the backend
 	proxyKey       string
 	requireCertsCN string // backend: required client certificate CN
+	sameHeaders    bool   // reverseproxy: also send aggsim's headers (diagnostic leg)
 }
 
 func (f *roleFlags) register() {
@@ -42,6 +45,7 @@ func (f *roleFlags) register() {
 	flag.StringVar(&f.proxyCert, "proxy-cert", "", "reverseproxy: client certificate for the backend")
 	flag.StringVar(&f.proxyKey, "proxy-key", "", "reverseproxy: client key for the backend")
 	flag.StringVar(&f.requireCertsCN, "require-cn", "", "backend: required client certificate common name")
+	flag.BoolVar(&f.sameHeaders, "same-headers", false, "reverseproxy: add the headers aggsim adds (Audit-Id, X-Forwarded-*, X-Remote-Extra-*, Cache-Control) to see what they cost")
 }
 
 // runRole serves role on a free loopback port, prints "listening on
@@ -147,10 +151,42 @@ func reverseProxy(f roleFlags) (http.Handler, error) {
 			subject := pr.In.TLS.PeerCertificates[0].Subject
 			pr.Out.Header.Set("X-Remote-User", subject.CommonName)
 			pr.Out.Header.Set("X-Remote-Group", strings.Join(subject.Organization, ","))
+			if f.sameHeaders {
+				// What aggsim adds, as upstream does: a request id, the
+				// forwarding headers, the credential id of the caller's
+				// certificate and a second group.
+				id := auditID()
+				pr.Out.Header.Set("Audit-Id", id)
+				pr.Out.Header.Add("X-Remote-Group", "system:authenticated")
+				pr.Out.Header.Set("X-Remote-Extra-Authentication.kubernetes.io%2fcredential-Id", "X509SHA256=7b4d03751b02e075b880f617744c05725fae3a3fffc3b44ba0a856f59fae8fdf")
+				pr.Out.Header.Set("X-Forwarded-For", "127.0.0.1")
+				pr.Out.Header.Set("X-Forwarded-Host", pr.Out.URL.Host)
+				pr.Out.Header.Set("X-Forwarded-Proto", "https")
+				pr.Out.Header.Set("X-Forwarded-Uri", pr.In.URL.Path)
+				pr.In.Header.Set("Audit-Id", id) // for the response below
+			}
+		},
+		ModifyResponse: func(res *http.Response) error {
+			if f.sameHeaders {
+				res.Header.Set("Audit-Id", res.Request.Header.Get("Audit-Id"))
+				res.Header.Set("Cache-Control", "no-cache, private")
+			}
+			return nil
 		},
 		Transport: &http.Transport{
 			TLSClientConfig:   &tls.Config{RootCAs: roots, ServerName: f.backendName, Certificates: []tls.Certificate{client}},
 			ForceAttemptHTTP2: true,
 		},
 	}, nil
+}
+
+// auditID returns a random RFC 4122 version 4 UUID string, as aggsim's
+// request ids.
+func auditID() string {
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[0:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:16], rand.Uint64())
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
