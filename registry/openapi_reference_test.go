@@ -259,7 +259,6 @@ var openAPIKnownDifferences = map[string]string{
 	`v2["definitions"]: missing key "io.k8s.api.authentication.v1.`:                                  "reviews not documented",
 	`v2["definitions"]: missing key "io.k8s.api.authorization.v1.`:                                   "reviews not documented",
 	`v2["definitions"]: missing key "io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement"`: "reached from the reviews (authorization) and admission types only",
-	`v2["definitions"]: missing key "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector`:             "reached from the reviews (authorization) and admission types only",
 	`v3 apis/authentication.k8s.io: not served`:                                                      "reviews not documented",
 	`v3 apis/authentication.k8s.io/v1: not served`:                                                   "reviews not documented",
 	`v3 apis/authorization.k8s.io: not served`:                                                       "reviews not documented",

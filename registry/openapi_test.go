@@ -48,9 +48,9 @@ func TestOpenAPIV3(t *testing.T) {
 		t.Fatal(err)
 	}
 	// aggsim's own documents (api, api/v1, apis, and apis/<group> and
-	// apis/<group>/v1 of apiregistration, admissionregistration and
-	// flowcontrol) plus the extra entry.
-	if len(index.Paths) != 10 || index.Paths["apis/wardle.example.com/v1alpha1"].ServerRelativeURL != "/openapi/v3/apis/wardle.example.com/v1alpha1?hash=AB" {
+	// apis/<group>/v1 of apiregistration, admissionregistration,
+	// flowcontrol and rbac) plus the extra entry.
+	if len(index.Paths) != 12 || index.Paths["apis/wardle.example.com/v1alpha1"].ServerRelativeURL != "/openapi/v3/apis/wardle.example.com/v1alpha1?hash=AB" {
 		t.Fatalf("index %+v", index)
 	}
 	for _, s := range Strategies(nil) {

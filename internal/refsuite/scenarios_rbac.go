@@ -1,0 +1,52 @@
+package refsuite
+
+const (
+	rolePath  = "/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles"
+	rbPath    = "/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings"
+	crolePath = "/apis/rbac.authorization.k8s.io/v1/clusterroles"
+	crbPath   = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"
+)
+
+// rbacScenarios cover rbac.authorization.k8s.io/v1 (issue 14): kubectl's
+// create commands, the objects as stored (defaults), tables, discovery and
+// upstream's validation messages.
+func rbacScenarios() []Scenario {
+	const th = "rbac"
+	return []Scenario{
+		sc("rbac-create-kubectl", th, mkns(),
+			kubectl("create", "role", "cm-reader", "-n", "${ns}", "--verb=get,list,watch", "--resource=configmaps"),
+			kubectl("create", "rolebinding", "bob-cm", "-n", "${ns}", "--role=cm-reader", "--user=bob", "--group=devs", "--serviceaccount=${ns}:builder"),
+			kubectl("create", "clusterrole", "${ns}-urls", "--verb=get", "--non-resource-url=/foo/*"),
+			kubectl("create", "clusterrole", "${ns}-agg", "--aggregation-rule=rbac.example.com/aggregate-to-x=true"),
+			kubectl("create", "clusterrolebinding", "${ns}-crb", "--clusterrole=${ns}-urls", "--user=alice"),
+			kubectl("get", "role", "cm-reader", "-n", "${ns}", "-o", "yaml"),
+			kubectl("get", "rolebinding", "bob-cm", "-n", "${ns}", "-o", "json"),
+			kubectl("get", "clusterrole", "${ns}-agg", "-o", "yaml"),
+			kubectl("get", "clusterrolebinding", "${ns}-crb", "-o", "yaml"),
+			kubectl("get", "roles", "-n", "${ns}"),
+			kubectl("get", "rolebindings", "-n", "${ns}", "-o", "wide"),
+			kubectl("get", "clusterrolebinding", "${ns}-crb", "-o", "wide"),
+			kubectl("get", "clusterrole", "${ns}-urls"),
+			kubectl("delete", "clusterrole", "${ns}-urls", "${ns}-agg"),
+			kubectl("delete", "clusterrolebinding", "${ns}-crb")),
+		sc("rbac-discovery", th, get("/apis/rbac.authorization.k8s.io/v1"), get("/apis/rbac.authorization.k8s.io")),
+		sc("rbac-defaults-json", th, mkns(),
+			post(rbPath, `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"d"},"roleRef":{"kind":"Role","name":"r"},"subjects":[{"kind":"User","name":"u"},{"kind":"Group","name":"g"},{"kind":"ServiceAccount","name":"s"}]}`),
+			post(rolePath, `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"empty"}}`),
+			put(rolePath+"/created-by-put", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"created-by-put"},"rules":[{"verbs":["get"],"apiGroups":[""],"resources":["pods"]}]}`)),
+		sc("rbac-invalid", th, mkns(),
+			post(rolePath, `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"bad"},"rules":[{"verbs":[]},{"verbs":["get"],"nonResourceURLs":["/x"],"resources":["a"]}]}`),
+			post(crolePath, `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"${ns}-bad%"},"rules":[{"verbs":["get"]}],"aggregationRule":{}}`),
+			post(crolePath, `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"${ns}-sel"},"aggregationRule":{"clusterRoleSelectors":[{"matchLabels":{"-x":"y"},"matchExpressions":[{"key":"k","operator":"In"},{"key":"k","operator":"Bogus","values":["a b"]}]}]}}`),
+			post(rbPath, `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"bad"},"roleRef":{"apiGroup":"x","kind":"Foo","name":""},"subjects":[{"kind":"Bar","name":""},{"kind":"ServiceAccount","name":"A_b","apiGroup":"g"},{"kind":"User","name":"u","apiGroup":"x"}]}`),
+			post(crbPath, `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"${ns}-bad"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"a/b"},"subjects":[{"kind":"ServiceAccount","name":"sa"}]}`)),
+		sc("rbac-roleref-immutable", th, mkns(),
+			quiet(post(rbPath, `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"b"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"r"}}`)),
+			put(rbPath+"/b", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"b"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"other"}}`),
+			kubectl("get", "rolebinding", "b", "-n", "${ns}", "-o", "wide")),
+		sc("rbac-apply-server-side", th, mkns(),
+			kubectlIn(`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"ssa"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},"subjects":[{"kind":"User","name":"bob"}]}`,
+				"apply", "--server-side", "-n", "${ns}", "-f", "-"),
+			kubectl("get", "rolebinding", "ssa", "-n", "${ns}", "-o", "yaml", "--show-managed-fields")),
+	}
+}
