@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -72,8 +73,10 @@ type Options struct {
 	RequestHeader *RequestHeaderOptions
 	// Anonymous serves requests without credentials as system:anonymous.
 	Anonymous bool
-	// AuthorizationMode is AlwaysAllow (default) or AlwaysDeny; Authorizer,
-	// when set, takes precedence.
+	// AuthorizationMode is kube-apiserver's --authorization-mode: a comma
+	// list of RBAC, AlwaysAllow and AlwaysDeny asked in order, the first
+	// Allow or Deny winning (ParseAuthorizationModes); empty means
+	// AlwaysAllow. Authorizer, when set, takes precedence.
 	AuthorizationMode string
 	// Authorizer decides every request (and SubjectAccessReviews).
 	Authorizer Authorizer
@@ -156,6 +159,11 @@ type Server struct {
 	ready     chan struct{}
 	readyOnce sync.Once
 
+	// rbac is the RBAC authorizer when --authorization-mode names RBAC
+	// (nil otherwise), fed by rbacInformers.
+	rbac          *RBACAuthorizer
+	rbacInformers []*Informer
+
 	// reviews answers TokenReviews and access reviews
 	// (reviews.go); extensionAuth writes the
 	// extension-apiserver-authentication ConfigMap (extension_configmap.go).
@@ -186,16 +194,17 @@ func New(opts Options) (*Server, error) {
 	if opts.AvailabilityCheckInterval == 0 {
 		opts.AvailabilityCheckInterval = DefaultAvailabilityCheckInterval
 	}
+	var rbacAuthz *RBACAuthorizer
 	authz := opts.Authorizer
 	if authz == nil {
-		switch opts.AuthorizationMode {
-		case "", "AlwaysAllow":
-			authz = AlwaysAllow{}
-		case "AlwaysDeny":
-			authz = SystemMastersAuthorizer{Delegate: AlwaysDeny{}}
-		default:
-			return nil, fmt.Errorf("aggregator: unknown authorization mode %q (want AlwaysAllow or AlwaysDeny)", opts.AuthorizationMode)
+		modes, err := ParseAuthorizationModes(opts.AuthorizationMode)
+		if err != nil {
+			return nil, err
 		}
+		if slices.Contains(modes, ModeRBAC) {
+			rbacAuthz = NewRBACAuthorizer()
+		}
+		authz = authorizerFor(modes, rbacAuthz)
 	}
 	var tokens *TokenFile
 	if opts.TokenAuthFile != "" {
@@ -205,7 +214,7 @@ func New(opts Options) (*Server, error) {
 		}
 	}
 
-	s := &Server{opts: opts, logger: logger, now: now, ready: make(chan struct{})}
+	s := &Server{opts: opts, logger: logger, now: now, ready: make(chan struct{}), rbac: rbacAuthz}
 	s.api = rest.NewAPI(opts.Storage, append(registry.Strategies(now), registry.ReviewStrategies()...), registry.StoreOptions{
 		Clock:  now,
 		Logger: logger,
@@ -226,6 +235,13 @@ func New(opts Options) (*Server, error) {
 	s.endpoints = NewInformer(s.api.Store(meta.GroupResource{Resource: "endpoints"}), logger)
 	s.flowSchemas = NewInformer(s.api.Store(flowSchemasResource), logger)
 	s.priorityLevels = NewInformer(s.api.Store(priorityLevelsResource), logger)
+	if rbacAuthz != nil { // RBAC objects feed the authorizer's index
+		for _, res := range rbacResources {
+			inf := NewInformer(s.api.Store(res), logger)
+			inf.AddHandler(rbacAuthz.OnChange)
+			s.rbacInformers = append(s.rbacInformers, inf)
+		}
+	}
 	loop := loopback{api: s.api}
 	s.apfProducer = &apfProducer{api: s.api, client: loop, logger: logger, now: now, interval: opts.APFEnsureInterval}
 	if s.apfProducer.interval <= 0 {
@@ -264,6 +280,13 @@ func New(opts Options) (*Server, error) {
 	s.installStaticRoutes()
 	// Review resources and the extension-apiserver-authentication writer.
 	s.reviews = newReviewHandler(tokens, authz, logger, now)
+	var impersonators []string
+	if rbacAuthz != nil {
+		// RBAC decides who may impersonate (cluster-admin, and
+		// system:masters ahead of it), as upstream
+		impersonators = []string{}
+		s.reviews.authz = ImpersonationAuthorizer{ImpersonatorGroups: impersonators, Delegate: authz}
+	}
 	s.builtin = &builtinAPI{API: s.api, reviews: s.reviews}
 	s.extensionAuth = newExtensionAuthWriter(s)
 	s.apiHandlers = &apiHandlerManager{
@@ -286,10 +309,11 @@ func New(opts Options) (*Server, error) {
 			RequestHeader: opts.RequestHeader,
 			Anonymous:     opts.Anonymous,
 		},
-		Authorizer:     authz,
-		RequestTimeout: opts.RequestTimeout,
-		Observer:       requestMetrics{s}, // request metrics, metrics.go
-		Logger:         logger,
+		Authorizer:         authz,
+		ImpersonatorGroups: impersonators,
+		RequestTimeout:     opts.RequestTimeout,
+		Observer:           requestMetrics{s}, // request metrics, metrics.go
+		Logger:             logger,
 	})
 	return s, nil
 }
@@ -341,7 +365,7 @@ func (s *Server) Run(ctx context.Context) {
 	}()
 	boot.Wait()
 	var wg sync.WaitGroup
-	for _, inf := range []*Informer{s.services, s.endpoints, s.apiServices} {
+	for _, inf := range append([]*Informer{s.services, s.endpoints, s.apiServices}, s.rbacInformers...) {
 		wg.Add(1)
 		go func() { defer wg.Done(); inf.Run(ctx) }()
 	}
@@ -372,7 +396,11 @@ func (s *Server) Run(ctx context.Context) {
 		apf.Wait()
 	}()
 	go func() {
-		for _, ch := range []<-chan struct{}{s.services.Synced(), s.endpoints.Synced(), s.apiServices.Synced(), s.discovery.Synced()} {
+		synced := []<-chan struct{}{s.services.Synced(), s.endpoints.Synced(), s.apiServices.Synced(), s.discovery.Synced()}
+		for _, inf := range s.rbacInformers { // RBAC decides nothing before its index is loaded
+			synced = append(synced, inf.Synced())
+		}
+		for _, ch := range synced {
 			select {
 			case <-ch:
 			case <-ctx.Done():

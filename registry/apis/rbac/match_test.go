@@ -1,0 +1,82 @@
+package rbac
+
+import "testing"
+
+// TestRuleAllows pins upstream's rule matching
+// (plugin/pkg/auth/authorizer/rbac/rbac.go RuleAllows and
+// pkg/apis/rbac/v1/evaluation_helpers.go).
+func TestRuleAllows(t *testing.T) {
+	res := func(verb, group, resource, sub, name string) RequestAttributes {
+		return RequestAttributes{Verb: verb, APIGroup: group, Resource: resource, Subresource: sub, Name: name, ResourceRequest: true}
+	}
+	url := func(verb, path string) RequestAttributes { return RequestAttributes{Verb: verb, Path: path} }
+	cm := PolicyRule{Verbs: []string{"get", "list"}, APIGroups: []string{""}, Resources: []string{"configmaps"}}
+	for _, c := range []struct {
+		name string
+		rule PolicyRule
+		req  RequestAttributes
+		want bool
+	}{
+		{"exact", cm, res("list", "", "configmaps", "", ""), true},
+		{"other verb", cm, res("delete", "", "configmaps", "", ""), false},
+		{"other group", cm, res("get", "apps", "configmaps", "", ""), false},
+		{"other resource", cm, res("get", "", "secrets", "", ""), false},
+		{"subresource not granted by its resource", cm, res("get", "", "configmaps", "status", ""), false},
+		{"verb wildcard", PolicyRule{Verbs: []string{"*"}, APIGroups: []string{""}, Resources: []string{"pods"}}, res("deletecollection", "", "pods", "", ""), true},
+		{"group wildcard", PolicyRule{Verbs: []string{"get"}, APIGroups: []string{"*"}, Resources: []string{"flunders"}}, res("get", "wardle.example.com", "flunders", "", ""), true},
+		{"resource wildcard covers subresources", PolicyRule{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"*"}}, res("get", "", "pods", "log", ""), true},
+		{"resource/subresource", PolicyRule{Verbs: []string{"update"}, APIGroups: []string{"wardle.example.com"}, Resources: []string{"flunders/status"}}, res("update", "wardle.example.com", "flunders", "status", ""), true},
+		{"resource/subresource not the resource", PolicyRule{Verbs: []string{"update"}, APIGroups: []string{"wardle.example.com"}, Resources: []string{"flunders/status"}}, res("update", "wardle.example.com", "flunders", "", ""), false},
+		{"*/subresource", PolicyRule{Verbs: []string{"get"}, APIGroups: []string{"*"}, Resources: []string{"*/scale"}}, res("get", "apps", "deployments", "scale", ""), true},
+		{"*/subresource other sub", PolicyRule{Verbs: []string{"get"}, APIGroups: []string{"*"}, Resources: []string{"*/scale"}}, res("get", "apps", "deployments", "status", ""), false},
+		{"*/subresource not a resource", PolicyRule{Verbs: []string{"get"}, APIGroups: []string{"*"}, Resources: []string{"*/scale"}}, res("get", "apps", "scale", "", ""), false},
+		{"resourceNames match", PolicyRule{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"a", "b"}}, res("get", "", "configmaps", "", "b"), true},
+		{"resourceNames miss", PolicyRule{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"a"}}, res("get", "", "configmaps", "", "c"), false},
+		{"resourceNames and a list (no name)", PolicyRule{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"a"}}, res("list", "", "configmaps", "", ""), false},
+		{"url exact", PolicyRule{Verbs: []string{"get"}, NonResourceURLs: []string{"/healthz"}}, url("get", "/healthz"), true},
+		{"url exact is not a prefix", PolicyRule{Verbs: []string{"get"}, NonResourceURLs: []string{"/healthz"}}, url("get", "/healthz/etcd"), false},
+		{"url trailing star", PolicyRule{Verbs: []string{"get"}, NonResourceURLs: []string{"/apis/*"}}, url("get", "/apis/wardle.example.com/v1alpha1"), true},
+		{"url trailing star needs the prefix", PolicyRule{Verbs: []string{"get"}, NonResourceURLs: []string{"/apis/*"}}, url("get", "/apis"), false},
+		{"url star alone", PolicyRule{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}, url("post", "/anything"), true},
+		{"url rule never matches resources", PolicyRule{Verbs: []string{"get"}, NonResourceURLs: []string{"*"}}, res("get", "", "pods", "", ""), false},
+		{"resource rule never matches urls", PolicyRule{Verbs: []string{"get"}, APIGroups: []string{"*"}, Resources: []string{"*"}}, url("get", "/healthz"), false},
+	} {
+		if got := RuleAllows(&c.req, &c.rule); got != c.want {
+			t.Errorf("%s: RuleAllows = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestSubjectApplies pins upstream's appliesToUser and describeSubject.
+func TestSubjectApplies(t *testing.T) {
+	sa := Subject{Kind: KindServiceAccount, Name: "builder"}
+	for _, c := range []struct {
+		s      Subject
+		user   string
+		groups []string
+		ns     string
+		want   bool
+	}{
+		{Subject{Kind: KindUser, Name: "bob"}, "bob", nil, "", true},
+		{Subject{Kind: KindUser, Name: "bob"}, "bobby", nil, "", false},
+		{Subject{Kind: KindGroup, Name: "devs"}, "x", []string{"a", "devs"}, "", true},
+		{Subject{Kind: KindGroup, Name: "devs"}, "devs", nil, "", false},
+		{sa, "system:serviceaccount:team:builder", nil, "team", true},
+		{sa, "system:serviceaccount:team:builder", nil, "other", false},
+		{sa, "system:serviceaccount:team:builder", nil, "", false},
+		{Subject{Kind: KindServiceAccount, Name: "builder", Namespace: "team"}, "system:serviceaccount:team:builder", nil, "other", true},
+		{Subject{Kind: KindServiceAccount, Name: "b", Namespace: "team"}, "system:serviceaccount:team:builder", nil, "", false},
+		{Subject{Kind: KindGroup, Name: "system:serviceaccounts:team"}, "system:serviceaccount:team:builder", []string{"system:serviceaccounts", "system:serviceaccounts:team"}, "", true},
+		{Subject{Kind: "Robot", Name: "bob"}, "bob", nil, "", false},
+	} {
+		if got := SubjectApplies(&c.s, c.user, c.groups, c.ns); got != c.want {
+			t.Errorf("%+v applies to %s %v in %q = %v, want %v", c.s, c.user, c.groups, c.ns, got, c.want)
+		}
+	}
+	if got := DescribeSubject(&sa, "team"); got != `ServiceAccount "builder/team"` {
+		t.Errorf("DescribeSubject = %s", got)
+	}
+	if got := DescribeSubject(&Subject{Kind: KindUser, Name: "bob"}, "team"); got != `User "bob"` {
+		t.Errorf("DescribeSubject = %s", got)
+	}
+}
