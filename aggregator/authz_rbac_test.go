@@ -28,8 +28,12 @@ func clusterRoleBinding(name, roleName string, subjects ...rbac.Subject) *rbac.C
 		RoleRef: rbac.RoleRef{APIGroup: rbac.GroupRBAC, Kind: "ClusterRole", Name: roleName}}
 }
 
-func user(name string) rbac.Subject  { return rbac.Subject{Kind: rbac.KindUser, APIGroup: rbac.GroupRBAC, Name: name} }
-func group(name string) rbac.Subject { return rbac.Subject{Kind: rbac.KindGroup, APIGroup: rbac.GroupRBAC, Name: name} }
+func user(name string) rbac.Subject {
+	return rbac.Subject{Kind: rbac.KindUser, APIGroup: rbac.GroupRBAC, Name: name}
+}
+func group(name string) rbac.Subject {
+	return rbac.Subject{Kind: rbac.KindGroup, APIGroup: rbac.GroupRBAC, Name: name}
+}
 func serviceAccount(ns, name string) rbac.Subject {
 	return rbac.Subject{Kind: rbac.KindServiceAccount, Namespace: ns, Name: name}
 }
