@@ -338,7 +338,14 @@ func (s *Server) Ready() <-chan struct{} { return s.ready }
 func (s *Server) Run(ctx context.Context) {
 	// The bootstrap objects are written together (see createMissing).
 	var boot sync.WaitGroup
-	boot.Add(4)
+	boot.Add(5)
+	namespacesDone := make(chan struct{})
+	go func() {
+		defer boot.Done()
+		if err := s.ensureBootstrapPolicy(ctx, namespacesDone); err != nil { // rbac_bootstrap.go
+			s.logger.Error("write the bootstrap RBAC policy", "err", err)
+		}
+	}()
 	go func() {
 		defer boot.Done()
 		if err := s.ensureKubernetesService(ctx); err != nil { // kubernetes_service.go
@@ -353,6 +360,7 @@ func (s *Server) Run(ctx context.Context) {
 	}()
 	go func() {
 		defer boot.Done()
+		defer close(namespacesDone)
 		if err := s.ensureSystemNamespaces(ctx); err != nil {
 			s.logger.Error("create system namespaces", "err", err)
 		}
