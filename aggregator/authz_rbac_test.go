@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"testing"
 
@@ -210,5 +211,35 @@ func BenchmarkRBACAuthorize(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		a.Authorize(ctx, attrs)
+	}
+}
+
+// TestRBACRulesFor: the rules of the roles bound to the user, cluster-wide
+// then in the namespace, split into resource and non-resource rules, the
+// missing roles as the error; unions concatenate and AlwaysAllow lists
+// "*" (upstream's RBAC RulesFor and union rule resolver).
+func TestRBACRulesFor(t *testing.T) {
+	a := NewRBACAuthorizer()
+	a.Update(clusterRole("basic", rbac.PolicyRule{Verbs: []string{"create"}, APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"selfsubjectaccessreviews"}}))
+	a.Update(clusterRole("urls", rbac.PolicyRule{Verbs: []string{"get"}, NonResourceURLs: []string{"/api", "/api/*"}}))
+	a.Update(clusterRoleBinding("basic", "basic", group("system:authenticated")))
+	a.Update(clusterRoleBinding("urls", "urls", group("system:authenticated")))
+	a.Update(role("team", "cm-reader", cmRead))
+	a.Update(roleBinding("team", "bob-cm-reader", "Role", "cm-reader", user("bob")))
+	a.Update(roleBinding("team", "gone", "Role", "gone", user("bob")))
+	bob := &authentication.UserInfo{Username: "bob", Groups: []string{"system:authenticated"}}
+	res, nonRes, incomplete, err := a.RulesFor(bob, "team")
+	got, _ := json.Marshal([]any{res, nonRes, incomplete, err.Error()})
+	want := `[[{"verbs":["create"],"apiGroups":["authorization.k8s.io"],"resources":["selfsubjectaccessreviews"]},{"verbs":["get","list","watch"],"apiGroups":[""],"resources":["configmaps"]}],[{"verbs":["get"],"nonResourceURLs":["/api","/api/*"]}],false,"role.rbac.authorization.k8s.io \"gone\" not found"]`
+	if string(got) != want {
+		t.Errorf("RulesFor:\n got %s\nwant %s", got, want)
+	}
+	res, _, _, _ = a.RulesFor(bob, "other")
+	if len(res) != 1 {
+		t.Errorf("in other: %v", res)
+	}
+	res, nonRes, incomplete, _ = rulesOf(SystemMastersAuthorizer{Delegate: UnionAuthorizer{a, AlwaysAllow{}, AuthorizerFunc(nil)}}, bob, "other")
+	if len(res) != 2 || len(nonRes) != 2 || !incomplete || res[1].Resources[0] != "*" {
+		t.Errorf("union: %v %v %v", res, nonRes, incomplete)
 	}
 }

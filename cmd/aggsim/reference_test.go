@@ -65,7 +65,8 @@ func TestReferenceCaptures(t *testing.T) {
 	}
 
 	dataDir := t.TempDir()
-	srv := startServe(t, dataDir)
+	// the reference runs --authorization-mode=RBAC (shared/reference/up.sh)
+	srv := startServe(t, dataDir, "--authorization-mode=RBAC")
 	target := &refsuite.Target{
 		Name: "aggsim", URL: srv.URL, Kubeconfig: srv.Kubeconfig,
 		CAFile:   filepath.Join(dataDir, "pki", "ca.crt"),

@@ -44,7 +44,7 @@ trap cleanup EXIT
 RUN="$REF_RUN/ref" API_PORT=$REF_API_PORT ETCD_PORT=$REF_ETCD_PORT ETCD_PEER_PORT=$REF_ETCD_PEER_PORT \
   NO_BACKEND=1 APISERVER="$REFERENCE_BIN" "$REFERENCE_DIR/up.sh"
 
-"$REF_RUN/bin/aggsim" serve --data-dir "$REF_RUN/aggsim-data" --secure-port "$REF_AGGSIM_PORT" \
+"$REF_RUN/bin/aggsim" serve --data-dir "$REF_RUN/aggsim-data" --secure-port "$REF_AGGSIM_PORT" --authorization-mode=RBAC \
   > "$REF_RUN/aggsim.log" 2>&1 &
 AGG_PID=$!
 PKI=$REF_RUN/aggsim-data/pki
