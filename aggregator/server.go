@@ -24,6 +24,7 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/authorization"
 	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/apis/rbac"
 	"github.com/aggsim/aggsim/registry/rest"
 	"github.com/aggsim/aggsim/registry/storage"
 )
@@ -163,6 +164,10 @@ type Server struct {
 	// (nil otherwise), fed by rbacInformers.
 	rbac          *RBACAuthorizer
 	rbacInformers []*Informer
+	// clusterRoles feeds aggregator, which keeps aggregated ClusterRoles'
+	// rules (controller_aggregation.go).
+	clusterRoles *Informer
+	aggregator   *clusterRoleAggregator
 
 	// reviews answers TokenReviews and access reviews
 	// (reviews.go); extensionAuth writes the
@@ -235,6 +240,9 @@ func New(opts Options) (*Server, error) {
 	s.endpoints = NewInformer(s.api.Store(meta.GroupResource{Resource: "endpoints"}), logger)
 	s.flowSchemas = NewInformer(s.api.Store(flowSchemasResource), logger)
 	s.priorityLevels = NewInformer(s.api.Store(priorityLevelsResource), logger)
+	// ClusterRole aggregation (controller_aggregation.go), in every mode
+	s.clusterRoles = NewInformer(s.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: "clusterroles"}), logger)
+	s.aggregator = newClusterRoleAggregator(s.clusterRoles, loopback{api: s.api}, logger)
 	if rbacAuthz != nil { // RBAC objects feed the authorizer's index
 		for _, res := range rbacResources {
 			inf := NewInformer(s.api.Store(res), logger)
@@ -397,7 +405,7 @@ func (s *Server) Run(ctx context.Context) {
 			return
 		}
 		var apf sync.WaitGroup
-		for _, run := range []func(context.Context){s.flowSchemas.Run, s.priorityLevels.Run, s.apfConsumer.Run, s.apfProducer.Run} {
+		for _, run := range []func(context.Context){s.flowSchemas.Run, s.priorityLevels.Run, s.apfConsumer.Run, s.apfProducer.Run, s.clusterRoles.Run, s.aggregator.Run} {
 			apf.Add(1)
 			go func() { defer apf.Done(); run(ctx) }()
 		}

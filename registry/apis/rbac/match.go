@@ -1,6 +1,7 @@
 package rbac
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -161,4 +162,78 @@ func DescribeSubject(s *Subject, bindingNamespace string) string {
 		return s.Kind + " " + strconv.Quote(s.Name+"/"+ns)
 	}
 	return s.Kind + " " + strconv.Quote(s.Name)
+}
+
+// Matches reports whether labels satisfy the selector: every matchLabels
+// pair and every expression (In: the key has one of the values; NotIn:
+// it has none of them or is absent; Exists; DoesNotExist), as
+// metav1.LabelSelectorAsSelector's selector does. The empty selector
+// matches everything; an expression with an unknown operator matches
+// nothing (validation refuses such selectors).
+func (s *LabelSelector) Matches(labels map[string]string) bool {
+	for k, v := range s.MatchLabels {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	for _, e := range s.MatchExpressions {
+		v, ok := labels[e.Key]
+		in := false
+		for _, x := range e.Values {
+			in = in || (ok && x == v)
+		}
+		switch e.Operator {
+		case "In":
+			if !in {
+				return false
+			}
+		case "NotIn":
+			if in {
+				return false
+			}
+		case "Exists":
+			if !ok {
+				return false
+			}
+		case "DoesNotExist":
+			if ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// AggregateRules returns the rules of an aggregated ClusterRole: for each
+// of its selectors in order, the rules of the other ClusterRoles it
+// selects, in name order, each rule once, as kube-controller-manager's
+// clusterrole-aggregation controller builds them
+// (pkg/controller/clusterroleaggregation). roles are all ClusterRoles.
+func AggregateRules(agg *ClusterRole, roles []*ClusterRole) []PolicyRule {
+	sorted := slices.Clone(roles)
+	slices.SortFunc(sorted, func(a, b *ClusterRole) int { return strings.Compare(a.Name, b.Name) })
+	rules := []PolicyRule{}
+	for i := range agg.AggregationRule.ClusterRoleSelectors {
+		sel := &agg.AggregationRule.ClusterRoleSelectors[i]
+		for _, r := range sorted {
+			if r.Name == agg.Name || !sel.Matches(r.Labels) {
+				continue
+			}
+			for _, rule := range r.Rules {
+				if !slices.ContainsFunc(rules, func(x PolicyRule) bool { return RulesEqual(&x, &rule) }) {
+					rules = append(rules, rule)
+				}
+			}
+		}
+	}
+	return rules
+}
+
+// RulesEqual compares two rules field by field, a nil list equal to an
+// empty one (upstream's equality.Semantic).
+func RulesEqual(a, b *PolicyRule) bool {
+	return slices.Equal(a.Verbs, b.Verbs) && slices.Equal(a.APIGroups, b.APIGroups) && slices.Equal(a.Resources, b.Resources) &&
+		slices.Equal(a.ResourceNames, b.ResourceNames) && slices.Equal(a.NonResourceURLs, b.NonResourceURLs)
 }

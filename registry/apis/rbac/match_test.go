@@ -1,6 +1,9 @@
 package rbac
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestRuleAllows pins upstream's rule matching
 // (plugin/pkg/auth/authorizer/rbac/rbac.go RuleAllows and
@@ -78,5 +81,53 @@ func TestSubjectApplies(t *testing.T) {
 	}
 	if got := DescribeSubject(&Subject{Kind: KindUser, Name: "bob"}, "team"); got != `User "bob"` {
 		t.Errorf("DescribeSubject = %s", got)
+	}
+}
+
+// TestLabelSelectorMatches pins metav1 label selector semantics.
+func TestLabelSelectorMatches(t *testing.T) {
+	l := map[string]string{"a": "1", "b": "2"}
+	for _, c := range []struct {
+		s    LabelSelector
+		want bool
+	}{
+		{LabelSelector{}, true},
+		{LabelSelector{MatchLabels: map[string]string{"a": "1"}}, true},
+		{LabelSelector{MatchLabels: map[string]string{"a": "2"}}, false},
+		{LabelSelector{MatchExpressions: []LabelSelectorRequirement{{Key: "a", Operator: "In", Values: []string{"0", "1"}}}}, true},
+		{LabelSelector{MatchExpressions: []LabelSelectorRequirement{{Key: "c", Operator: "NotIn", Values: []string{"1"}}}}, true},
+		{LabelSelector{MatchExpressions: []LabelSelectorRequirement{{Key: "a", Operator: "NotIn", Values: []string{"1"}}}}, false},
+		{LabelSelector{MatchExpressions: []LabelSelectorRequirement{{Key: "b", Operator: "Exists"}}}, true},
+		{LabelSelector{MatchExpressions: []LabelSelectorRequirement{{Key: "b", Operator: "DoesNotExist"}}}, false},
+	} {
+		if got := c.s.Matches(l); got != c.want {
+			t.Errorf("%+v: %v", c.s, got)
+		}
+	}
+}
+
+// TestAggregateRules: per selector, the selected roles in name order
+// (never the aggregated role itself), each rule once.
+func TestAggregateRules(t *testing.T) {
+	r := func(v string) PolicyRule { return PolicyRule{Verbs: []string{v}, APIGroups: []string{""}, Resources: []string{"pods"}} }
+	lbl := func(k string) map[string]string { return map[string]string{k: "true"} }
+	agg := &ClusterRole{AggregationRule: &AggregationRule{ClusterRoleSelectors: []LabelSelector{{MatchLabels: lbl("x")}, {MatchLabels: lbl("y")}}}}
+	agg.Name, agg.Labels, agg.Rules = "agg", lbl("x"), []PolicyRule{r("self")}
+	b := &ClusterRole{Rules: []PolicyRule{r("b"), r("a")}}
+	b.Name, b.Labels = "b", lbl("x")
+	a := &ClusterRole{Rules: []PolicyRule{r("a")}}
+	a.Name, a.Labels = "a", lbl("x")
+	y := &ClusterRole{Rules: []PolicyRule{r("y"), r("b")}}
+	y.Name, y.Labels = "0-y", lbl("y")
+	got := AggregateRules(agg, []*ClusterRole{b, y, agg, a})
+	var verbs []string
+	for _, g := range got {
+		verbs = append(verbs, g.Verbs[0])
+	}
+	if strings.Join(verbs, ",") != "a,b,y" {
+		t.Errorf("aggregated %v, want a,b,y", verbs)
+	}
+	if got := AggregateRules(&ClusterRole{AggregationRule: &AggregationRule{ClusterRoleSelectors: []LabelSelector{{MatchLabels: lbl("none")}}}}, []*ClusterRole{a}); got == nil || len(got) != 0 {
+		t.Errorf("no match: %#v, want an empty list", got)
 	}
 }
