@@ -109,7 +109,9 @@ func TestLabelSelectorMatches(t *testing.T) {
 // TestAggregateRules: per selector, the selected roles in name order
 // (never the aggregated role itself), each rule once.
 func TestAggregateRules(t *testing.T) {
-	r := func(v string) PolicyRule { return PolicyRule{Verbs: []string{v}, APIGroups: []string{""}, Resources: []string{"pods"}} }
+	r := func(v string) PolicyRule {
+		return PolicyRule{Verbs: []string{v}, APIGroups: []string{""}, Resources: []string{"pods"}}
+	}
 	lbl := func(k string) map[string]string { return map[string]string{k: "true"} }
 	agg := &ClusterRole{AggregationRule: &AggregationRule{ClusterRoleSelectors: []LabelSelector{{MatchLabels: lbl("x")}, {MatchLabels: lbl("y")}}}}
 	agg.Name, agg.Labels, agg.Rules = "agg", lbl("x"), []PolicyRule{r("self")}
