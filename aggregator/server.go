@@ -220,9 +220,14 @@ func New(opts Options) (*Server, error) {
 	}
 
 	s := &Server{opts: opts, logger: logger, now: now, ready: make(chan struct{}), rbac: rbacAuthz}
+	var admit func(context.Context, registry.ResourceInfo, meta.Object, meta.Object) error
+	if rbacAuthz != nil { // escalation prevention (rbac_escalation.go)
+		admit = rbacEscalationCheck(authz, rbacAuthz)
+	}
 	s.api = rest.NewAPI(opts.Storage, append(registry.Strategies(now), registry.ReviewStrategies()...), registry.StoreOptions{
 		Clock:  now,
 		Logger: logger,
+		Admit:  admit,
 		NamespaceExists: func(ctx context.Context, ns string) (bool, error) {
 			_, err := s.api.Store(meta.GroupResource{Resource: "namespaces"}).Get(ctx, "", ns)
 			if err == nil {

@@ -37,6 +37,12 @@ type StoreOptions struct {
 	// BookmarkInterval is how often a watch with allowWatchBookmarks sends
 	// a BOOKMARK event; zero means one minute (as upstream's watch cache).
 	BookmarkInterval time.Duration
+	// Admit, when set, is asked about every create (old nil) and every
+	// update of the main resource, after the strategy prepared the object
+	// and before it is validated, as upstream's policy-based RBAC storage
+	// wraps Create and Update (escalation checks); an error refuses the
+	// write as it is.
+	Admit func(ctx context.Context, info ResourceInfo, obj, old meta.Object) error
 }
 
 // MergeKeysOf derives the strategic-merge-patch keys of a wire type from
@@ -100,6 +106,7 @@ type Store struct {
 	prefix   string // "/registry/<group>/<resource>/"
 	clock    func() time.Time
 	nsExists func(ctx context.Context, ns string) (bool, error)
+	admit    func(ctx context.Context, info ResourceInfo, obj, old meta.Object) error
 	log      *slog.Logger
 	bookmark time.Duration
 	// mergeKeys are the strategic-merge-patch keys of the resource
@@ -159,6 +166,7 @@ func NewStore(st storage.Storage, s Strategy, opts StoreOptions) *Store {
 		prefix:   "/registry/" + group + "/" + info.Resource + "/",
 		clock:    opts.Clock,
 		nsExists: opts.NamespaceExists,
+		admit:    opts.Admit,
 		log:      opts.Logger,
 		bookmark: opts.BookmarkInterval,
 	}
@@ -616,6 +624,11 @@ func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error
 	m.DeletionTimestamp = nil
 	m.DeletionGracePeriodSeconds = nil
 	s.strategy.PrepareForCreate(obj)
+	if s.admit != nil {
+		if err := s.admit(ctx, s.info, obj, nil); err != nil {
+			return nil, err
+		}
+	}
 	generated := false
 	if m.Name == "" && m.GenerateName != "" {
 		m.Name = generateName(m.GenerateName)
@@ -815,6 +828,11 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64
 		}
 	default:
 		s.strategy.PrepareForUpdate(obj, old)
+		if s.admit != nil {
+			if err := s.admit(ctx, s.info, obj, old); err != nil {
+				return nil, err
+			}
+		}
 		unlock, aerrs, err := s.allocate(ctx, obj, old)
 		if err != nil {
 			return nil, err

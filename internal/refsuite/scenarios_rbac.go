@@ -81,5 +81,24 @@ func rbacScenarios() []Scenario {
 			quiet(kubectl("create", "rolebinding", "to-nothing", "-n", "${ns}", "--role=nothing", "--user=carol")),
 			kubectl("get", "configmaps", "-n", "${ns}", "--as=carol"),
 			post(sarPath, `{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":"carol","resourceAttributes":{"namespace":"${ns}","verb":"list","resource":"configmaps"}}}`)),
+		// escalation prevention: bob may create roles and rolebindings in
+		// the namespace but grant only what he holds, or bind what "bind"
+		// allows him to
+		sc("rbac-escalation", th, mkns(),
+			quiet(kubectl("create", "role", "cm-reader", "-n", "${ns}", "--verb=get,list,watch", "--resource=configmaps")),
+			quiet(kubectl("create", "rolebinding", "bob-cm-reader", "-n", "${ns}", "--role=cm-reader", "--user=bob")),
+			quiet(kubectl("create", "role", "role-admin", "-n", "${ns}", "--verb=get,list,watch,create,update,patch,delete", "--resource=roles,rolebindings")),
+			quiet(kubectl("create", "rolebinding", "bob-role-admin", "-n", "${ns}", "--role=role-admin", "--user=bob")),
+			kubectl("create", "role", "cm-get", "-n", "${ns}", "--verb=get", "--resource=configmaps", "--resource-name=a", "--as=bob"),
+			kubectl("create", "role", "sub", "-n", "${ns}", "--verb=get", "--resource=configmaps/status", "--as=bob"),
+			kubectl("create", "role", "multi", "-n", "${ns}", "--verb=list,get,delete", "--resource=configmaps,services", "--as=bob"),
+			kubectl("create", "rolebinding", "bob-admin", "-n", "${ns}", "--clusterrole=cluster-admin", "--user=bob", "--as=bob"),
+			kubectl("create", "rolebinding", "bob-missing", "-n", "${ns}", "--clusterrole=does-not-exist", "--user=bob", "--as=bob"),
+			kubectl("create", "rolebinding", "alice-cm", "-n", "${ns}", "--role=cm-reader", "--user=alice", "--as=bob"),
+			kubectl("create", "rolebinding", "bob-delegator", "-n", "${ns}", "--clusterrole=system:auth-delegator", "--user=bob", "--as=bob"),
+			quiet(kubectl("create", "role", "binder", "-n", "${ns}", "--verb=bind", "--resource=clusterroles", "--resource-name=system:auth-delegator")),
+			quiet(kubectl("create", "rolebinding", "bob-binder", "-n", "${ns}", "--role=binder", "--user=bob")),
+			kubectl("create", "rolebinding", "bob-delegator", "-n", "${ns}", "--clusterrole=system:auth-delegator", "--user=bob", "--as=bob"),
+			put(rolePath+"/cm-reader", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"cm-reader"},"rules":[{"verbs":["*"],"apiGroups":[""],"resources":["configmaps"]}]}`, "Impersonate-User: bob")),
 	}
 }

@@ -133,3 +133,39 @@ func TestAggregateRules(t *testing.T) {
 		t.Errorf("no match: %#v, want an empty list", got)
 	}
 }
+
+// TestEscalationMessage pins upstream's refusal texts, captured from
+// kube-apiserver 1.33.13 (../shared/testdata/kube-1.33/rbac/
+// escalate-role-secrets.txt and escalate-bind-clusteradmin.txt): bob holds
+// cm-reader (get/list/watch configmaps) and role-admin in team.
+func TestEscalationMessage(t *testing.T) {
+	owner := []PolicyRule{
+		{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{""}, Resources: []string{"configmaps"}},
+		{Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}, APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"roles", "rolebindings"}},
+	}
+	groups := []string{"system:authenticated"}
+	if m := EscalationMessage("bob", groups, owner, []PolicyRule{{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"secrets"}}}, nil); m != "user \"bob\" (groups=[\"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"\"], Resources:[\"secrets\"], Verbs:[\"list\"]}" {
+		t.Errorf("secrets: %s", m)
+	}
+	clusterAdmin := []PolicyRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}, {Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}}
+	if m := EscalationMessage("bob", groups, owner, clusterAdmin, nil); m != "user \"bob\" (groups=[\"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"*\"], Resources:[\"*\"], Verbs:[\"*\"]}\n{NonResourceURLs:[\"*\"], Verbs:[\"*\"]}" {
+		t.Errorf("cluster-admin: %s", m)
+	}
+	if m := EscalationMessage("bob", groups, owner, []PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"configmaps"}}}, nil); m != "" {
+		t.Errorf("subset refused: %s", m)
+	}
+	// verbs of one resource compact into one line; "*/sub" and URL
+	// prefixes cover; names
+	owner = []PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{"apps"}, Resources: []string{"*/scale"}}, {Verbs: []string{"get"}, NonResourceURLs: []string{"/apis/*"}},
+		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"a"}}}
+	m := EscalationMessage("bob", nil, owner, []PolicyRule{
+		{Verbs: []string{"get"}, APIGroups: []string{"apps"}, Resources: []string{"deployments/scale"}},
+		{Verbs: []string{"get"}, NonResourceURLs: []string{"/apis/x"}},
+		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"a"}},
+		{Verbs: []string{"get", "list"}, APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"b"}},
+		{Verbs: []string{"get", "delete"}, APIGroups: []string{""}, Resources: []string{"pods"}},
+	}, []string{"x"})
+	if m != "user \"bob\" (groups=[]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"\"], Resources:[\"pods\"], Verbs:[\"get\" \"delete\"]}\n{APIGroups:[\"\"], Resources:[\"secrets\"], ResourceNames:[\"b\"], Verbs:[\"get\" \"list\"]}; resolution errors: [x]" {
+		t.Errorf("compact: %q", m)
+	}
+}
