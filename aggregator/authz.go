@@ -518,3 +518,87 @@ func authorizeRequest(w http.ResponseWriter, r *http.Request, ri *request.Reques
 	writeForbidden(w, r, attrs, reason)
 	return false
 }
+
+// Authorization modes of --authorization-mode (kube-apiserver's names,
+// pkg/kubeapiserver/authorizer/modes).
+const (
+	ModeAlwaysAllow = "AlwaysAllow"
+	ModeAlwaysDeny  = "AlwaysDeny"
+	ModeRBAC        = "RBAC"
+)
+
+// ParseAuthorizationModes splits kube-apiserver's comma-separated
+// --authorization-mode list ("" means AlwaysAllow). Errors: an unknown
+// mode, or one named twice.
+func ParseAuthorizationModes(list string) ([]string, error) {
+	if strings.TrimSpace(list) == "" {
+		return []string{ModeAlwaysAllow}, nil
+	}
+	var modes []string
+	for _, m := range strings.Split(list, ",") {
+		m = strings.TrimSpace(m)
+		switch m {
+		case ModeAlwaysAllow, ModeAlwaysDeny, ModeRBAC:
+		default:
+			return nil, fmt.Errorf("aggregator: unknown authorization mode %q (want a comma list of RBAC, AlwaysAllow, AlwaysDeny)", m)
+		}
+		if slices.Contains(modes, m) {
+			return nil, fmt.Errorf("aggregator: authorization-mode %q has mode specified more than once", list)
+		}
+		modes = append(modes, m)
+	}
+	return modes, nil
+}
+
+// authorizerFor builds the authorizer of modes: AlwaysAllow alone is
+// AlwaysAllow; otherwise system:masters is allowed first (kube-apiserver's
+// privileged-group authorizer), then the modes are asked in order
+// (UnionAuthorizer). rbac is the RBAC authorizer when modes name RBAC.
+func authorizerFor(modes []string, rbac *RBACAuthorizer) Authorizer {
+	if len(modes) == 1 && modes[0] == ModeAlwaysAllow {
+		return AlwaysAllow{}
+	}
+	var chain UnionAuthorizer
+	for _, m := range modes {
+		switch m {
+		case ModeAlwaysAllow:
+			chain = append(chain, AlwaysAllow{})
+		case ModeAlwaysDeny:
+			chain = append(chain, AlwaysDeny{})
+		case ModeRBAC:
+			chain = append(chain, rbac)
+		}
+	}
+	if len(chain) == 1 {
+		return SystemMastersAuthorizer{Delegate: chain[0]}
+	}
+	return SystemMastersAuthorizer{Delegate: chain}
+}
+
+// UnionAuthorizer asks its authorizers in order: the first Allow or Deny
+// is the answer (with its reason and error); when all have no opinion,
+// the answer is NoOpinion with their non-empty reasons joined by newlines
+// and their errors joined, as upstream's union authorizer
+// (k8s.io/apiserver/pkg/authorization/union).
+type UnionAuthorizer []Authorizer
+
+// Authorize returns the first decision other than NoOpinion.
+func (u UnionAuthorizer) Authorize(ctx context.Context, a Attributes) (Decision, string, error) {
+	var reasons []string
+	var errs []error
+	for _, z := range u {
+		d, reason, err := z.Authorize(ctx, a)
+		if d == DecisionAllow || d == DecisionDeny {
+			return d, reason, err
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if reason != "" {
+			reasons = append(reasons, reason)
+		}
+	}
+	return DecisionNoOpinion, strings.Join(reasons, "\n"), errors.Join(errs...)
+}
+
+var _ Authorizer = UnionAuthorizer(nil)

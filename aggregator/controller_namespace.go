@@ -345,7 +345,7 @@ func (c *namespaceController) deleteAllContent(ctx context.Context, ns *core.Nam
 	if len(contentErrs) > 0 {
 		newConds = append(newConds, core.NamespaceCondition{Type: NamespaceDeletionContentFailure, Status: "True",
 			LastTransitionTime: now, Reason: "ContentDeletionFailed",
-			Message: fmt.Sprintf("Failed to delete all resource types, %d remaining: %s", len(contentErrs), aggregateMessage(contentErrs))})
+			Message: fmt.Sprintf("Failed to delete all resource types, %d remaining: %s", len(contentErrs), aggregateMessage(errorTexts(contentErrs)))})
 	}
 	if conds, changed := mergeNamespaceConditions(ns.Status.Conditions, newConds, now); changed {
 		ns.Status.Conditions = conds
@@ -390,21 +390,6 @@ func mergeNamespaceConditions(old, newConds []core.NamespaceCondition, now meta.
 	a, _ := json.Marshal(out)
 	b, _ := json.Marshal(old)
 	return out, !bytes.Equal(a, b)
-}
-
-// aggregateMessage is utilerrors.NewAggregate(errs).Error(): one message
-// alone, several (duplicates dropped) as "[a, b]".
-func aggregateMessage(errs []error) string {
-	var msgs []string
-	for _, e := range errs {
-		if m := e.Error(); !slices.Contains(msgs, m) {
-			msgs = append(msgs, m)
-		}
-	}
-	if len(msgs) == 1 {
-		return msgs[0]
-	}
-	return "[" + strings.Join(msgs, ", ") + "]"
 }
 
 // deleteOptionsBackground is the body of the controller's deletes.
@@ -686,4 +671,13 @@ func (q *nsQueue) shutdown() {
 		q.closed = true
 		q.broadcastLocked()
 	}
+}
+
+// errorTexts returns the messages of errs, for aggregateMessage.
+func errorTexts(errs []error) []string {
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = e.Error()
+	}
+	return out
 }

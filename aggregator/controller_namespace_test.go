@@ -312,10 +312,10 @@ func TestNamespaceConditionsKeepTransitionTime(t *testing.T) {
 		t.Error("changed with the same conditions")
 	}
 	errs := []error{fmt.Errorf("a"), fmt.Errorf("b"), fmt.Errorf("a")}
-	if got := aggregateMessage(errs); got != "[a, b]" {
+	if got := aggregateMessage(errorTexts(errs)); got != "[a, b]" {
 		t.Errorf("aggregate: %q", got)
 	}
-	if got := aggregateMessage(errs[:1]); got != "a" {
+	if got := aggregateMessage(errorTexts(errs[:1])); got != "a" {
 		t.Errorf("aggregate of one: %q", got)
 	}
 }

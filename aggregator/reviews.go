@@ -381,9 +381,10 @@ func (h *reviewHandler) selfSubjectAccessReview(w http.ResponseWriter, r *http.R
 }
 
 // selfSubjectRulesReview mirrors selfsubjectrulesreview/rest.go with the
-// rules the built-in authorizers report (authorizerfactory/builtin.go):
-// AlwaysAllow lists "*" for everything, AlwaysDeny nothing; any other
-// Authorizer cannot list rules, so the answer is empty and incomplete. As
+// rules the authorizers list (RuleResolver): AlwaysAllow "*" for
+// everything, AlwaysDeny nothing, RBAC the rules of the caller's roles;
+// an Authorizer that cannot list rules adds nothing and makes the answer
+// incomplete. As
 // upstream, the answer is a new object: empty metadata (no managedFields)
 // and `spec: {}`, whatever the request carried.
 func (h *reviewHandler) selfSubjectRulesReview(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -399,18 +400,17 @@ func (h *reviewHandler) selfSubjectRulesReview(w http.ResponseWriter, r *http.Re
 	if rr.Spec.Namespace == "" {
 		return nil, meta.NewBadRequest("no namespace on request")
 	}
-	st := authorization.SubjectRulesReviewStatus{ResourceRules: []authorization.ResourceRule{}, NonResourceRules: []authorization.NonResourceRule{}}
-	delegate := h.authz.(ImpersonationAuthorizer).Delegate
-	if sm, ok := delegate.(SystemMastersAuthorizer); ok {
-		delegate = sm.Delegate
+	u, _ := request.UserFrom(r.Context())
+	res, nonRes, incomplete, err := rulesOf(h.authz, u, rr.Spec.Namespace)
+	if res == nil {
+		res = []authorization.ResourceRule{}
 	}
-	switch delegate.(type) {
-	case AlwaysAllow:
-		st.ResourceRules = []authorization.ResourceRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}}
-		st.NonResourceRules = []authorization.NonResourceRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}}
-	case AlwaysDeny:
-	default:
-		st.Incomplete = true
+	if nonRes == nil {
+		nonRes = []authorization.NonResourceRule{}
+	}
+	st := authorization.SubjectRulesReviewStatus{ResourceRules: res, NonResourceRules: nonRes, Incomplete: incomplete}
+	if err != nil {
+		st.EvaluationError = err.Error()
 	}
 	return &authorization.SelfSubjectRulesReview{
 		TypeMeta: meta.TypeMeta{Kind: "SelfSubjectRulesReview", APIVersion: "authorization.k8s.io/v1"},

@@ -25,6 +25,7 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/authorization"
 	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/apis/rbac"
 	"github.com/aggsim/aggsim/registry/negotiation"
 	"github.com/aggsim/aggsim/registry/rest"
 	"github.com/aggsim/aggsim/registry/storage"
@@ -75,8 +76,10 @@ type Options struct {
 	RequestHeader *RequestHeaderOptions
 	// Anonymous serves requests without credentials as system:anonymous.
 	Anonymous bool
-	// AuthorizationMode is AlwaysAllow (default) or AlwaysDeny; Authorizer,
-	// when set, takes precedence.
+	// AuthorizationMode is kube-apiserver's --authorization-mode: a comma
+	// list of RBAC, AlwaysAllow and AlwaysDeny asked in order, the first
+	// Allow or Deny winning (ParseAuthorizationModes); empty means
+	// AlwaysAllow. Authorizer, when set, takes precedence.
 	AuthorizationMode string
 	// Authorizer decides every request (and SubjectAccessReviews).
 	Authorizer Authorizer
@@ -217,6 +220,15 @@ type Server struct {
 	// post-start hooks (health.go).
 	hooks startHooks
 
+	// rbac is the RBAC authorizer when --authorization-mode names RBAC
+	// (nil otherwise), fed by rbacInformers.
+	rbac          *RBACAuthorizer
+	rbacInformers []*Informer
+	// clusterRoles feeds aggregator, which keeps aggregated ClusterRoles'
+	// rules (controller_aggregation.go).
+	clusterRoles *Informer
+	aggregator   *clusterRoleAggregator
+
 	// reviews answers TokenReviews and access reviews
 	// (reviews.go); extensionAuth writes the
 	// extension-apiserver-authentication ConfigMap (extension_configmap.go).
@@ -250,16 +262,17 @@ func New(opts Options) (*Server, error) {
 	if opts.AvailabilityCheckInterval == 0 {
 		opts.AvailabilityCheckInterval = DefaultAvailabilityCheckInterval
 	}
+	var rbacAuthz *RBACAuthorizer
 	authz := opts.Authorizer
 	if authz == nil {
-		switch opts.AuthorizationMode {
-		case "", "AlwaysAllow":
-			authz = AlwaysAllow{}
-		case "AlwaysDeny":
-			authz = SystemMastersAuthorizer{Delegate: AlwaysDeny{}}
-		default:
-			return nil, fmt.Errorf("aggregator: unknown authorization mode %q (want AlwaysAllow or AlwaysDeny)", opts.AuthorizationMode)
+		modes, err := ParseAuthorizationModes(opts.AuthorizationMode)
+		if err != nil {
+			return nil, err
 		}
+		if slices.Contains(modes, ModeRBAC) {
+			rbacAuthz = NewRBACAuthorizer()
+		}
+		authz = authorizerFor(modes, rbacAuthz)
 	}
 	var tokens *TokenFile
 	if opts.TokenAuthFile != "" {
@@ -272,10 +285,15 @@ func New(opts Options) (*Server, error) {
 	if err := ensureServiceIPRange(opts.Storage); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, logger: logger, now: now, ready: make(chan struct{}), hooks: newStartHooks()}
+	s := &Server{opts: opts, logger: logger, now: now, ready: make(chan struct{}), hooks: newStartHooks(), rbac: rbacAuthz}
+	var admit func(context.Context, registry.ResourceInfo, meta.Object, meta.Object) error
+	if rbacAuthz != nil { // escalation prevention (rbac_escalation.go)
+		admit = rbacEscalationCheck(authz, rbacAuthz)
+	}
 	s.api = rest.NewAPI(opts.Storage, append(registry.Strategies(now), registry.ReviewStrategies()...), registry.StoreOptions{
 		Clock:  now,
 		Logger: logger,
+		Admit:  admit,
 		NamespaceTerminating: func(ctx context.Context, ns string) (bool, bool, error) {
 			obj, err := s.api.Store(meta.GroupResource{Resource: "namespaces"}).Get(ctx, "", ns)
 			if err == nil {
@@ -293,6 +311,16 @@ func New(opts Options) (*Server, error) {
 	s.endpoints = NewInformer(s.api.Store(meta.GroupResource{Resource: "endpoints"}), logger)
 	s.flowSchemas = NewInformer(s.api.Store(flowSchemasResource), logger)
 	s.priorityLevels = NewInformer(s.api.Store(priorityLevelsResource), logger)
+	// ClusterRole aggregation (controller_aggregation.go), in every mode
+	s.clusterRoles = NewInformer(s.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: "clusterroles"}), logger)
+	s.aggregator = newClusterRoleAggregator(s.clusterRoles, loopback{api: s.api}, logger)
+	if rbacAuthz != nil { // RBAC objects feed the authorizer's index
+		for _, res := range rbacResources {
+			inf := NewInformer(s.api.Store(res), logger)
+			inf.AddHandler(rbacAuthz.OnChange)
+			s.rbacInformers = append(s.rbacInformers, inf)
+		}
+	}
 	loop := loopback{api: s.api}
 	s.apfProducer = &apfProducer{api: s.api, client: loop, logger: logger, now: now, interval: opts.APFEnsureInterval}
 	if s.apfProducer.interval <= 0 {
@@ -331,6 +359,13 @@ func New(opts Options) (*Server, error) {
 	s.installStaticRoutes()
 	// Review resources and the extension-apiserver-authentication writer.
 	s.reviews = newReviewHandler(tokens, authz, logger, now)
+	var impersonators []string
+	if rbacAuthz != nil {
+		// RBAC decides who may impersonate (cluster-admin, and
+		// system:masters ahead of it), as upstream
+		impersonators = []string{}
+		s.reviews.authz = ImpersonationAuthorizer{ImpersonatorGroups: impersonators, Delegate: authz}
+	}
 	s.builtin = &builtinAPI{API: s.api, reviews: s.reviews}
 	s.extensionAuth = newExtensionAuthWriter(s)
 	s.apiHandlers = &apiHandlerManager{
@@ -353,10 +388,11 @@ func New(opts Options) (*Server, error) {
 			RequestHeader: opts.RequestHeader,
 			Anonymous:     opts.Anonymous,
 		},
-		Authorizer:     authz,
-		RequestTimeout: opts.RequestTimeout,
-		Observer:       requestMetrics{s}, // request metrics, metrics.go
-		Logger:         logger,
+		Authorizer:         authz,
+		ImpersonatorGroups: impersonators,
+		RequestTimeout:     opts.RequestTimeout,
+		Observer:           requestMetrics{s}, // request metrics, metrics.go
+		Logger:             logger,
 	})
 	if ControllerEnabled("namespace", opts.Controllers) {
 		s.namespaces = NewInformer(s.api.Store(meta.GroupResource{Resource: "namespaces"}), logger)
@@ -388,7 +424,14 @@ func (s *Server) Ready() <-chan struct{} { return s.ready }
 func (s *Server) Run(ctx context.Context) {
 	// The bootstrap objects are written together (see createMissing).
 	var boot sync.WaitGroup
-	boot.Add(4)
+	boot.Add(5)
+	namespacesDone := make(chan struct{})
+	go func() {
+		defer boot.Done()
+		if err := s.ensureBootstrapPolicy(ctx, namespacesDone); err != nil { // rbac_bootstrap.go
+			s.logger.Error("write the bootstrap RBAC policy", "err", err)
+		}
+	}()
 	go func() {
 		defer boot.Done()
 		// Created here when missing; brought up to date (a new port)
@@ -406,6 +449,7 @@ func (s *Server) Run(ctx context.Context) {
 	}()
 	go func() {
 		defer boot.Done()
+		defer close(namespacesDone)
 		if err := s.ensureSystemNamespaces(ctx); err != nil {
 			s.logger.Error("create system namespaces", "err", err)
 			return
@@ -429,7 +473,7 @@ func (s *Server) Run(ctx context.Context) {
 			s.logger.Error("update the kubernetes Service", "err", err)
 		}
 	}()
-	for _, inf := range []*Informer{s.services, s.endpoints, s.apiServices} {
+	for _, inf := range append([]*Informer{s.services, s.endpoints, s.apiServices}, s.rbacInformers...) {
 		wg.Add(1)
 		go func() { defer wg.Done(); inf.Run(ctx) }()
 	}
@@ -454,7 +498,7 @@ func (s *Server) Run(ctx context.Context) {
 			return
 		}
 		var apf sync.WaitGroup
-		for _, run := range []func(context.Context){s.flowSchemas.Run, s.priorityLevels.Run, s.apfConsumer.Run, s.apfProducer.Run} {
+		for _, run := range []func(context.Context){s.flowSchemas.Run, s.priorityLevels.Run, s.apfConsumer.Run, s.apfProducer.Run, s.clusterRoles.Run, s.aggregator.Run} {
 			apf.Add(1)
 			go func() { defer apf.Done(); run(ctx) }()
 		}
@@ -478,7 +522,11 @@ func (s *Server) Run(ctx context.Context) {
 	}
 	close(s.hooks.controllers)
 	go func() {
-		for _, ch := range []<-chan struct{}{s.services.Synced(), s.endpoints.Synced(), s.apiServices.Synced(), s.discovery.Synced()} {
+		synced := []<-chan struct{}{s.services.Synced(), s.endpoints.Synced(), s.apiServices.Synced(), s.discovery.Synced()}
+		for _, inf := range s.rbacInformers { // RBAC decides nothing before its index is loaded
+			synced = append(synced, inf.Synced())
+		}
+		for _, ch := range synced {
 			select {
 			case <-ch:
 			case <-ctx.Done():
@@ -509,6 +557,7 @@ func (s *Server) localAPIServices() []*apiregistration.APIService {
 		// groups of the delegated-authentication surface (builtin-priorities.txt):
 		authentication.GroupAuthentication: {17700, 15}, authorization.GroupAuthorization: {17600, 15},
 		registry.GroupAdmissionRegistration: {16700, 15}, registry.GroupFlowControl: {16100, 21},
+		registry.GroupRBAC: {17000, 15},
 	}
 	var out []*apiregistration.APIService
 	for _, gv := range s.api.GroupVersions() {

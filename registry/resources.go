@@ -21,7 +21,8 @@ const (
 // itself: apiservices, then the core subset (namespaces, services,
 // endpoints, configmaps), then the admissionregistration.k8s.io/v1 and
 // flowcontrol.apiserver.k8s.io/v1 resources a k8s.io/apiserver backend
-// lists and watches (AdmissionStrategies, FlowControlStrategies). now is the clock for timestamps the strategies
+// lists and watches (AdmissionStrategies, FlowControlStrategies), and
+// rbac.authorization.k8s.io/v1 (RBACStrategies). now is the clock for timestamps the strategies
 // set (the Local condition) and for AGE cells; nil means time.Now.
 func Strategies(now func() time.Time) []Strategy {
 	out := []Strategy{
@@ -32,7 +33,8 @@ func Strategies(now func() time.Time) []Strategy {
 		ConfigMapStrategy{Now: now},
 	}
 	out = append(out, AdmissionStrategies(now)...)
-	return append(out, FlowControlStrategies(now)...)
+	out = append(out, FlowControlStrategies(now)...)
+	return append(out, RBACStrategies(now)...)
 }
 
 // nowOr returns f() or time.Now() when f is nil.

@@ -108,6 +108,10 @@ func TestStrategiesInfo(t *testing.T) {
 		"validatingadmissionpolicybindings": "ValidatingAdmissionPolicyBinding cluster [] [api-extensions] ",
 		"flowschemas":                       "FlowSchema cluster [] [] status",
 		"prioritylevelconfigurations":       "PriorityLevelConfiguration cluster [] [] status",
+		"clusterrolebindings":               "ClusterRoleBinding cluster [] [] ",
+		"clusterroles":                      "ClusterRole cluster [] [] ",
+		"rolebindings":                      "RoleBinding namespaced [] [] ",
+		"roles":                             "Role namespaced [] [] ",
 	}
 	for _, s := range Strategies(nil) {
 		i := s.Info()

@@ -46,6 +46,12 @@ type StoreOptions struct {
 	// BookmarkInterval is how often a watch with allowWatchBookmarks sends
 	// a BOOKMARK event; zero means one minute (as upstream's watch cache).
 	BookmarkInterval time.Duration
+	// Admit, when set, is asked about every create (old nil) and every
+	// update of the main resource, after the strategy prepared the object
+	// and before it is validated, as upstream's policy-based RBAC storage
+	// wraps Create and Update (escalation checks); an error refuses the
+	// write as it is.
+	Admit func(ctx context.Context, info ResourceInfo, obj, old meta.Object) error
 }
 
 // MergeKeysOf derives the strategic-merge-patch keys of a wire type from
@@ -110,6 +116,7 @@ type Store struct {
 	clock    func() time.Time
 	nsExists func(ctx context.Context, ns string) (bool, error)
 	nsTerm   func(ctx context.Context, ns string) (exists, terminating bool, err error)
+	admit    func(ctx context.Context, info ResourceInfo, obj, old meta.Object) error
 	log      *slog.Logger
 	bookmark time.Duration
 	// mergeKeys are the strategic-merge-patch keys of the resource
@@ -175,6 +182,7 @@ func NewStore(st storage.Storage, s Strategy, opts StoreOptions) *Store {
 		clock:    opts.Clock,
 		nsExists: opts.NamespaceExists,
 		nsTerm:   opts.NamespaceTerminating,
+		admit:    opts.Admit,
 		log:      opts.Logger,
 		bookmark: opts.BookmarkInterval,
 		started:  st.Revision(),
@@ -687,6 +695,11 @@ func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error
 	if keptStatus != nil {
 		obj.(*GenericObject).Status = keptStatus
 	}
+	if s.admit != nil {
+		if err := s.admit(ctx, s.info, obj, nil); err != nil {
+			return nil, err
+		}
+	}
 	generated := false
 	if m.Name == "" && m.GenerateName != "" {
 		m.Name = generateName(m.GenerateName)
@@ -910,6 +923,11 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64
 		}
 	default:
 		s.strategy.PrepareForUpdate(obj, old)
+		if s.admit != nil {
+			if err := s.admit(ctx, s.info, obj, old); err != nil {
+				return nil, err
+			}
+		}
 		unlock, aerrs, err := s.allocate(ctx, obj, old)
 		if err != nil {
 			return nil, err

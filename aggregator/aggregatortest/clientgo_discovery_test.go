@@ -226,6 +226,12 @@ var cgWantResources = map[string][]string{
 		"selfsubjectrulesreviews SelfSubjectRulesReview cluster verbs=create singular=selfsubjectrulesreview",
 		"subjectaccessreviews SubjectAccessReview cluster verbs=create singular=subjectaccessreview",
 	},
+	"rbac.authorization.k8s.io/v1": {
+		"clusterrolebindings ClusterRoleBinding cluster " + cgAllVerbs + " singular=clusterrolebinding",
+		"clusterroles ClusterRole cluster " + cgAllVerbs + " singular=clusterrole",
+		"rolebindings RoleBinding namespaced " + cgAllVerbs + " singular=rolebinding",
+		"roles Role namespaced " + cgAllVerbs + " singular=role",
+	},
 	"admissionregistration.k8s.io/v1": {
 		"mutatingwebhookconfigurations MutatingWebhookConfiguration cluster " + cgAllVerbs + " singular=mutatingwebhookconfiguration categories=api-extensions",
 		"validatingadmissionpolicies ValidatingAdmissionPolicy cluster " + cgAllVerbs + " singular=validatingadmissionpolicy categories=api-extensions",
@@ -269,6 +275,7 @@ var cgWantGroups = []string{
 	"apiregistration.k8s.io: v1 (preferred v1)",
 	"authentication.k8s.io: v1 (preferred v1)",
 	"authorization.k8s.io: v1 (preferred v1)",
+	"rbac.authorization.k8s.io: v1 (preferred v1)",
 	"admissionregistration.k8s.io: v1 (preferred v1)",
 	"flowcontrol.apiserver.k8s.io: v1 (preferred v1)",
 	"zoo.example.com: v2beta1,v1 (preferred v2beta1)",
@@ -314,7 +321,7 @@ func cgResourceLists(lists []*metav1.APIResourceList) ([]string, map[string][]st
 // as cgWantGroups, versions in each group by priority).
 var cgWantGVOrder = []string{
 	"v1", "apiregistration.k8s.io/v1", "authentication.k8s.io/v1", "authorization.k8s.io/v1",
-	"admissionregistration.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1",
+	"rbac.authorization.k8s.io/v1", "admissionregistration.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1",
 	"zoo.example.com/v2beta1", "zoo.example.com/v1", "wardle.example.com/v1alpha1", "wardle.example.com/v1beta1",
 }
 
@@ -406,6 +413,7 @@ func TestClientGoDiscovery(t *testing.T) {
 				"apiregistration.k8s.io/v1: apiservices",
 				"authentication.k8s.io/v1: selfsubjectreviews,tokenreviews",
 				"authorization.k8s.io/v1: localsubjectaccessreviews,selfsubjectaccessreviews,selfsubjectrulesreviews,subjectaccessreviews",
+				"rbac.authorization.k8s.io/v1: clusterrolebindings,clusterroles,rolebindings,roles",
 				"admissionregistration.k8s.io/v1: mutatingwebhookconfigurations,validatingadmissionpolicies,validatingadmissionpolicybindings,validatingwebhookconfigurations",
 				"flowcontrol.apiserver.k8s.io/v1: flowschemas,prioritylevelconfigurations",
 				"zoo.example.com/v2beta1: animals,cages",
@@ -541,8 +549,8 @@ func TestClientGoRESTMapper(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantGroups := slices.Clone(cgWantGroups)
-	wantGroups[6] = "zoo.example.com: v2beta1 (preferred v2beta1)"
-	wantGroups[7] = "wardle.example.com: v1beta1 (preferred v1beta1)"
+	wantGroups[7] = "zoo.example.com: v2beta1 (preferred v2beta1)"
+	wantGroups[8] = "wardle.example.com: v1beta1 (preferred v1beta1)"
 	if got := cgGroups(groups); !slices.Equal(got, wantGroups) {
 		t.Errorf("groups after delete:\n got %q\nwant %q", got, wantGroups)
 	}

@@ -19,6 +19,7 @@ apiregistration.k8s.io/v1
 authentication.k8s.io/v1
 authorization.k8s.io/v1
 flowcontrol.apiserver.k8s.io/v1
+rbac.authorization.k8s.io/v1
 v1
 wardle.example.com/v1alpha1
 wardle.example.com/v1beta1
@@ -42,6 +43,10 @@ selfsubjectrulesreviews                          authorization.k8s.io/v1        
 subjectaccessreviews                             authorization.k8s.io/v1           false        SubjectAccessReview
 flowschemas                                      flowcontrol.apiserver.k8s.io/v1   false        FlowSchema
 prioritylevelconfigurations                      flowcontrol.apiserver.k8s.io/v1   false        PriorityLevelConfiguration
+clusterrolebindings                              rbac.authorization.k8s.io/v1      false        ClusterRoleBinding
+clusterroles                                     rbac.authorization.k8s.io/v1      false        ClusterRole
+rolebindings                                     rbac.authorization.k8s.io/v1      true         RoleBinding
+roles                                            rbac.authorization.k8s.io/v1      true         Role
 fischers                                         wardle.example.com/v1alpha1       false        Fischer
 flunders                            fl           wardle.example.com/v1alpha1       true         Flunder
 `

@@ -71,7 +71,8 @@ func TestReferenceCaptures(t *testing.T) {
 	// namespace controller by default, which removes an empty namespace
 	// within milliseconds, so the suite turns it off, as the reference had
 	// it off.
-	srv := startServe(t, dataDir, "--controllers=-namespace")
+	// The reference runs --authorization-mode=RBAC (shared/reference/up.sh).
+	srv := startServe(t, dataDir, "--controllers=-namespace", "--authorization-mode=RBAC")
 	target := &refsuite.Target{
 		Name: "aggsim", URL: srv.URL, Kubeconfig: srv.Kubeconfig,
 		CAFile:   filepath.Join(dataDir, "pki", "ca.crt"),

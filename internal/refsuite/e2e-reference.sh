@@ -45,9 +45,10 @@ RUN="$REF_RUN/ref" API_PORT=$REF_API_PORT ETCD_PORT=$REF_ETCD_PORT ETCD_PEER_POR
   NO_BACKEND=1 APISERVER="$REFERENCE_BIN" "$REFERENCE_DIR/up.sh"
 
 # --controllers=-namespace: the reference runs without kube-controller-manager,
-# so a deleted namespace stays Terminating there (scenario ns-delete).
+# so a deleted namespace stays Terminating there (scenario ns-delete); it runs
+# --authorization-mode=RBAC (shared/reference/up.sh).
 "$REF_RUN/bin/aggsim" serve --data-dir "$REF_RUN/aggsim-data" --secure-port "$REF_AGGSIM_PORT" \
-  --controllers=-namespace > "$REF_RUN/aggsim.log" 2>&1 &
+  --controllers=-namespace --authorization-mode=RBAC > "$REF_RUN/aggsim.log" 2>&1 &
 AGG_PID=$!
 PKI=$REF_RUN/aggsim-data/pki
 for _ in $(seq 1 300); do

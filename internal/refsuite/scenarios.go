@@ -14,6 +14,7 @@ func Scenarios() []Scenario {
 		apiServiceScenarios,
 		admissionScenarios,
 		flowControlScenarios,
+		rbacScenarios,
 		reviewScenarios,
 		discoveryScenarios,
 		openAPIScenarios,

@@ -51,8 +51,16 @@ func TestProtobufKinds(t *testing.T) {
 			t.Errorf("no schema for %v", k)
 		}
 	}
-	if len(protobufKinds) != 22 {
-		t.Errorf("%d kinds, want 22: %v", len(protobufKinds), protobufKinds)
+	// The RBAC kinds and lists.
+	for _, k := range []string{"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"} {
+		for _, kind := range []string{k, k + "List"} {
+			if protobufKinds[pbKindKey{"rbac.authorization.k8s.io/v1", kind}] == nil {
+				t.Errorf("no schema for %s", kind)
+			}
+		}
+	}
+	if len(protobufKinds) != 30 {
+		t.Errorf("%d kinds, want 30: %v", len(protobufKinds), protobufKinds)
 	}
 	if protobufSchemaFor("apiregistration.k8s.io/v1", "Status") != pbStatus || protobufSchemaFor("meta.k8s.io/v1", "DeleteOptions") != pbDeleteOptions {
 		t.Error("Status and DeleteOptions are not served in every v1")

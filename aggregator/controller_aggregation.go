@@ -1,0 +1,83 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/url"
+	"slices"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/apis/rbac"
+)
+
+// clusterRoleAggregator keeps the rules of every ClusterRole with an
+// aggregationRule equal to the rules of the ClusterRoles its selectors
+// pick (rbac.AggregateRules), as kube-controller-manager's
+// clusterrole-aggregation controller does: on every ClusterRole change
+// all aggregated roles are recomputed, and those whose rules differ are
+// applied (server-side apply, field manager
+// clusterrole-aggregation-controller, forced), so view, edit and admin
+// grant what roles labelled rbac.authorization.k8s.io/aggregate-to-* add
+// within moments. Chains (edit aggregated into admin) settle as each
+// write triggers the next pass.
+type clusterRoleAggregator struct {
+	roles  *Informer
+	client loopback
+	logger *slog.Logger
+	kick   chan struct{}
+}
+
+// newClusterRoleAggregator registers its handler on roles (before the
+// informer runs).
+func newClusterRoleAggregator(roles *Informer, client loopback, logger *slog.Logger) *clusterRoleAggregator {
+	c := &clusterRoleAggregator{roles: roles, client: client, logger: logger, kick: make(chan struct{}, 1)}
+	roles.AddHandler(func(_, _ meta.Object) {
+		select {
+		case c.kick <- struct{}{}:
+		default: // a pass is pending already
+		}
+	})
+	return c
+}
+
+// Run recomputes the aggregated ClusterRoles after every change until ctx
+// ends.
+func (c *clusterRoleAggregator) Run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.kick:
+			c.sync(ctx)
+		}
+	}
+}
+
+// sync applies the aggregated rules of every ClusterRole whose rules
+// differ from them.
+func (c *clusterRoleAggregator) sync(ctx context.Context) {
+	var roles []*rbac.ClusterRole
+	for _, o := range c.roles.List() {
+		if r, ok := o.(*rbac.ClusterRole); ok {
+			roles = append(roles, r)
+		}
+	}
+	for _, r := range roles {
+		if r.AggregationRule == nil {
+			continue
+		}
+		want := rbac.AggregateRules(r, roles)
+		if slices.EqualFunc(want, r.Rules, func(a, b rbac.PolicyRule) bool { return rbac.RulesEqual(&a, &b) }) {
+			continue
+		}
+		body, _ := json.Marshal(map[string]any{
+			"apiVersion": rbac.GroupRBAC + "/v1", "kind": "ClusterRole",
+			"metadata": map[string]string{"name": r.Name}, "rules": want,
+		})
+		q := url.Values{"fieldManager": {"clusterrole-aggregation-controller"}, "force": {"true"}}.Encode()
+		if err := c.client.do(ctx, "PATCH", "/apis/rbac.authorization.k8s.io/v1/clusterroles/"+url.PathEscape(r.Name), q, "application/apply-patch+yaml", body); err != nil {
+			c.logger.Warn("aggregate ClusterRole", "name", r.Name, "err", err)
+		}
+	}
+}
