@@ -51,8 +51,8 @@ func TestProtobufKinds(t *testing.T) {
 			t.Errorf("no schema for %v", k)
 		}
 	}
-	if len(protobufKinds) != 22 {
-		t.Errorf("%d kinds, want 22: %v", len(protobufKinds), protobufKinds)
+	if len(protobufKinds) != 28 {
+		t.Errorf("%d kinds, want 28: %v", len(protobufKinds), protobufKinds)
 	}
 	if protobufSchemaFor("apiregistration.k8s.io/v1", "Status") != pbStatus || protobufSchemaFor("meta.k8s.io/v1", "DeleteOptions") != pbDeleteOptions {
 		t.Error("Status and DeleteOptions are not served in every v1")

@@ -26,7 +26,7 @@ func main() {
 	refURL := flag.String("reference-url", "", "the reference's base URL, https://127.0.0.1:<API_PORT>")
 	aggData := flag.String("aggsim-data-dir", "", "aggsim's --data-dir (kubeconfig, pki/)")
 	aggURL := flag.String("aggsim-url", "", "aggsim's base URL")
-	capture := flag.String("capture", "", "write the reference's transcripts to this folder")
+	capture := flag.String("capture", "", "write the reference's transcripts to this folder (with -run, only those scenarios')")
 	work := flag.String("work", "", "folder for the kubectl HOMEs (default: a temporary folder)")
 	parallel := flag.Int("parallel", 4, "scenarios played at once against each server")
 	run := flag.String("run", "", "only scenarios whose name contains this")
@@ -123,9 +123,14 @@ func mainErr(refRun, refURL, aggData, aggURL, capture, work string, parallel int
 	}
 	if capture != "" {
 		if run != "" {
-			return fmt.Errorf("-capture writes the whole catalogue: do not combine it with -run")
-		}
-		if err := refsuite.WriteCaptures(capture, refT); err != nil {
+			// Only the scenarios played: rewrite their captures, keep
+			// the others.
+			for name, tr := range refT {
+				if err := os.WriteFile(filepath.Join(capture, name+refsuite.CaptureExt), []byte(tr), 0o644); err != nil {
+					return err
+				}
+			}
+		} else if err := refsuite.WriteCaptures(capture, refT); err != nil {
 			return err
 		}
 		fmt.Printf("wrote %d reference transcripts to %s\n", len(refT), capture)
