@@ -64,8 +64,9 @@ e2e-sample-apiserver:
 # The differential suite (issue 20, internal/refsuite): every scenario played
 # against the real kube-apiserver 1.33 (the cached binary, or built once by
 # $(REFERENCE_DIR)/build/build.sh) and a fresh aggsim built from this tree,
-# on fixed loopback ports; prints same/differs per scenario and "N/M
-# scenarios equal". capture-reference also writes the reference's
+# on fixed loopback ports; prints same/deliberate/differs per scenario and
+# "N/M scenarios equal to the reference or deliberately different" (the
+# deliberate ones: testdata/reference/deliberate-differences.txt). capture-reference also writes the reference's
 # normalised answers to testdata/reference/, which `make test` compares
 # with (cmd/aggsim TestReferenceCaptures).
 REFERENCE_DIR      ?= ../shared/reference

@@ -122,10 +122,10 @@ func buildOpenAPIDocs() *openAPIDocSet {
 			// writes the object (namespaces/finalize).
 			r.Subresources = append(r.Subresources, openapi.Subresource{Name: sub.Name, Kind: sub.Kind, Connect: sub.Kind != info.Kind})
 		}
-		// Upstream's DELETE of a Service answers the deleted Service (its
-		// REST storage returns the object) and its operation documents
-		// that; the others document a Status (namespaces' too).
-		r.DeleteReturnsObject = info.Group == "" && info.Resource == "services"
+		// Upstream's DELETE of a Service or ResourceQuota answers the
+		// deleted object (its REST storage returns it) and its operation
+		// documents that; the others document a Status (namespaces' too).
+		r.DeleteReturnsObject = info.Group == "" && (info.Resource == "services" || info.Resource == "resourcequotas")
 		r.AggregatorOwn = info.Group == apiregistration.GroupAPIRegistration
 		resources = append(resources, r)
 	}

@@ -60,6 +60,16 @@ func TestValidateService(t *testing.T) {
 		{"bad protocol", svc("api", func(s *core.Service) { s.Spec.Ports[0].Protocol = "HTTP" }), []string{`spec.ports[0].protocol: Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"`}},
 		{"bad type", svc("api", func(s *core.Service) { s.Spec.Type = "Magic" }), []string{`spec.type: Unsupported value: "Magic": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"`}},
 		{"nodePort on ClusterIP", svc("api", func(s *core.Service) { s.Spec.Ports[0].NodePort = 30001 }), []string{"spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"}},
+		// kube-apiserver 1.33.13 (kubectl create -f - --validate=false with these specs):
+		{"externalTrafficPolicy on ClusterIP", svc("api", func(s *core.Service) {
+			s.Spec.ExternalTrafficPolicy, s.Spec.HealthCheckNodePort = "Local", 31000
+		}), []string{`spec.externalTrafficPolicy: Invalid value: "Local": may only be set for externally-accessible services`,
+			"spec.healthCheckNodePort: Invalid value: 31000: may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"}},
+		{"traffic policy values", svc("api", func(s *core.Service) {
+			bar := "Bar"
+			s.Spec.Type, s.Spec.ExternalTrafficPolicy, s.Spec.InternalTrafficPolicy = core.ServiceTypeNodePort, "Foo", &bar
+		}), []string{`spec.externalTrafficPolicy: Unsupported value: "Foo": supported values: "Cluster", "Local"`,
+			`spec.internalTrafficPolicy: Unsupported value: "Bar": supported values: "Cluster", "Local"`}},
 		{"named targetPort", svc("api", func(s *core.Service) { s.Spec.Ports[0].TargetPort = core.FromString("Bad_Port") }), []string{
 			`spec.ports[0].targetPort: Invalid value: "Bad_Port": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)`}},
 	}

@@ -406,7 +406,10 @@ func TestClientGoAPIServiceCRUD(t *testing.T) {
 		t.Fatal(err)
 	}
 	wrote(watch.Modified, statusPatched)
-	if got, want := cgCondition(t, statusPatched), []string{"Available=False ServiceNotFound", "Custom=True Tested"}; !reflect.DeepEqual(got, want) {
+	// kube-apiserver 1.33.13 puts the patch's new condition first (kubectl
+	// patch apiservice --subresource=status --type=strategic: "Custom
+	// Available"), as strategicpatch orders merged lists.
+	if got, want := cgCondition(t, statusPatched), []string{"Custom=True Tested", "Available=False ServiceNotFound"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("strategic merge patch on status: conditions %q; want %q", got, want)
 	}
 	if vp := cgInt(t, statusPatched, "spec", "versionPriority"); vp != 20 || statusPatched.GetGeneration() != 0 {
@@ -416,7 +419,7 @@ func TestClientGoAPIServiceCRUD(t *testing.T) {
 	// UpdateStatus: status changes, spec in the body is ignored.
 	us := statusPatched.DeepCopy()
 	conds := cgConditions(t, us)
-	conds[1].(map[string]any)["status"] = "False"
+	conds[0].(map[string]any)["status"] = "False"
 	_ = unstructured.SetNestedSlice(us.Object, conds, "status", "conditions")
 	_ = unstructured.SetNestedField(us.Object, int64(77), "spec", "versionPriority")
 	statusUpdated, err := apis.UpdateStatus(ctx, us, metav1.UpdateOptions{})
@@ -424,7 +427,7 @@ func TestClientGoAPIServiceCRUD(t *testing.T) {
 		t.Fatal(err)
 	}
 	wrote(watch.Modified, statusUpdated)
-	if got, want := cgCondition(t, statusUpdated), []string{"Available=False ServiceNotFound", "Custom=False Tested"}; !reflect.DeepEqual(got, want) {
+	if got, want := cgCondition(t, statusUpdated), []string{"Custom=False Tested", "Available=False ServiceNotFound"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("UpdateStatus: conditions %q; want %q", got, want)
 	}
 	if vp := cgInt(t, statusUpdated, "spec", "versionPriority"); vp != 20 {

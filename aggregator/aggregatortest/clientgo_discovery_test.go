@@ -205,9 +205,13 @@ var cgWantResources = map[string][]string{
 	"v1": {
 		"configmaps ConfigMap namespaced " + cgAllVerbs + " singular=configmap short=cm",
 		"endpoints Endpoints namespaced " + cgAllVerbs + " singular=endpoints short=ep",
+		"events Event namespaced " + cgAllVerbs + " singular=event short=ev",
+		"limitranges LimitRange namespaced " + cgAllVerbs + " singular=limitrange short=limits",
 		"namespaces Namespace cluster verbs=create,delete,get,list,patch,update,watch singular=namespace short=ns",
 		"namespaces/finalize Namespace cluster verbs=update",
 		"namespaces/status Namespace cluster " + cgStatusVbs,
+		"resourcequotas ResourceQuota namespaced " + cgAllVerbs + " singular=resourcequota short=quota",
+		"resourcequotas/status ResourceQuota namespaced " + cgStatusVbs,
 		"services Service namespaced " + cgAllVerbs + " singular=service short=svc categories=all",
 		"services/proxy ServiceProxyOptions namespaced verbs=create,delete,get,patch,update",
 		"services/status Service namespaced " + cgStatusVbs,
@@ -409,7 +413,7 @@ func TestClientGoDiscovery(t *testing.T) {
 				gotPreferred = append(gotPreferred, l.GroupVersion+": "+strings.Join(names, ","))
 			}
 			wantPreferred := []string{
-				"v1: configmaps,endpoints,namespaces,services",
+				"v1: configmaps,endpoints,events,limitranges,namespaces,resourcequotas,services",
 				"apiregistration.k8s.io/v1: apiservices",
 				"authentication.k8s.io/v1: selfsubjectreviews,tokenreviews",
 				"authorization.k8s.io/v1: localsubjectaccessreviews,selfsubjectaccessreviews,selfsubjectrulesreviews,subjectaccessreviews",

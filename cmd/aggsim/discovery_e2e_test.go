@@ -28,7 +28,10 @@ wardle.example.com/v1beta1
 const wantAPIResources = `NAME                                SHORTNAMES   APIVERSION                        NAMESPACED   KIND
 configmaps                          cm           v1                                true         ConfigMap
 endpoints                           ep           v1                                true         Endpoints
+events                              ev           v1                                true         Event
+limitranges                         limits       v1                                true         LimitRange
 namespaces                          ns           v1                                false        Namespace
+resourcequotas                      quota        v1                                true         ResourceQuota
 services                            svc          v1                                true         Service
 mutatingwebhookconfigurations                    admissionregistration.k8s.io/v1   false        MutatingWebhookConfiguration
 validatingadmissionpolicies                      admissionregistration.k8s.io/v1   false        ValidatingAdmissionPolicy

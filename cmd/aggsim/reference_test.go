@@ -9,6 +9,13 @@ package main
 // aggsim still differs (issue 20 is being worked on). The test fails when a
 // scenario not on the list differs (printing the diff) and when a listed
 // scenario is now equal (remove it from the list: the list only shrinks).
+//
+// testdata/reference/deliberate-differences.txt lists the scenarios on which
+// aggsim differs on purpose, each naming the paragraph of README's "How
+// aggsim differs from kube-apiserver" that says so (the test checks the
+// paragraph is there). Such a scenario must still differ from the
+// reference and answer exactly as aggsim's own transcript in
+// testdata/reference/deliberate/; it counts as "deliberate" in the summary.
 
 import (
 	"context"
@@ -16,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -45,15 +53,59 @@ func TestReferenceCaptures(t *testing.T) {
 	if err := refsuite.Validate(scenarios); err != nil {
 		t.Fatal(err)
 	}
+	allNames := refsuite.Names(scenarios)
+	// AGGSIM_REFSUITE_RUN=<regexp> plays only the scenarios whose names
+	// match (while working on a few); the list checks then skip the others.
+	if pat := os.Getenv("AGGSIM_REFSUITE_RUN"); pat != "" {
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			t.Fatalf("AGGSIM_REFSUITE_RUN: %v", err)
+		}
+		scenarios = slices.DeleteFunc(scenarios, func(s refsuite.Scenario) bool { return !re.MatchString(s.Name) })
+	}
 	known, err := refsuite.ReadKnownDifferences(referenceCaptures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deliberate, err := refsuite.ReadDeliberateDifferences(referenceCaptures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	names := refsuite.Names(scenarios)
 	for name := range known {
-		if !slices.Contains(names, name) {
-			t.Errorf("known-differences.txt lists %q, which is no scenario", name)
+		if !slices.Contains(allNames, name) {
+			t.Errorf("%s lists %q, which is no scenario", refsuite.KnownDifferencesFile, name)
 		}
+	}
+	for name, d := range deliberate {
+		if !slices.Contains(allNames, name) {
+			t.Errorf("%s lists %q, which is no scenario", refsuite.DeliberateDifferencesFile, name)
+		}
+		if _, ok := known[name]; ok {
+			t.Errorf("%q is listed in both %s and %s", name, refsuite.KnownDifferencesFile, refsuite.DeliberateDifferencesFile)
+		}
+		if err := d.CheckREADME(string(readme)); err != nil {
+			t.Error(err)
+		}
+	}
+	// AGGSIM_REFSUITE_WRITE_DELIBERATE=1 writes aggsim's transcripts of the
+	// deliberate scenarios to testdata/reference/deliberate/ (after a change
+	// to what aggsim answers there on purpose; review the diff).
+	writeDeliberate := os.Getenv("AGGSIM_REFSUITE_WRITE_DELIBERATE") != ""
+	expected := map[string]string{}
+	for _, name := range names {
+		if _, ok := deliberate[name]; !ok || writeDeliberate {
+			continue
+		}
+		tr, err := refsuite.ReadDeliberateCapture(referenceCaptures, name)
+		if err != nil {
+			t.Fatalf("no aggsim transcript for deliberate scenario %s (run with AGGSIM_REFSUITE_WRITE_DELIBERATE=1): %v", name, err)
+		}
+		expected[name] = tr
 	}
 	want := map[string]string{}
 	for _, name := range names {
@@ -89,21 +141,36 @@ func TestReferenceCaptures(t *testing.T) {
 	parallel := max(4, 2*runtime.NumCPU())
 	got := refsuite.RunAll(context.Background(), target, scenarios, parallel)
 
-	equal := 0
+	equal, deliberateCount := 0, 0
 	for _, r := range refsuite.Compare(scenarios, want, got) {
 		name := r.Scenario.Name
 		reason, listed := known[name]
+		d, isDeliberate := deliberate[name]
+		if isDeliberate && writeDeliberate {
+			if err := refsuite.WriteDeliberateCapture(referenceCaptures, name, got[name]); err != nil {
+				t.Fatal(err)
+			}
+			expected[name] = got[name]
+		}
+		j := refsuite.Judge(r, isDeliberate, expected[name], got[name])
 		switch {
-		case r.Equal() && listed:
+		case j.Verdict == refsuite.NoLongerDeliberate:
+			t.Errorf("deliberate scenario %s now answers as the reference: remove it from %s and README (was: %s)", name, refsuite.DeliberateDifferencesFile, d.Reason)
+		case j.Verdict == refsuite.DeliberatelyDifferent:
+			deliberateCount++
+		case j.Verdict == refsuite.Differs && isDeliberate:
+			t.Errorf("deliberate scenario %s no longer answers as aggsim's capture %s (README: %q):\n%s", name,
+				filepath.Join("testdata", "reference", refsuite.DeliberateDir, name+refsuite.CaptureExt), d.README, j.Diff)
+		case j.Verdict == refsuite.Same && listed:
 			t.Errorf("scenario %s now answers as the reference: remove it from %s (was: %s)", name, refsuite.KnownDifferencesFile, reason)
-		case r.Equal():
+		case j.Verdict == refsuite.Same:
 			equal++
 		case !listed:
 			t.Errorf("scenario %s differs from the reference (capture %s):\n%s", name,
-				filepath.Join("testdata", "reference", name+refsuite.CaptureExt), r.Diff)
+				filepath.Join("testdata", "reference", name+refsuite.CaptureExt), j.Diff)
 		}
 	}
-	t.Logf("%d/%d scenarios equal to the reference; %d known differences", equal, len(scenarios), len(known))
+	t.Log(refsuite.Summary(equal, deliberateCount, len(scenarios), len(known)))
 	if os.Getenv("AGGSIM_REFSUITE_LIST") != "" {
 		// AGGSIM_REFSUITE_LIST=1 prints the differing scenarios in the
 		// known-differences format, to start a new list.

@@ -56,6 +56,9 @@
 //	+openapi:type=<type>            type: the OpenAPI type of a type with custom
 //	+openapi:format=<format>        JSON (upstream: OpenAPISchemaType and
 //	                                OpenAPISchemaFormat methods)
+//	+openapi:v3OneOf=<t1>,<t2>      type: /openapi/v3 gives oneOf these types
+//	                                instead of type (upstream's
+//	                                OpenAPIV3OneOfTypes; Quantity)
 //
 // and aggsim's deliberate differences from what upstream's generators
 // would produce, kept so that aggsim's served documents and protobuf

@@ -23,7 +23,7 @@ const OutputFile = "zz_generated.docs.go"
 // Marker keys by where they may appear.
 var (
 	packageMarkers = map[string]bool{"upstreamPackage": true}
-	typeMarkers    = map[string]bool{"upstreamPackage": true, "structType": true, "union": true, "openapi:type": true, "openapi:format": true}
+	typeMarkers    = map[string]bool{"upstreamPackage": true, "structType": true, "union": true, "openapi:type": true, "openapi:format": true, "openapi:v3OneOf": true}
 	fieldMarkers   = map[string]bool{
 		"optional": true, "required": true, "default": true,
 		"listType": true, "listMapKey": true, "mapType": true,

@@ -11,7 +11,10 @@
 // 1.33 and a fresh aggsim and compares them; `make capture-reference`
 // writes the reference's normalised transcripts to testdata/reference/;
 // cmd/aggsim's TestReferenceCaptures compares a fresh aggsim with those
-// captures in `make test`.
+// captures in `make test`. Scenarios on which aggsim differs on purpose
+// are listed in testdata/reference/deliberate-differences.txt, each naming
+// its README paragraph, and compared with aggsim's own captured transcript
+// instead (deliberate.go); the summary line counts them as "deliberate".
 //
 // The package talks to servers only over HTTPS and through the kubectl
 // binary: it must not import aggsim's server packages (aggregator,

@@ -13,7 +13,7 @@ import (
 // from core discovery and from the core OpenAPI document before comparing.
 // Subresources of these (namespaces/status, services/proxy, ...) are kept:
 // a missing one is a difference.
-var coreResources = []string{"configmaps", "endpoints", "namespaces", "services"}
+var coreResources = []string{"configmaps", "endpoints", "events", "limitranges", "namespaces", "resourcequotas", "services"}
 
 // referenceOnlyGroups are kube-apiserver 1.33's built-in API groups that
 // aggsim deliberately does not serve (README, "How this differs"). They

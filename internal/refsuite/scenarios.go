@@ -11,6 +11,7 @@ func Scenarios() []Scenario {
 		namespaceScenarios,
 		serviceScenarios,
 		endpointsScenarios,
+		policyScenarios,
 		apiServiceScenarios,
 		admissionScenarios,
 		flowControlScenarios,

@@ -170,3 +170,68 @@ func endpointsScenarios() []Scenario {
 			del(epPath+"/api"), del(epPath+"?labelSelector=x")),
 	}
 }
+
+const (
+	evPath    = "/api/v1/namespaces/${ns}/events"
+	quotaPath = "/api/v1/namespaces/${ns}/resourcequotas"
+	limitPath = "/api/v1/namespaces/${ns}/limitranges"
+)
+
+// policyScenarios cover core/v1 events, resourcequotas and limitranges,
+// which kubectl describe reads: an object's events, a namespace's quotas
+// and limit ranges.
+func policyScenarios() []Scenario {
+	const th = "events-quotas-limits"
+	const event = `{"apiVersion":"v1","kind":"Event","metadata":{"name":"e1"},"involvedObject":{"kind":"ConfigMap","name":"a","namespace":"${ns}","apiVersion":"v1"},"reason":"Tested","message":"hello there ","type":"Normal","source":{"component":"probe"},"firstTimestamp":"2025-01-01T00:00:00Z","lastTimestamp":"2025-01-02T00:00:00Z","count":2}`
+	const quota = `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"q"},"spec":{"hard":{"pods":"10","requests.cpu":"1.5","limits.memory":"2048Mi","requests.memory":"1.5Gi","count/configmaps":1000,"requests.storage":"0.0000000001k","example.com/gpu":"2"}}}`
+	const limits = `{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"l"},"spec":{"limits":[{"type":"Container","max":{"memory":"1Gi"},"min":{"memory":"100Mi"}},{"type":"Pod","max":{"cpu":"2"}}]}}`
+	return []Scenario{
+		sc("ev-create-get", th, mkns(), post(evPath, event), get(evPath+"/e1"),
+			get(evPath+"?fieldSelector=involvedObject.name%3Da,involvedObject.kind%3DConfigMap"),
+			get(evPath+"?fieldSelector=involvedObject.name%3Db"),
+			get(evPath+"?fieldSelector=spec.bogus%3Dx"),
+			get(evPath, acceptTable),
+			kubectl("get", "events", "-n", "${ns}", "-o", "yaml")),
+		sc("ev-invalid", th, mkns(),
+			post(evPath, `{"apiVersion":"v1","kind":"Event","metadata":{"name":"Bad_Name"},"involvedObject":{"kind":"ConfigMap","name":"a","namespace":"other"}}`),
+			post(evPath, `{"apiVersion":"v1","kind":"Event","metadata":{"name":"e2","labels":{"a":"b c"}},"involvedObject":{"kind":"ConfigMap","name":"a"},"eventTime":"2025-01-01T00:00:00.000000Z","series":{"count":1}}`),
+			post(evPath, `{"apiVersion":"v1","kind":"Event","metadata":{"name":"Bad_Name"},"involvedObject":{"kind":"ConfigMap","name":"a","namespace":"${ns}"}}`),
+			post(evPath, `{"apiVersion":"v1","kind":"Event","metadata":{"name":"e3"},"involvedObject":{"kind":"ConfigMap","name":"a","namespace":"${ns}"},"eventTime":"2025-01-01T00:00:00Z"}`),
+			post(evPath, `{"apiVersion":"v1","kind":"Event","metadata":{"name":"e4"},"involvedObject":{"kind":"ConfigMap","name":"a","namespace":"${ns}"},"eventTime":"2025-01-01T00:00:00.123456Z","reportingComponent":"example.com/ctl","reportingInstance":"ctl-1","action":"Do","reason":"Done","series":{"count":3,"lastObservedTime":"2025-01-01T00:00:01.000000Z"}}`)),
+		sc("ev-describe-object", th, mkns(),
+			quiet(post("/api/v1/namespaces/${ns}/configmaps", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`)),
+			kubectl("describe", "cm", "a", "-n", "${ns}"),
+			kubectl("get", "events", "-n", "${ns}")),
+		sc("quota-create-get", th, mkns(), post(quotaPath, quota),
+			kubectl("get", "quota", "q", "-n", "${ns}", "-o", "yaml"),
+			patch(quotaPath+"/q/status", "merge", `{"status":{"hard":{"pods":"10","limits.memory":"2Gi"},"used":{"pods":"3"}}}`),
+			get(quotaPath, acceptTable),
+			kubectl("get", "resourcequotas", "-n", "${ns}"),
+			kubectl("describe", "quota", "q", "-n", "${ns}"),
+			patch(quotaPath+"/q", "merge", `{"spec":{"scopes":["NotTerminating"]}}`),
+			del(quotaPath+"/q")),
+		sc("quota-invalid", th, mkns(),
+			post(quotaPath, `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"q"},"spec":{"hard":{"pods":"x1"}}}`),
+			// One bad hard key a request: upstream checks them in map order.
+			post(quotaPath, `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"q"},"spec":{"hard":{"foo":"1","cpu":"1"},"scopes":["BestEffort","NotBestEffort","Foo"]}}`),
+			post(quotaPath, `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"q"},"spec":{"hard":{"storage":"1"}}}`),
+			post(quotaPath, `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"q"},"spec":{"hard":{"cpu":"-1.5","pods":"1"}}}`),
+			post(quotaPath, `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"q"},"spec":{"hard":{"a/b":"1.5"}}}`),
+			post(quotaPath, `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"q"},"spec":{"hard":{"c/d":"0.1m"}}}`),
+			post(quotaPath, `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"q"},"spec":{"scopeSelector":{"matchExpressions":[{"scopeName":"PriorityClass","operator":"In"},{"scopeName":"BestEffort","operator":"In","values":["x"]}]}}}`)),
+		sc("limits-create-get", th, mkns(), post(limitPath, limits),
+			kubectl("get", "limits", "-n", "${ns}", "-o", "yaml"),
+			get(limitPath, acceptTable),
+			kubectl("describe", "limitrange", "l", "-n", "${ns}"),
+			del(limitPath+"/l")),
+		sc("limits-invalid", th, mkns(),
+			post(limitPath, `{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"l"},"spec":{"limits":[{"type":"Container","max":{"cpu":"1"},"min":{"cpu":"2"},"maxLimitRequestRatio":{"cpu":"0.5"}},{"type":"Pod","default":{"cpu":"1"}},{"type":"Container"},{"type":"Foo","max":{"bar":"1"}},{"type":"PersistentVolumeClaim"}]}}`),
+			post(limitPath, `{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"m"},"spec":{"limits":[{"type":"Container","max":{"memory":"1Gi"},"min":{"memory":"100Mi"},"maxLimitRequestRatio":{"memory":"20"}}]}}`),
+			post(limitPath, `{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"n"},"spec":{}}`)),
+		sc("ns-describe-quota-limits", th, mkns(),
+			quiet(post(quotaPath, `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"q"},"spec":{"hard":{"pods":"10"}}}`)),
+			quiet(post(limitPath, `{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"l"},"spec":{"limits":[{"type":"Pod","max":{"cpu":"2"}}]}}`)),
+			kubectl("describe", "namespace", "${ns}"),
+			kubectl("get", "events,quota,limits", "-n", "${ns}")),
+	}
+}

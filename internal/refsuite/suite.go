@@ -53,7 +53,7 @@ func WriteCaptures(dir string, transcripts map[string]string) error {
 	old, _ := filepath.Glob(filepath.Join(dir, "*"+CaptureExt))
 	for _, f := range old {
 		name := strings.TrimSuffix(filepath.Base(f), CaptureExt)
-		if _, ok := transcripts[name]; !ok && filepath.Base(f) != KnownDifferencesFile {
+		if _, ok := transcripts[name]; !ok && filepath.Base(f) != KnownDifferencesFile && filepath.Base(f) != DeliberateDifferencesFile {
 			if err := os.Remove(f); err != nil {
 				return err
 			}

@@ -124,6 +124,9 @@ func (d *deriver) definition(t reflect.Type) string {
 	}
 	if typ, format, ok := customType(t); ok {
 		s.Type, s.Format = typ, format
+		if v, ok := doc.Markers.Get("openapi:v3OneOf"); ok {
+			s.V3OneOf = strings.Split(v, ",")
+		}
 		d.defs[name] = s
 		return name
 	}

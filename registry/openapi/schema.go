@@ -23,6 +23,9 @@ type Schema struct {
 	Default     any                // the default (rendered in v3 only)
 	Enum        []string           // the allowed values (+enum types)
 	Ext         map[string]any     // x-kubernetes-* extensions
+	// V3OneOf replaces Type in /openapi/v3 by a oneOf of these types
+	// (upstream's OpenAPIV3OneOfTypes: Quantity is string or number).
+	V3OneOf []string
 }
 
 // render encodes s with kube-openapi's key order (spec.Schema's
@@ -45,7 +48,8 @@ func (s *Schema) render(v3 bool) obj {
 	// int-or-string: v3 says oneOf integer or string instead of its
 	// type (upstream's IntOrString.OpenAPIV3OneOfTypes).
 	intOrString := v3 && s.Format == "int-or-string"
-	if s.Type != "" && !intOrString {
+	oneOf := v3 && len(s.V3OneOf) > 0
+	if s.Type != "" && !intOrString && !oneOf {
 		m.add("type", s.Type)
 	}
 	if s.Format != "" {
@@ -68,6 +72,13 @@ func (s *Schema) render(v3 bool) obj {
 	}
 	if intOrString {
 		m.add("oneOf", []any{obj{{"type", "integer"}}, obj{{"type", "string"}}})
+	}
+	if oneOf {
+		types := make([]any, len(s.V3OneOf))
+		for i, t := range s.V3OneOf {
+			types[i] = obj{{"type", t}}
+		}
+		m.add("oneOf", types)
 	}
 	if len(s.Props) > 0 {
 		props := map[string]obj{}

@@ -133,6 +133,20 @@ func applyPatch(patchType string, original, patch []byte, mergeKeys map[string]s
 // `$deleteFromPrimitiveList/<field>` and `$setElementOrder/<field>` are
 // honoured.
 func StrategicMergePatch(original, patch []byte, mergeKeys map[string]string) ([]byte, error) {
+	return strategicMerge(original, patch, mergeKeys, true)
+}
+
+// applyMerge merges a server-side apply configuration into the live
+// object as StrategicMergePatch does, except that list elements the
+// configuration adds are appended after the live ones (structured-merge-diff's
+// order), not put first.
+func applyMerge(original, patch []byte, mergeKeys map[string]string) ([]byte, error) {
+	return strategicMerge(original, patch, mergeKeys, false)
+}
+
+// strategicMerge is StrategicMergePatch; patchFirst selects upstream
+// strategicpatch's list order (see patchOrder) over appending.
+func strategicMerge(original, patch []byte, mergeKeys map[string]string, patchFirst bool) ([]byte, error) {
 	var o, p any
 	if err := unmarshalNumber(original, &o); err != nil {
 		return nil, err
@@ -148,7 +162,7 @@ func StrategicMergePatch(original, patch []byte, mergeKeys map[string]string) ([
 	if !ok {
 		return nil, fmt.Errorf("unable to find api field in struct Unstructured for the json field %q", "patch")
 	}
-	out, deleted, err := smpMap(om, pm, "", mergeKeys)
+	out, deleted, err := smpMap(om, pm, "", mergeKeys, patchFirst)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +249,7 @@ const (
 
 // smpMap merges patch into orig (which it may modify) at path; deleted
 // reports a `$patch: delete` of the whole map.
-func smpMap(orig, patch map[string]any, path string, mk map[string]string) (map[string]any, bool, error) {
+func smpMap(orig, patch map[string]any, path string, mk map[string]string, patchFirst bool) (map[string]any, bool, error) {
 	if d, ok := patch[directivePatch]; ok {
 		switch d {
 		case "replace":
@@ -292,7 +306,7 @@ func smpMap(orig, patch map[string]any, path string, mk map[string]string) (map[
 				orig[k] = stripDirectives(pv)
 				continue
 			}
-			merged, del, err := smpMap(om, pv, fp, mk)
+			merged, del, err := smpMap(om, pv, fp, mk, patchFirst)
 			if err != nil {
 				return nil, false, err
 			}
@@ -308,9 +322,9 @@ func smpMap(orig, patch map[string]any, path string, mk map[string]string) (map[
 			case !declared:
 				orig[k] = stripDirectives(pv)
 			case key == "":
-				orig[k] = mergePrimitiveList(ol, pv)
+				orig[k] = mergePrimitiveList(ol, pv, patchFirst)
 			default:
-				merged, err := smpList(ol, pv, key, fp, mk)
+				merged, err := smpList(ol, pv, key, fp, mk, patchFirst)
 				if err != nil {
 					return nil, false, err
 				}
@@ -343,7 +357,7 @@ func smpMap(orig, patch map[string]any, path string, mk map[string]string) (map[
 
 // smpList merges a patch list into a list whose elements are identified by
 // key.
-func smpList(orig, patch []any, key, path string, mk map[string]string) ([]any, error) {
+func smpList(orig, patch []any, key, path string, mk map[string]string, patchFirst bool) ([]any, error) {
 	for _, p := range patch {
 		if pm, ok := p.(map[string]any); ok && pm[directivePatch] == "replace" {
 			var out []any
@@ -395,7 +409,7 @@ func smpList(orig, patch []any, key, path string, mk map[string]string) ([]any, 
 			continue
 		}
 		em, _ := out[idx].(map[string]any)
-		merged, del, err := smpMap(em, pm, path, mk)
+		merged, del, err := smpMap(em, pm, path, mk, patchFirst)
 		if err != nil {
 			return nil, err
 		}
@@ -405,7 +419,67 @@ func smpList(orig, patch []any, key, path string, mk map[string]string) ([]any, 
 			out[idx] = merged
 		}
 	}
-	return out, nil
+	if !patchFirst {
+		return out, nil
+	}
+	id := func(e any) any {
+		if m, ok := e.(map[string]any); ok {
+			return elementID(m, key)
+		}
+		return e
+	}
+	return patchOrder(out, patch, orig, id), nil
+}
+
+// patchOrder orders the merged list as upstream's mergeSlice does
+// (strategicpatch normalizeElementOrder and mergeSortedSlice): the elements
+// the patch names come in the patch's order, the others (server-only) in
+// the original's; walking both, a server-only element goes first only when
+// both it and the next patch element were in the original and it stood
+// earlier there. So an element the patch adds comes before the ones it
+// does not name: patching ports [80] with [443] gives [443, 80].
+func patchOrder(merged, patch, orig []any, id func(any) any) []any {
+	index := func(l []any, want any) int {
+		for i, e := range l {
+			if reflect.DeepEqual(id(e), want) {
+				return i
+			}
+		}
+		return -1
+	}
+	var named, serverOnly []any
+	for _, e := range merged {
+		if index(patch, id(e)) >= 0 {
+			named = append(named, e)
+		} else {
+			serverOnly = append(serverOnly, e)
+		}
+	}
+	sort.SliceStable(named, func(a, b int) bool {
+		return index(patch, id(named[a])) < index(patch, id(named[b]))
+	})
+	out := make([]any, 0, len(merged))
+	i, j := 0, 0
+	for i < len(serverOnly) || j < len(named) {
+		switch {
+		case j >= len(named):
+			out = append(out, serverOnly[i])
+			i++
+		case i >= len(serverOnly):
+			out = append(out, named[j])
+			j++
+		default:
+			li, ri := index(orig, id(serverOnly[i])), index(orig, id(named[j]))
+			if li >= 0 && ri >= 0 && li < ri {
+				out = append(out, serverOnly[i])
+				i++
+			} else {
+				out = append(out, named[j])
+				j++
+			}
+		}
+	}
+	return out
 }
 
 // elementID identifies the element em of a list keyed by key: the value
@@ -445,14 +519,17 @@ func containsValue(l []any, v any) bool {
 	return false
 }
 
-func mergePrimitiveList(orig, patch []any) []any {
+func mergePrimitiveList(orig, patch []any, patchFirst bool) []any {
 	out := append([]any{}, orig...)
 	for _, v := range patch {
 		if !containsValue(out, v) {
 			out = append(out, v)
 		}
 	}
-	return out
+	if !patchFirst {
+		return out
+	}
+	return patchOrder(out, patch, orig, func(e any) any { return e })
 }
 
 func removeValues(l, drop []any) []any {

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/negotiation"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -330,6 +331,24 @@ func decodeFieldValue(t *pbType, f *pbField, cur any, payload []byte, x uint64) 
 			if !ok {
 				m = map[string]string{}
 			}
+			if f.quantities {
+				// resource.Quantity{optional string string = 1}
+				var q string
+				err := walkMessage(val, "Quantity", func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) error {
+					if num != 1 {
+						return nil
+					}
+					if typ != protowire.BytesType {
+						return wrongWireType("Quantity", "string", typ)
+					}
+					q = string(v)
+					return nil
+				})
+				if err != nil {
+					return nil, err
+				}
+				val = []byte(q)
+			}
 			m[key] = string(val)
 			return m, nil
 		}
@@ -530,7 +549,11 @@ func writeFieldValue(buf *bytes.Buffer, f *pbField, val any) {
 			buf.WriteString("null")
 			return
 		}
-		writeJSONString(buf, time.Unix(tv.seconds, int64(tv.nanos)).UTC().Format(time.RFC3339))
+		layout := time.RFC3339
+		if f.micro {
+			layout = meta.RFC3339Micro
+		}
+		writeJSONString(buf, time.Unix(tv.seconds, int64(tv.nanos)).UTC().Format(layout))
 	case pbIntOrString:
 		is, _ := val.(*pbIntOrStringValue)
 		switch {
@@ -860,6 +883,9 @@ func encodeField(b []byte, f *pbField, val any, path string) ([]byte, error) {
 					return nil, fmt.Errorf("%s.%s: expected a string, got %s", path, k, jsonTypeName(m[k]))
 				}
 				v = []byte(s)
+				if f.quantities {
+					v = protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), s)
+				}
 			} else {
 				var err error
 				if v, err = decodeBase64Value(m[k], path+"."+k); err != nil {

@@ -74,6 +74,13 @@ type pbField struct {
 	emit pbEmit  // when to write it
 	rep  bool    // repeated (JSON array)
 	msg  *pbType // schema of pbMessage values
+	// micro marks a pbTime that is a meta/v1 MicroTime (same wire form,
+	// JSON with six fraction digits).
+	micro bool
+	// quantities marks a pbStringMap whose values are
+	// resource.Quantity{string 1} messages (core/v1 ResourceList), JSON
+	// strings.
+	quantities bool
 }
 
 // pbType is the schema of one protobuf message.
@@ -99,6 +106,8 @@ var (
 	pbIntOrStringType = reflect.TypeFor[core.IntOrString]() // IntOrString{type 1, intVal 2, strVal 3}
 	pbFieldsV1Type    = reflect.TypeFor[meta.FieldsV1]()    // FieldsV1{raw 1}, standing for upstream's *FieldsV1
 	pbVerbsType       = reflect.TypeFor[meta.Verbs]()       // Verbs{repeated string items 1}
+	pbMicroTimeType   = reflect.TypeFor[meta.MicroTime]()   // MicroTime{seconds 1, nanos 2}
+	pbQuantityType    = reflect.TypeFor[core.Quantity]()    // Quantity{string 1}, as a map value
 )
 
 // pbKindKey names a kind in one version: "v1", "Namespace".
@@ -249,6 +258,10 @@ func protobufField(sf reflect.StructField, doc *apidoc.Field, cache map[reflect.
 	switch {
 	case ft == pbTimeType:
 		f.kind = pbTime
+	case ft == pbMicroTimeType:
+		f.kind, f.micro = pbTime, true
+	case ft.Kind() == reflect.Map && ft.Key().Kind() == reflect.String && ft.Elem() == pbQuantityType:
+		f.kind, f.quantities, isMap = pbStringMap, true, true
 	case ft == pbIntOrStringType:
 		f.kind = pbIntOrString
 	case ft == pbFieldsV1Type:

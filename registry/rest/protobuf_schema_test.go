@@ -59,8 +59,8 @@ func TestProtobufKinds(t *testing.T) {
 			}
 		}
 	}
-	if len(protobufKinds) != 30 {
-		t.Errorf("%d kinds, want 30: %v", len(protobufKinds), protobufKinds)
+	if len(protobufKinds) != 36 {
+		t.Errorf("%d kinds, want 36: %v", len(protobufKinds), protobufKinds)
 	}
 	if protobufSchemaFor("apiregistration.k8s.io/v1", "Status") != pbStatus || protobufSchemaFor("meta.k8s.io/v1", "DeleteOptions") != pbDeleteOptions {
 		t.Error("Status and DeleteOptions are not served in every v1")

@@ -27,6 +27,7 @@ import (
 	authnv1 "k8s.io/api/authentication/v1"
 	authzv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -172,6 +173,39 @@ func pbFixtures() []pbFixture {
 						{Port: 0},
 					},
 				}, {}},
+			}},
+		{name: "event", gv: v1, strict: true,
+			obj: &corev1.Event{
+				ObjectMeta:     nsMeta("e1", "default"),
+				InvolvedObject: corev1.ObjectReference{Kind: "ConfigMap", Namespace: "default", Name: "a", UID: "u-2", APIVersion: "v1"},
+				Reason:         "Tested", Message: "hello", Source: corev1.EventSource{Component: "probe", Host: "h"},
+				FirstTimestamp: pbT1, LastTimestamp: pbT2, Count: 2, Type: corev1.EventTypeNormal,
+				EventTime: metav1.NewMicroTime(time.Date(2025, 1, 2, 3, 4, 5, 123456000, time.UTC)),
+				Series:    &corev1.EventSeries{Count: 3, LastObservedTime: metav1.NewMicroTime(time.Date(2025, 1, 2, 3, 4, 6, 0, time.UTC))},
+				Action:    "Do", Related: &corev1.ObjectReference{Kind: "Pod", Name: "p"},
+				ReportingController: "example.com/x", ReportingInstance: "x-1",
+			}},
+		{name: "event-legacy", gv: v1, strict: true,
+			obj: &corev1.Event{ObjectMeta: nsMeta("e2", "default"), InvolvedObject: corev1.ObjectReference{Kind: "ConfigMap", Name: "a"}}},
+		{name: "resourcequota", gv: v1, strict: true,
+			obj: &corev1.ResourceQuota{
+				ObjectMeta: nsMeta("q", "default"),
+				Spec: corev1.ResourceQuotaSpec{
+					Hard:   corev1.ResourceList{"pods": resource.MustParse("10"), "requests.cpu": resource.MustParse("1500m"), "limits.memory": resource.MustParse("2Gi")},
+					Scopes: []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeNotTerminating},
+					ScopeSelector: &corev1.ScopeSelector{MatchExpressions: []corev1.ScopedResourceSelectorRequirement{
+						{ScopeName: corev1.ResourceQuotaScopePriorityClass, Operator: corev1.ScopeSelectorOpIn, Values: []string{"high"}}}},
+				},
+				Status: corev1.ResourceQuotaStatus{Hard: corev1.ResourceList{"pods": resource.MustParse("10")}, Used: corev1.ResourceList{"pods": resource.MustParse("0")}},
+			}},
+		{name: "limitrange", gv: v1, strict: true,
+			obj: &corev1.LimitRange{
+				ObjectMeta: nsMeta("l", "default"),
+				Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{
+					Type: corev1.LimitTypeContainer, Max: corev1.ResourceList{"cpu": resource.MustParse("2")},
+					Min: corev1.ResourceList{"cpu": resource.MustParse("100m")}, Default: corev1.ResourceList{"memory": resource.MustParse("1Gi")},
+					DefaultRequest: corev1.ResourceList{"cpu": resource.MustParse("200m")}, MaxLimitRequestRatio: corev1.ResourceList{"cpu": resource.MustParse("4")},
+				}}},
 			}},
 		{name: "deleteoptions", gv: v1,
 			obj: &metav1.DeleteOptions{
@@ -507,6 +541,12 @@ func TestProtobufSchemaMatchesUpstreamTypes(t *testing.T) {
 		{pbServiceList, reflect.TypeOf(corev1.ServiceList{})},
 		{pbEndpoints, reflect.TypeOf(corev1.Endpoints{})},
 		{pbEndpointsList, reflect.TypeOf(corev1.EndpointsList{})},
+		{protobufSchemaFor("v1", "Event"), reflect.TypeOf(corev1.Event{})},
+		{protobufSchemaFor("v1", "EventList"), reflect.TypeOf(corev1.EventList{})},
+		{protobufSchemaFor("v1", "ResourceQuota"), reflect.TypeOf(corev1.ResourceQuota{})},
+		{protobufSchemaFor("v1", "ResourceQuotaList"), reflect.TypeOf(corev1.ResourceQuotaList{})},
+		{protobufSchemaFor("v1", "LimitRange"), reflect.TypeOf(corev1.LimitRange{})},
+		{protobufSchemaFor("v1", "LimitRangeList"), reflect.TypeOf(corev1.LimitRangeList{})},
 		{pbDeleteOptions, reflect.TypeOf(metav1.DeleteOptions{})},
 		{pbStatus, reflect.TypeOf(metav1.Status{})},
 		{protobufSchemaFor("authentication.k8s.io/v1", "TokenReview"), reflect.TypeOf(authnv1.TokenReview{})},
@@ -589,8 +629,10 @@ func TestProtobufSchemaMatchesUpstreamTypes(t *testing.T) {
 			}
 			var wantKind pbKind
 			switch {
-			case ft == timeType:
+			case ft == timeType || ft == reflect.TypeOf(metav1.MicroTime{}):
 				wantKind = pbTime
+			case ft.Kind() == reflect.Map && ft.Elem() == reflect.TypeOf(resource.Quantity{}):
+				wantKind = pbStringMap // ResourceList: Quantity{string 1} values
 			case ft == intstrType:
 				wantKind = pbIntOrString
 			case ft == fieldsV1Type:

@@ -790,7 +790,7 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		// Lists merge by their +listMapKey fields (sc.mergeKeys), as
 		// structured-merge-diff merges them: Service ports by port and
 		// protocol, not by the strategic-merge-patch key port alone.
-		merged, err := StrategicMergePatch(liveJSON, cfgJSON, sc.mergeKeys)
+		merged, err := applyMerge(liveJSON, cfgJSON, sc.mergeKeys)
 		if err != nil {
 			return meta.NewBadRequest(err.Error())
 		}

@@ -413,6 +413,11 @@ func TestPatchTypes(t *testing.T) {
 			`{"size":9,"color":"blue","ports":[{"port":80,"name":"http"},{"port":443,"name":"https"}],"tags":["x","y"]}`, `{"b":"2"}`},
 		{"smp merge key", PatchStrategic, `{"spec":{"ports":[{"port":443,"name":"tls"},{"port":8080}]},"metadata":{"labels":{"a":null}}}`,
 			`{"size":1,"color":"blue","ports":[{"port":80,"name":"http"},{"port":443,"name":"tls"},{"port":8080}],"tags":["x","y"]}`, `{"b":"2"}`},
+		// kube-apiserver 1.33.13 (refsuite svc-patch-strategic-ports):
+		// ports [80] patched with [443] answer [443, 80]; strategicpatch puts
+		// the patch's elements before the ones it does not name.
+		{"smp new element first", PatchStrategic, `{"spec":{"ports":[{"port":8443}]}}`,
+			`{"size":1,"color":"blue","ports":[{"port":8443},{"port":80,"name":"http"},{"port":443,"name":"https"}],"tags":["x","y"]}`, `{"a":"1","b":"2"}`},
 		{"smp delete element", PatchStrategic, `{"spec":{"ports":[{"port":80,"$patch":"delete"}]}}`,
 			`{"size":1,"color":"blue","ports":[{"port":443,"name":"https"}],"tags":["x","y"]}`, `{"a":"1","b":"2"}`},
 		{"smp replace list without key", PatchStrategic, `{"spec":{"tags":["z"]}}`,

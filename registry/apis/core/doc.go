@@ -1,5 +1,6 @@
 // Package core holds the wire types of the legacy core group subset aggsim
-// serves (Namespace, Service, Endpoints, ConfigMap), mirroring
+// serves (Namespace, Service, Endpoints, ConfigMap, Event, ResourceQuota,
+// LimitRange, and the Quantity of resource lists), mirroring
 // k8s.io/api/core/v1, with their defaulting and validation.
 //
 // The Go types are the one description of the wire schema: their json and

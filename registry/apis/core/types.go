@@ -115,6 +115,7 @@ const (
 	IPFamilyPolicyPreferDualStack  = "PreferDualStack"
 	IPFamilyPolicyRequireDualStack = "RequireDualStack"
 	TrafficPolicyCluster           = "Cluster"
+	TrafficPolicyLocal             = "Local"
 )
 
 // Service is a named abstraction of software service (for example, mysql)

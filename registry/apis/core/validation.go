@@ -138,7 +138,39 @@ func ValidateService(s *Service) meta.FieldErrors {
 			errs = append(errs, validateNonSpecialIP(ip, path, false)...)
 		}
 	}
+	errs = append(errs, validateServiceTrafficPolicies(s)...)
 	return append(errs, validateDuplicateServicePorts(s)...)
+}
+
+// validateServiceTrafficPolicies checks externalTrafficPolicy (only for
+// externally-accessible Services, then Cluster or Local), a
+// healthCheckNodePort only where one is needed (LoadBalancer with Local),
+// and internalTrafficPolicy's value, as upstream's
+// validateServiceExternalTrafficPolicy and
+// validateServiceInternalTrafficFieldsValue do (pkg/apis/core/validation).
+// aggsim allocates no health-check node port, so its absence is not an
+// error here.
+func validateServiceTrafficPolicies(s *Service) meta.FieldErrors {
+	var errs meta.FieldErrors
+	policies := []string{TrafficPolicyCluster, TrafficPolicyLocal}
+	etp := s.Spec.ExternalTrafficPolicy
+	if !ExternallyAccessible(s) {
+		if etp != "" {
+			errs = append(errs, meta.Invalid("spec.externalTrafficPolicy", etp, "may only be set for externally-accessible services"))
+		}
+	} else if etp == "" {
+		errs = append(errs, meta.Required("spec.externalTrafficPolicy", ""))
+	} else if !slices.Contains(policies, etp) {
+		errs = append(errs, meta.NotSupported("spec.externalTrafficPolicy", etp, policies))
+	}
+	needsHealthCheck := s.Spec.Type == ServiceTypeLoadBalancer && etp == TrafficPolicyLocal
+	if !needsHealthCheck && s.Spec.HealthCheckNodePort != 0 {
+		errs = append(errs, meta.Invalid("spec.healthCheckNodePort", s.Spec.HealthCheckNodePort, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"))
+	}
+	if itp := s.Spec.InternalTrafficPolicy; itp != nil && !slices.Contains(policies, *itp) {
+		errs = append(errs, meta.NotSupported("spec.internalTrafficPolicy", *itp, policies))
+	}
+	return errs
 }
 
 // servicePortKey is the value upstream's duplicate-port cause prints: a

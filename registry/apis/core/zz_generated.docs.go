@@ -13,6 +13,11 @@ func init() {
 		Markers: apidoc.Markers{"upstreamPackage": {"k8s.io/api/core/v1"}},
 		Types: []apidoc.Type{
 			{
+				Type:    reflect.TypeFor[Quantity](),
+				Doc:     "Quantity is a fixed-point representation of a number. It provides convenient marshaling/unmarshaling in JSON and YAML, in addition to String() and AsInt64() accessors.\n\nThe serialization format is a signed decimal number followed by a suffix: a binary SI suffix (Ki, Mi, Gi, Ti, Pi, Ei), a decimal SI suffix (n, u, m, none, k, M, G, T, P, E) or a decimal exponent (e or E and a signed number). No quantity may be greater than 2^63-1 in magnitude, nor have more than nine decimal places: larger values are capped, more precise ones rounded up. The suffix family given is kept, and the value is written in canonical form: no precision lost, no fractional digits, the largest suffix possible (1.5 is written \"1500m\", 1.5Gi \"1536Mi\").",
+				Markers: apidoc.Markers{"openapi:type": {"string"}, "openapi:v3OneOf": {"string,number"}, "upstreamPackage": {"k8s.io/apimachinery/pkg/api/resource"}},
+			},
+			{
 				Type: reflect.TypeFor[Namespace](),
 				Doc:  "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
 				Fields: []apidoc.Field{
@@ -240,6 +245,137 @@ func init() {
 				Fields: []apidoc.Field{
 					{Name: "ListMeta", Doc: "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"},
 					{Name: "Items", Doc: "Items is the list of ConfigMap objects."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[Event](),
+				Doc:  "Event is a report of an event somewhere in the cluster.  Events have a limited retention time and triggers and messages may evolve with time. Event consumers should not rely on the timing of an event with a given Reason reflecting a consistent underlying trigger, or the continued existence of events with that Reason.  Events should be treated as informative, best-effort, supplemental data.",
+				Fields: []apidoc.Field{
+					{Name: "ObjectMeta", Doc: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"},
+					{Name: "InvolvedObject", Doc: "The object that this event is about."},
+					{Name: "Reason", Doc: "This should be a short, machine understandable string that gives the reason for the transition into the object's current status."},
+					{Name: "Message", Doc: "A human-readable description of the status of this operation."},
+					{Name: "Source", Doc: "The component reporting this event. Should be a short machine understandable string."},
+					{Name: "FirstTimestamp", Doc: "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)"},
+					{Name: "LastTimestamp", Doc: "The time at which the most recent occurrence of this event was recorded."},
+					{Name: "Count", Doc: "The number of times this event has occurred."},
+					{Name: "Type", Doc: "Type of this event (Normal, Warning), new types could be added in the future"},
+					{Name: "EventTime", Doc: "Time when this Event was first observed."},
+					{Name: "Series", Doc: "Data about the Event series this event represents or nil if it's a singleton Event."},
+					{Name: "Action", Doc: "What action was taken/failed regarding to the Regarding object."},
+					{Name: "Related", Doc: "Optional secondary object for more complex actions."},
+					{Name: "ReportingController", Doc: "Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "ReportingInstance", Doc: "ID of the controller instance, e.g. `kubelet-xyzf`.", Markers: apidoc.Markers{"optional": {""}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[EventSource](),
+				Doc:  "EventSource contains information for an event.",
+				Fields: []apidoc.Field{
+					{Name: "Component", Doc: "Component from which the event is generated."},
+					{Name: "Host", Doc: "Node name on which the event is generated."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[EventSeries](),
+				Doc:  "EventSeries contain information on series of events, i.e. thing that was/is happening continuously for some time.",
+				Fields: []apidoc.Field{
+					{Name: "Count", Doc: "Number of occurrences in this series up to the last heartbeat time"},
+					{Name: "LastObservedTime", Doc: "Time of the last occurrence observed"},
+				},
+			},
+			{
+				Type: reflect.TypeFor[EventList](),
+				Doc:  "EventList is a list of events.",
+				Fields: []apidoc.Field{
+					{Name: "ListMeta", Doc: "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"},
+					{Name: "Items", Doc: "List of events"},
+				},
+			},
+			{
+				Type: reflect.TypeFor[ResourceQuota](),
+				Doc:  "ResourceQuota sets aggregate quota restrictions enforced per namespace",
+				Fields: []apidoc.Field{
+					{Name: "ObjectMeta", Doc: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"},
+					{Name: "Spec", Doc: "Spec defines the desired quota. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"},
+					{Name: "Status", Doc: "Status defines the actual enforced quota and its current usage. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"},
+				},
+			},
+			{
+				Type: reflect.TypeFor[ResourceQuotaSpec](),
+				Doc:  "ResourceQuotaSpec defines the desired hard limits to enforce for Quota.",
+				Fields: []apidoc.Field{
+					{Name: "Hard", Doc: "hard is the set of desired hard limits for each named resource. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/"},
+					{Name: "Scopes", Doc: "A collection of filters that must match each object tracked by a quota. If not specified, the quota matches all objects.", Markers: apidoc.Markers{"listType": {"atomic"}, "openapi:enum": {"BestEffort", "CrossNamespacePodAffinity", "NotBestEffort", "NotTerminating", "PriorityClass", "Terminating", "VolumeAttributesClass"}}},
+					{Name: "ScopeSelector", Doc: "scopeSelector is also a collection of filters like scopes that must match each object tracked by a quota but expressed using ScopeSelectorOperator in combination with possible values. For a resource to match, both scopes AND scopeSelector (if specified in spec), must be matched."},
+				},
+			},
+			{
+				Type:    reflect.TypeFor[ScopeSelector](),
+				Doc:     "A scope selector represents the AND of the selectors represented by the scoped-resource selector requirements.",
+				Markers: apidoc.Markers{"structType": {"atomic"}},
+				Fields: []apidoc.Field{
+					{Name: "MatchExpressions", Doc: "A list of scope selector requirements by scope of the resources.", Markers: apidoc.Markers{"listType": {"atomic"}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[ScopedResourceSelectorRequirement](),
+				Doc:  "A scoped-resource selector requirement is a selector that contains values, a scope name, and an operator that relates the scope name and values.",
+				Fields: []apidoc.Field{
+					{Name: "ScopeName", Doc: "The name of the scope that the selector applies to.", Markers: apidoc.Markers{"openapi:enum": {"BestEffort", "CrossNamespacePodAffinity", "NotBestEffort", "NotTerminating", "PriorityClass", "Terminating", "VolumeAttributesClass"}}},
+					{Name: "Operator", Doc: "Represents a scope's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist.", Markers: apidoc.Markers{"openapi:enum": {"DoesNotExist", "Exists", "In", "NotIn"}}},
+					{Name: "Values", Doc: "An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.", Markers: apidoc.Markers{"listType": {"atomic"}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[ResourceQuotaStatus](),
+				Doc:  "ResourceQuotaStatus defines the enforced hard limits and observed use.",
+				Fields: []apidoc.Field{
+					{Name: "Hard", Doc: "Hard is the set of enforced hard limits for each named resource. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/"},
+					{Name: "Used", Doc: "Used is the current observed total usage of the resource in the namespace."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[ResourceQuotaList](),
+				Doc:  "ResourceQuotaList is a list of ResourceQuota items.",
+				Fields: []apidoc.Field{
+					{Name: "ListMeta", Doc: "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"},
+					{Name: "Items", Doc: "Items is a list of ResourceQuota objects. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/"},
+				},
+			},
+			{
+				Type: reflect.TypeFor[LimitRange](),
+				Doc:  "LimitRange sets resource usage limits for each kind of resource in a Namespace.",
+				Fields: []apidoc.Field{
+					{Name: "ObjectMeta", Doc: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"},
+					{Name: "Spec", Doc: "Spec defines the limits enforced. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"},
+				},
+			},
+			{
+				Type: reflect.TypeFor[LimitRangeSpec](),
+				Doc:  "LimitRangeSpec defines a min/max usage limit for resources that match on kind.",
+				Fields: []apidoc.Field{
+					{Name: "Limits", Doc: "Limits is the list of LimitRangeItem objects that are enforced.", Markers: apidoc.Markers{"listType": {"atomic"}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[LimitRangeItem](),
+				Doc:  "LimitRangeItem defines a min/max usage limit for any resource that matches on kind.",
+				Fields: []apidoc.Field{
+					{Name: "Type", Doc: "Type of resource that this limit applies to."},
+					{Name: "Max", Doc: "Max usage constraints on this kind by resource name."},
+					{Name: "Min", Doc: "Min usage constraints on this kind by resource name."},
+					{Name: "Default", Doc: "Default resource requirement limit value by resource name if resource limit is omitted."},
+					{Name: "DefaultRequest", Doc: "DefaultRequest is the default resource requirement request value by resource name if resource request is omitted."},
+					{Name: "MaxLimitRequestRatio", Doc: "MaxLimitRequestRatio if specified, the named resource must have a request and limit that are both non-zero where limit divided by request is less than or equal to the enumerated value; this represents the max burst for the named resource."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[LimitRangeList](),
+				Doc:  "LimitRangeList is a list of LimitRange items.",
+				Fields: []apidoc.Field{
+					{Name: "ListMeta", Doc: "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"},
+					{Name: "Items", Doc: "Items is a list of LimitRange objects. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"},
 				},
 			},
 		},

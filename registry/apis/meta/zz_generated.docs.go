@@ -259,6 +259,11 @@ func init() {
 				},
 			},
 			{
+				Type:    reflect.TypeFor[MicroTime](),
+				Doc:     "MicroTime is version of Time with microsecond level precision.",
+				Markers: apidoc.Markers{"openapi:format": {"date-time"}, "openapi:type": {"string"}},
+			},
+			{
 				Type: reflect.TypeFor[TableColumnDefinition](),
 				Doc:  "TableColumnDefinition mirrors metav1.TableColumnDefinition.",
 			},

@@ -1,7 +1,9 @@
 // Command refsuite plays the differential suite (package refsuite) against
 // a real kube-apiserver 1.33 started by ../shared/reference/up.sh and an
-// aggsim started with `aggsim serve`, prints `same` or `differs` (with a
-// unified diff) per scenario and `N/M scenarios equal`, and with -capture
+// aggsim started with `aggsim serve`, prints `same`, `deliberate` (a
+// difference README documents, listed in deliberate-differences.txt, with
+// aggsim answering as its captured transcript) or `differs` (with a
+// unified diff) per scenario and the summary line, and with -capture
 // writes the reference's normalised transcripts for `make test`. It
 // starts and stops no server: the Makefile's e2e-reference and
 // capture-reference targets do.
@@ -24,19 +26,24 @@ func main() {
 	refURL := flag.String("reference-url", "", "the reference's base URL, https://127.0.0.1:<API_PORT>")
 	aggData := flag.String("aggsim-data-dir", "", "aggsim's --data-dir (kubeconfig, pki/)")
 	aggURL := flag.String("aggsim-url", "", "aggsim's base URL")
-	capture := flag.String("capture", "", "write the reference's transcripts to this folder")
+	capture := flag.String("capture", "", "write the reference's transcripts to this folder (with -run, only those scenarios')")
 	work := flag.String("work", "", "folder for the kubectl HOMEs (default: a temporary folder)")
 	parallel := flag.Int("parallel", 4, "scenarios played at once against each server")
 	run := flag.String("run", "", "only scenarios whose name contains this")
 	maxDiff := flag.Int("max-diff-lines", 80, "lines of each diff printed")
+	captures := flag.String("captures", filepath.Join("testdata", "reference"), "the capture folder whose deliberate-differences.txt and deliberate/ say where aggsim differs on purpose")
 	flag.Parse()
-	if err := mainErr(*refRun, *refURL, *aggData, *aggURL, *capture, *work, *parallel, *run, *maxDiff); err != nil {
+	if err := mainErr(*refRun, *refURL, *aggData, *aggURL, *capture, *work, *parallel, *run, *maxDiff, *captures); err != nil {
 		fmt.Fprintln(os.Stderr, "refsuite:", err)
 		os.Exit(2)
 	}
 }
 
-func mainErr(refRun, refURL, aggData, aggURL, capture, work string, parallel int, run string, maxDiff int) error {
+func mainErr(refRun, refURL, aggData, aggURL, capture, work string, parallel int, run string, maxDiff int, captures string) error {
+	deliberate, err := refsuite.ReadDeliberateDifferences(captures)
+	if err != nil {
+		return err
+	}
 	if refRun == "" || refURL == "" || aggData == "" || aggURL == "" {
 		return fmt.Errorf("-reference-run, -reference-url, -aggsim-data-dir and -aggsim-url are required")
 	}
@@ -81,15 +88,32 @@ func mainErr(refRun, refURL, aggData, aggURL, capture, work string, parallel int
 	aggT := refsuite.RunAll(ctx, agg, scenarios, parallel)
 	refT := <-refCh
 	elapsed := time.Since(t0)
-	equal := 0
+	equal, deliberateCount := 0, 0
 	for _, r := range refsuite.Compare(scenarios, refT, aggT) {
-		if r.Equal() {
+		name := r.Scenario.Name
+		_, isDeliberate := deliberate[name]
+		var expected string
+		if isDeliberate {
+			if expected, err = refsuite.ReadDeliberateCapture(captures, name); err != nil {
+				return err
+			}
+		}
+		j := refsuite.Judge(r, isDeliberate, expected, aggT[name])
+		switch j.Verdict {
+		case refsuite.Same:
 			equal++
-			fmt.Printf("same     %s\n", r.Scenario.Name)
+			fmt.Printf("same        %s\n", name)
+			continue
+		case refsuite.DeliberatelyDifferent:
+			deliberateCount++
+			fmt.Printf("deliberate  %s (README: %q)\n", name, deliberate[name].README)
+			continue
+		case refsuite.NoLongerDeliberate:
+			fmt.Printf("differs     %s: listed as deliberate but answers as the reference\n", name)
 			continue
 		}
-		fmt.Printf("differs  %s\n", r.Scenario.Name)
-		lines := strings.Split(strings.TrimRight(r.Diff, "\n"), "\n")
+		fmt.Printf("differs     %s\n", name)
+		lines := strings.Split(strings.TrimRight(j.Diff, "\n"), "\n")
 		if maxDiff >= 0 && len(lines) > maxDiff {
 			lines = append(lines[:maxDiff], fmt.Sprintf("... (%d more lines)", len(lines)-maxDiff))
 		}
@@ -99,16 +123,21 @@ func mainErr(refRun, refURL, aggData, aggURL, capture, work string, parallel int
 	}
 	if capture != "" {
 		if run != "" {
-			return fmt.Errorf("-capture writes the whole catalogue: do not combine it with -run")
-		}
-		if err := refsuite.WriteCaptures(capture, refT); err != nil {
+			// Only the scenarios played: rewrite their captures, keep
+			// the others.
+			for name, tr := range refT {
+				if err := os.WriteFile(filepath.Join(capture, name+refsuite.CaptureExt), []byte(tr), 0o644); err != nil {
+					return err
+				}
+			}
+		} else if err := refsuite.WriteCaptures(capture, refT); err != nil {
 			return err
 		}
 		fmt.Printf("wrote %d reference transcripts to %s\n", len(refT), capture)
 	}
 	fmt.Printf("themes: %s\n", strings.Join(refsuite.Themes(scenarios), ", "))
-	fmt.Printf("%d/%d scenarios equal (played in %s)\n", equal, len(scenarios), elapsed.Round(time.Millisecond))
-	if equal < len(scenarios) && capture == "" {
+	fmt.Printf("%s (played in %s)\n", refsuite.Summary(equal, deliberateCount, len(scenarios), 0), elapsed.Round(time.Millisecond))
+	if equal+deliberateCount < len(scenarios) && capture == "" {
 		os.Exit(1)
 	}
 	return nil
