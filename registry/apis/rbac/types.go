@@ -19,62 +19,70 @@ const (
 // reconciles at start ("true") or leaves alone ("false").
 const AutoUpdateAnnotation = "rbac.authorization.kubernetes.io/autoupdate"
 
-// PolicyRule holds information that describes a policy rule, but does not contain information about who the rule applies to or which namespace the rule applies to.
+// PolicyRule is one permission: verbs on resources of API groups (maybe
+// only some names), or verbs on non-resource URLs.
 // ---
 // PolicyRule mirrors rbac/v1.PolicyRule.
 type PolicyRule struct {
-	// Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs.
+	// The actions the rule allows on every resource or URL it names; "*" allows all.
 	// +listType=atomic
 	Verbs []string `json:"verbs" protobuf:"bytes,1,rep,name=verbs"`
-	// APIGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed. "" represents the core API group and "*" represents all API groups.
+	// The API groups of the resources: a request for a named resource in any of
+	// them matches. "" is the core group, "*" every group.
 	// +optional
 	// +listType=atomic
 	APIGroups []string `json:"apiGroups,omitempty" protobuf:"bytes,2,rep,name=apiGroups"`
-	// Resources is a list of resources this rule applies to. '*' represents all resources.
+	// The resources (and "resource/subresource") the rule covers; "*" covers all.
 	// +optional
 	// +listType=atomic
 	Resources []string `json:"resources,omitempty" protobuf:"bytes,3,rep,name=resources"`
-	// ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.
+	// When set, only objects with one of these names match; empty means any name.
 	// +optional
 	// +listType=atomic
 	ResourceNames []string `json:"resourceNames,omitempty" protobuf:"bytes,4,rep,name=resourceNames"`
-	// NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path Since non-resource URLs are not namespaced, this field is only applicable for ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to API resources (such as "pods" or "secrets") or non-resource URL paths (such as "/api"),  but not both.
+	// Paths outside the resource API (such as /healthz) the rule covers; a
+	// trailing "*" matches any continuation. They only count in ClusterRoles
+	// bound by a ClusterRoleBinding, and a rule names either resources or
+	// URLs, never both.
 	// +optional
 	// +listType=atomic
 	NonResourceURLs []string `json:"nonResourceURLs,omitempty" protobuf:"bytes,5,rep,name=nonResourceURLs"`
 }
 
-// Subject contains a reference to the object or user identities a role binding applies to.  This can either hold a direct API object reference, or a value for non-objects such as user and group names.
+// Subject is who a binding grants a role to: a user, a group or a
+// ServiceAccount.
 // ---
 // Subject mirrors rbac/v1.Subject.
 // +structType=atomic
 type Subject struct {
-	// Kind of object being referenced. Values defined by this API group are "User", "Group", and "ServiceAccount". If the Authorizer does not recognized the kind value, the Authorizer should report an error.
+	// What the subject is: User, Group or ServiceAccount.
 	Kind string `json:"kind" protobuf:"bytes,1,opt,name=kind"`
-	// APIGroup holds the API group of the referenced subject. Defaults to "" for ServiceAccount subjects. Defaults to "rbac.authorization.k8s.io" for User and Group subjects.
+	// The API group of the subject's kind: "" for a ServiceAccount,
+	// rbac.authorization.k8s.io (the default) for a User or Group.
 	// +optional
 	APIGroup string `json:"apiGroup,omitempty" protobuf:"bytes,2,opt,name=apiGroup"`
-	// Name of the object being referenced.
+	// The subject's name.
 	Name string `json:"name" protobuf:"bytes,3,opt,name=name"`
-	// Namespace of the referenced object.  If the object kind is non-namespace, such as "User" or "Group", and this value is not empty the Authorizer should report an error.
+	// The ServiceAccount's namespace; must stay empty for Users and Groups.
 	// +optional
 	Namespace string `json:"namespace,omitempty" protobuf:"bytes,4,opt,name=namespace"`
 }
 
-// RoleRef contains information that points to the role being used
+// RoleRef names the role a binding grants.
 // ---
 // RoleRef mirrors rbac/v1.RoleRef.
 // +structType=atomic
 type RoleRef struct {
-	// APIGroup is the group for the resource being referenced
+	// The API group of the role's kind (rbac.authorization.k8s.io).
 	APIGroup string `json:"apiGroup" protobuf:"bytes,1,opt,name=apiGroup"`
-	// Kind is the type of resource being referenced
+	// Role or ClusterRole.
 	Kind string `json:"kind" protobuf:"bytes,2,opt,name=kind"`
-	// Name is the name of resource being referenced
+	// The role's name.
 	Name string `json:"name" protobuf:"bytes,3,opt,name=name"`
 }
 
-// Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.
+// Role is a set of permissions within one namespace, granted to subjects
+// by RoleBindings there.
 // ---
 // Role mirrors rbac/v1.Role (namespaced). Rules has no omitempty: a Role
 // without rules encodes `"rules":null`, as upstream's.
@@ -83,13 +91,13 @@ type Role struct {
 	// Standard object's metadata.
 	// +optional
 	meta.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Rules holds all the PolicyRules for this Role
+	// The permissions the role grants.
 	// +optional
 	// +listType=atomic
 	Rules []PolicyRule `json:"rules" protobuf:"bytes,2,rep,name=rules"`
 }
 
-// RoleList is a collection of Roles
+// RoleList is a list of Role objects.
 // ---
 // RoleList mirrors rbac/v1.RoleList.
 type RoleList struct {
@@ -97,11 +105,13 @@ type RoleList struct {
 	// Standard object's metadata.
 	// +optional
 	meta.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Items is a list of Roles
+	// The Role objects.
 	Items []Role `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
-// ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.
+// ClusterRole is a set of permissions that is not tied to a namespace:
+// granted cluster-wide by a ClusterRoleBinding, or within one namespace by
+// a RoleBinding there.
 // ---
 // ClusterRole mirrors rbac/v1.ClusterRole (cluster-scoped).
 type ClusterRole struct {
@@ -109,26 +119,30 @@ type ClusterRole struct {
 	// Standard object's metadata.
 	// +optional
 	meta.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Rules holds all the PolicyRules for this ClusterRole
+	// The permissions the role grants.
 	// +optional
 	// +listType=atomic
 	Rules []PolicyRule `json:"rules" protobuf:"bytes,2,rep,name=rules"`
-	// AggregationRule is an optional field that describes how to build the Rules for this ClusterRole. If AggregationRule is set, then the Rules are controller managed and direct changes to Rules will be stomped by the controller.
+	// When set, the rules are the union of the rules of the ClusterRoles it
+	// selects, kept current by the server: changes written to rules by hand
+	// are overwritten.
 	// +optional
 	AggregationRule *AggregationRule `json:"aggregationRule,omitempty" protobuf:"bytes,3,opt,name=aggregationRule"`
 }
 
-// AggregationRule describes how to locate ClusterRoles to aggregate into the ClusterRole
+// AggregationRule selects the ClusterRoles whose rules a ClusterRole
+// collects.
 // ---
 // AggregationRule mirrors rbac/v1.AggregationRule.
 type AggregationRule struct {
-	// ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole's permissions will be added
+	// Label selectors over ClusterRoles: the rules of every ClusterRole one
+	// of them matches are collected.
 	// +optional
 	// +listType=atomic
 	ClusterRoleSelectors []LabelSelector `json:"clusterRoleSelectors,omitempty" protobuf:"bytes,1,rep,name=clusterRoleSelectors"`
 }
 
-// ClusterRoleList is a collection of ClusterRoles
+// ClusterRoleList is a list of ClusterRole objects.
 // ---
 // ClusterRoleList mirrors rbac/v1.ClusterRoleList.
 type ClusterRoleList struct {
@@ -136,11 +150,12 @@ type ClusterRoleList struct {
 	// Standard object's metadata.
 	// +optional
 	meta.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Items is a list of ClusterRoles
+	// The ClusterRole objects.
 	Items []ClusterRole `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
-// RoleBinding references a role, but does not contain it.  It can reference a Role in the same namespace or a ClusterRole in the global namespace. It adds who information via Subjects and namespace information by which namespace it exists in.  RoleBindings in a given namespace only have effect in that namespace.
+// RoleBinding grants the permissions of a Role in its own namespace, or of
+// a ClusterRole, to subjects, within the binding's namespace only.
 // ---
 // RoleBinding mirrors rbac/v1.RoleBinding (namespaced).
 type RoleBinding struct {
@@ -148,15 +163,16 @@ type RoleBinding struct {
 	// Standard object's metadata.
 	// +optional
 	meta.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Subjects holds references to the objects the role applies to.
+	// Who is granted the role: users, groups and ServiceAccounts.
 	// +optional
 	// +listType=atomic
 	Subjects []Subject `json:"subjects,omitempty" protobuf:"bytes,2,rep,name=subjects"`
-	// RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.
+	// The role granted: a Role in this namespace or a ClusterRole. It cannot
+	// be changed once the binding exists.
 	RoleRef RoleRef `json:"roleRef" protobuf:"bytes,3,opt,name=roleRef"`
 }
 
-// RoleBindingList is a collection of RoleBindings
+// RoleBindingList is a list of RoleBinding objects.
 // ---
 // RoleBindingList mirrors rbac/v1.RoleBindingList.
 type RoleBindingList struct {
@@ -164,11 +180,12 @@ type RoleBindingList struct {
 	// Standard object's metadata.
 	// +optional
 	meta.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Items is a list of RoleBindings
+	// The RoleBinding objects.
 	Items []RoleBinding `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
-// ClusterRoleBinding references a ClusterRole, but not contain it.  It can reference a ClusterRole in the global namespace, and adds who information via Subject.
+// ClusterRoleBinding grants the permissions of a ClusterRole to subjects
+// in every namespace and for cluster-scoped resources.
 // ---
 // ClusterRoleBinding mirrors rbac/v1.ClusterRoleBinding (cluster-scoped).
 type ClusterRoleBinding struct {
@@ -176,15 +193,15 @@ type ClusterRoleBinding struct {
 	// Standard object's metadata.
 	// +optional
 	meta.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Subjects holds references to the objects the role applies to.
+	// Who is granted the role: users, groups and ServiceAccounts.
 	// +optional
 	// +listType=atomic
 	Subjects []Subject `json:"subjects,omitempty" protobuf:"bytes,2,rep,name=subjects"`
-	// RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.
+	// The ClusterRole granted. It cannot be changed once the binding exists.
 	RoleRef RoleRef `json:"roleRef" protobuf:"bytes,3,opt,name=roleRef"`
 }
 
-// ClusterRoleBindingList is a collection of ClusterRoleBindings
+// ClusterRoleBindingList is a list of ClusterRoleBinding objects.
 // ---
 // ClusterRoleBindingList mirrors rbac/v1.ClusterRoleBindingList.
 type ClusterRoleBindingList struct {
@@ -192,35 +209,39 @@ type ClusterRoleBindingList struct {
 	// Standard object's metadata.
 	// +optional
 	meta.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Items is a list of ClusterRoleBindings
+	// The ClusterRoleBinding objects.
 	Items []ClusterRoleBinding `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
-// A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects.
+// LabelSelector picks objects by their labels: an object matches when it
+// meets every matchLabels entry and every matchExpressions requirement. An
+// empty selector matches everything; an absent one nothing.
 // ---
 // LabelSelector mirrors meta/v1.LabelSelector.
 // +upstreamPackage=k8s.io/apimachinery/pkg/apis/meta/v1
 // +structType=atomic
 type LabelSelector struct {
-	// matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels map is equivalent to an element of matchExpressions, whose key field is "key", the operator is "In", and the values array contains only "value". The requirements are ANDed.
+	// Labels the object must have with exactly these values.
 	// +optional
 	MatchLabels map[string]string `json:"matchLabels,omitempty" protobuf:"bytes,1,rep,name=matchLabels"`
-	// matchExpressions is a list of label selector requirements. The requirements are ANDed.
+	// Further requirements on labels, all of which must hold.
 	// +optional
 	// +listType=atomic
 	MatchExpressions []LabelSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,2,rep,name=matchExpressions"`
 }
 
-// A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.
+// LabelSelectorRequirement is one condition on a label: its key, an
+// operator and, for In and NotIn, the values.
 // ---
 // LabelSelectorRequirement mirrors meta/v1.LabelSelectorRequirement.
 // +upstreamPackage=k8s.io/apimachinery/pkg/apis/meta/v1
 type LabelSelectorRequirement struct {
-	// key is the label key that the selector applies to.
+	// The label's key.
 	Key string `json:"key" protobuf:"bytes,1,opt,name=key"`
-	// operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist.
+	// In, NotIn, Exists or DoesNotExist.
 	Operator string `json:"operator" protobuf:"bytes,2,opt,name=operator,casttype=LabelSelectorOperator"`
-	// values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.
+	// The values In and NotIn compare with (at least one); empty for Exists
+	// and DoesNotExist.
 	// +optional
 	// +listType=atomic
 	Values []string `json:"values,omitempty" protobuf:"bytes,3,rep,name=values"`
