@@ -475,26 +475,26 @@ type EndpointPort struct {
 	AppProtocol *string `json:"appProtocol,omitempty" protobuf:"bytes,4,opt,name=appProtocol"`
 }
 
-// ObjectReference contains enough information to let you inspect or modify the
-// referred object.
+// ObjectReference points at one object (or a part of it) by kind,
+// namespace, name and, optionally, UID and version.
 // ---
 // ObjectReference mirrors core/v1.ObjectReference.
 // +structType=atomic
 type ObjectReference struct {
-	// Kind of the referent.
+	// The object's kind.
 	Kind string `json:"kind,omitempty" protobuf:"bytes,1,opt,name=kind"`
-	// Namespace of the referent.
+	// The object's namespace.
 	Namespace string `json:"namespace,omitempty" protobuf:"bytes,2,opt,name=namespace"`
-	// Name of the referent.
+	// The object's name.
 	Name string `json:"name,omitempty" protobuf:"bytes,3,opt,name=name"`
-	// UID of the referent.
+	// The object's UID.
 	UID string `json:"uid,omitempty" protobuf:"bytes,4,opt,name=uid"`
-	// API version of the referent.
+	// The object's API version.
 	APIVersion string `json:"apiVersion,omitempty" protobuf:"bytes,5,opt,name=apiVersion"`
-	// Specific resourceVersion to which this reference is made, if any.
+	// The object's resourceVersion the reference is to, if a particular one.
 	ResourceVersion string `json:"resourceVersion,omitempty" protobuf:"bytes,6,opt,name=resourceVersion"`
-	// If referring to a piece of an object instead of an entire object, this
-	// string should contain a valid JSON/Go field access statement.
+	// The part of the object meant, when not the whole object, as a field
+	// path such as spec.containers{name}.
 	FieldPath string `json:"fieldPath,omitempty" protobuf:"bytes,7,opt,name=fieldPath"`
 }
 
