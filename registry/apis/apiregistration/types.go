@@ -11,8 +11,9 @@ import (
 // omitempty included), so `kubectl get apiservice -o yaml` prints what a
 // real kube-apiserver prints.
 
-// APIService represents a server for a particular GroupVersion. Name must be
-// "version.group".
+// APIService tells the aggregator where one API group/version is served:
+// by this server or by a Service in front of another API server. Its name
+// is "<version>.<group>".
 // ---
 // APIService registers one group/version with the aggregator. Its name is
 // always "<spec.version>.<spec.group>" ("v1." for the legacy core group).
@@ -22,11 +23,11 @@ type APIService struct {
 	// https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 	meta.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
-	// Spec contains information for locating and communicating with a server
+	// Where the group/version is served and how it is ordered in discovery.
 	// ---
 	// Spec is what the user asked for.
 	Spec APIServiceSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
-	// Status contains derived information about an API server
+	// Whether the group/version is reachable, as the server last found.
 	// ---
 	// Status is written by the availability controllers via /status.
 	Status APIServiceStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
@@ -40,82 +41,69 @@ type APIServiceList struct {
 	// Standard list metadata. More info:
 	// https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
 	meta.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Items is the list of APIService objects.
+	// The APIService objects.
 	Items []APIService `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
-// ServiceReference holds a reference to Service.legacy.k8s.io
+// ServiceReference names a core/v1 Service and a port on it.
 // ---
 // ServiceReference names the Service in front of an aggregated API server.
 type ServiceReference struct {
-	// Namespace is the namespace of the service
+	// The Service's namespace.
 	// ---
 	// Namespace of the Service; required.
 	Namespace string `json:"namespace,omitempty" protobuf:"bytes,1,opt,name=namespace"`
-	// Name is the name of the service
+	// The Service's name.
 	// ---
 	// Name of the Service; required (not format-checked, as upstream).
 	Name string `json:"name,omitempty" protobuf:"bytes,2,opt,name=name"`
-	// If specified, the port on the service that hosting webhook. Default to 443
-	// for backward compatibility. `port` should be a valid port number (1-65535,
-	// inclusive).
+	// The Service port requests go to, 1 to 65535; defaults to 443.
 	// ---
 	// Port on the Service (1..65535); defaulted to 443 on create/update.
 	Port *int32 `json:"port,omitempty" protobuf:"varint,3,opt,name=port"`
 }
 
-// APIServiceSpec contains information for locating and communicating with a
-// server. Only https is supported, though you are able to disable certificate
-// verification.
+// APIServiceSpec says how the aggregator reaches the server of a
+// group/version (always over https) and where the group and version sort
+// in discovery.
 // ---
 // APIServiceSpec mirrors apiregistration/v1.APIServiceSpec. A nil Service
 // makes the APIService "local": served by this process, always Available.
 type APIServiceSpec struct {
-	// Service is a reference to the service for this API server.  It must
-	// communicate on port 443. If the Service is nil, that means the handling for
-	// the API groupversion is handled locally on this server. The call will
-	// simply delegate to the normal handler chain to be fulfilled.
+	// The Service in front of the API server that serves the group/version;
+	// absent, this server serves it itself.
 	// ---
 	// Service is where requests for this group/version are proxied.
 	Service *ServiceReference `json:"service,omitempty" protobuf:"bytes,1,opt,name=service"`
-	// Group is the API group name this server hosts
+	// The API group served.
 	// ---
 	// Group is the API group name ("" only for the legacy "v1.").
 	Group string `json:"group,omitempty" protobuf:"bytes,2,opt,name=group"`
-	// Version is the API version this server hosts.  For example, "v1"
+	// The API version served, such as "v1".
 	// ---
 	// Version is the API version, a DNS-1035 label ("v1alpha1").
 	Version string `json:"version,omitempty" protobuf:"bytes,3,opt,name=version"`
-	// InsecureSkipTLSVerify disables TLS certificate verification when
-	// communicating with this server. This is strongly discouraged.  You should
-	// use the CABundle instead.
+	// Skips checking the server's certificate. Unsafe; prefer caBundle.
 	// ---
 	// InsecureSkipTLSVerify disables verification of the backend's serving
 	// certificate; forbidden together with CABundle.
 	InsecureSkipTLSVerify bool `json:"insecureSkipTLSVerify,omitempty" protobuf:"varint,4,opt,name=insecureSkipTLSVerify"`
-	// CABundle is a PEM encoded CA bundle which will be used to validate an API
-	// server's serving certificate. If unspecified, system trust roots on the
-	// apiserver are used.
+	// PEM certificates of the CA that signed the server's serving
+	// certificate; absent, the system's trust roots are used.
 	// ---
 	// CABundle is the PEM bundle that verifies the backend's serving
 	// certificate; base64 on the wire (a non-base64 string fails decoding
 	// with "illegal base64 data at input byte N").
 	// +listType=atomic
 	CABundle []byte `json:"caBundle,omitempty" protobuf:"bytes,5,opt,name=caBundle"`
-	// GroupPriorityMinimum is the priority this group should have at least.
-	// Higher priority means that the group is preferred by clients over lower
-	// priority ones. The primary sort is based on GroupPriorityMinimum, ordered
-	// highest number to lowest (20 before 10). The secondary sort is based on the
-	// alphabetical comparison of the name of the object. (v1.bar before v1.foo)
+	// The least priority the group has in discovery: groups are listed
+	// highest priority first (20 before 10), ties by APIService name
+	// (v1.bar before v1.foo). Clients prefer groups listed earlier.
 	// ---
 	// GroupPriorityMinimum orders groups in discovery, highest first (1..20000).
 	GroupPriorityMinimum int32 `json:"groupPriorityMinimum" protobuf:"varint,7,opt,name=groupPriorityMinimum"`
-	// VersionPriority controls the ordering of this API version inside of its
-	// group.  Must be greater than zero. The primary sort is based on
-	// VersionPriority, ordered highest to lowest (20 before 10). Since it's
-	// inside of a group, the number can be small, probably in the 10s. In case of
-	// equal version priorities, the version string will be used to compute the
-	// order inside a group.
+	// Where the version sorts within its group, above zero: highest first
+	// (20 before 10), ties by the version string's Kubernetes ordering.
 	// ---
 	// VersionPriority orders versions within a group, highest first (1..1000).
 	VersionPriority int32 `json:"versionPriority" protobuf:"varint,8,opt,name=versionPriority"`
@@ -177,29 +165,28 @@ const (
 	MessagePassed = "all checks passed"
 )
 
-// APIServiceCondition describes the state of an APIService at a particular
-// point
+// APIServiceCondition is one observation of an APIService's state.
 // ---
 // APIServiceCondition mirrors apiregistration/v1.APIServiceCondition.
 type APIServiceCondition struct {
-	// Type is the type of the condition.
+	// The condition's type (Available).
 	Type APIServiceConditionType `json:"type" protobuf:"bytes,1,opt,name=type"`
-	// Status is the status of the condition. Can be True, False, Unknown.
+	// Whether the condition holds: True, False or Unknown.
 	Status ConditionStatus `json:"status" protobuf:"bytes,2,opt,name=status"`
-	// Last time the condition transitioned from one status to another.
+	// When the status last changed.
 	LastTransitionTime meta.Time `json:"lastTransitionTime,omitempty" protobuf:"bytes,3,opt,name=lastTransitionTime"`
-	// Unique, one-word, CamelCase reason for the condition's last transition.
+	// A CamelCase word for why the status last changed.
 	Reason string `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
-	// Human-readable message indicating details about last transition.
+	// A sentence for people about the last change.
 	Message string `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
 }
 
-// APIServiceStatus contains derived information about an API server
+// APIServiceStatus is what the server found about an APIService.
 // ---
 // APIServiceStatus mirrors apiregistration/v1.APIServiceStatus
 // (conditions are a list-map keyed by type).
 type APIServiceStatus struct {
-	// Current service state of apiService.
+	// The APIService's current conditions, one per type.
 	// +listType=map
 	// +listMapKey=type
 	Conditions []APIServiceCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`

@@ -9,9 +9,8 @@ import (
 	"strings"
 )
 
-// Quantity is a fixed-point representation of a number. It provides
-// convenient marshaling/unmarshaling in JSON and YAML, in addition to String()
-// and AsInt64() accessors.
+// Quantity is an exact decimal amount of a resource, written as a string
+// such as "500m", "1.5Gi" or "2e3".
 //
 // The serialization format is a signed decimal number followed by a suffix:
 // a binary SI suffix (Ki, Mi, Gi, Ti, Pi, Ei), a decimal SI suffix (n, u, m,
@@ -420,5 +419,5 @@ func (q *Quantity) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ResourceList is a set of (resource name, quantity) pairs.
+// ResourceList maps resource names (cpu, memory, pods, ...) to amounts.
 type ResourceList map[string]Quantity

@@ -13,8 +13,8 @@ import (
 // omitempty follow k8s.io/api/core/v1/types.go; fields aggsim never acts
 // on are kept so that objects round-trip unchanged.
 
-// Namespace provides a scope for Names. Use of multiple namespaces is
-// optional.
+// Namespace is a named scope: names of namespaced objects are unique within
+// their namespace.
 // ---
 // Namespace mirrors core/v1.Namespace (cluster-scoped).
 type Namespace struct {
@@ -22,18 +22,18 @@ type Namespace struct {
 	// Standard object's metadata. More info:
 	// https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 	meta.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Spec defines the behavior of the Namespace.
+	// What the namespace asks for: its finalizers.
 	Spec NamespaceSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
-	// Status describes the current status of a Namespace.
+	// The namespace's lifecycle phase and conditions, written by the server.
 	Status NamespaceStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
-// NamespaceSpec describes the attributes on a Namespace.
+// NamespaceSpec is what a namespace asks for.
 // ---
 // NamespaceSpec mirrors core/v1.NamespaceSpec.
 type NamespaceSpec struct {
-	// Finalizers is an opaque list of values that must be empty to permanently
-	// remove object from storage.
+	// Parties that must finish cleaning up before the namespace is removed;
+	// a terminating namespace is deleted once the list is empty.
 	// ---
 	// Finalizers; "kubernetes" is added on create as upstream does.
 	// +listType=atomic
@@ -50,34 +50,33 @@ const (
 	LabelMetadataName = "kubernetes.io/metadata.name"
 )
 
-// NamespaceStatus is information about the current status of a Namespace.
+// NamespaceStatus is the observed state of a namespace.
 // ---
 // NamespaceStatus mirrors core/v1.NamespaceStatus.
 type NamespaceStatus struct {
-	// Phase is the current lifecycle phase of the namespace.
+	// Active, or Terminating once deletion has begun.
 	// +openapi:enum=Active
 	// +openapi:enum=Terminating
 	Phase string `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase"`
-	// Represents the latest available observations of a namespace's current
-	// state.
+	// The namespace's current conditions, one per type.
 	// +listType=map
 	// +listMapKey=type
 	Conditions []NamespaceCondition `json:"conditions,omitempty" patchMergeKey:"type" patchStrategy:"merge" protobuf:"bytes,2,rep,name=conditions"`
 }
 
-// NamespaceCondition contains details about state of namespace.
+// NamespaceCondition is one observation of a namespace's state.
 // ---
 // NamespaceCondition mirrors core/v1.NamespaceCondition.
 type NamespaceCondition struct {
-	// Type of namespace controller condition.
+	// The condition's type.
 	Type string `json:"type" protobuf:"bytes,1,opt,name=type"`
-	// Status of the condition, one of True, False, Unknown.
+	// Whether the condition holds: True, False or Unknown.
 	Status string `json:"status" protobuf:"bytes,2,opt,name=status"`
-	// Last time the condition transitioned from one status to another.
+	// When the status last changed.
 	LastTransitionTime meta.Time `json:"lastTransitionTime,omitempty" protobuf:"bytes,4,opt,name=lastTransitionTime"`
-	// Unique, one-word, CamelCase reason for the condition's last transition.
+	// A CamelCase word for why the status last changed.
 	Reason string `json:"reason,omitempty" protobuf:"bytes,5,opt,name=reason"`
-	// Human-readable message indicating details about last transition.
+	// A sentence for people about the last change.
 	Message string `json:"message,omitempty" protobuf:"bytes,6,opt,name=message"`
 }
 
@@ -87,7 +86,7 @@ type NamespaceList struct {
 	// Standard list metadata. More info:
 	// https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
 	meta.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Items is the list of Namespace objects.
+	// The Namespace objects.
 	Items []Namespace `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
@@ -118,10 +117,8 @@ const (
 	TrafficPolicyLocal             = "Local"
 )
 
-// Service is a named abstraction of software service (for example, mysql)
-// consisting of local port (for example 3306) that the proxy listens on, and
-// the selector that determines which pods will answer requests sent through
-// the proxy.
+// Service gives the pods chosen by a label selector one stable virtual
+// address and set of ports, or makes a DNS alias of an outside name.
 // ---
 // Service mirrors core/v1.Service (namespaced).
 type Service struct {
@@ -129,197 +126,199 @@ type Service struct {
 	// Standard object's metadata. More info:
 	// https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 	meta.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Spec defines the behavior of a service.
+	// How the Service is exposed and where its traffic goes.
 	Spec ServiceSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
-	// Most recently observed status of the service. Populated by the system.
-	// Read-only.
+	// The Service's load balancer and conditions, written by the system;
+	// read-only.
 	Status ServiceStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
-// ServiceSpec describes the attributes that a user creates on a service.
+// ServiceSpec is what the creator of a Service asks for.
 // ---
 // ServiceSpec mirrors core/v1.ServiceSpec.
 type ServiceSpec struct {
-	// The list of ports that are exposed by this service.
+	// The ports the Service exposes.
 	// +listType=map
 	// +listMapKey=port
 	// +listMapKey=protocol
 	Ports []ServicePort `json:"ports,omitempty" patchMergeKey:"port" patchStrategy:"merge" protobuf:"bytes,1,rep,name=ports"`
-	// Route service traffic to pods with label keys and values matching this
-	// selector.
+	// Traffic goes to the pods whose labels include all these pairs. Without
+	// a selector the Service's endpoints are left to someone else to manage.
+	// Ignored for ExternalName Services.
 	// +mapType=atomic
 	Selector map[string]string `json:"selector,omitempty" protobuf:"bytes,2,rep,name=selector"`
-	// clusterIP is the IP address of the service and is usually assigned
-	// randomly.
+	// The Service's virtual IP, usually allocated at random; "None" makes a
+	// headless Service.
 	ClusterIP string `json:"clusterIP,omitempty" protobuf:"bytes,3,opt,name=clusterIP"`
-	// ClusterIPs is a list of IP addresses assigned to this service, and are
-	// usually assigned randomly.
+	// The Service's virtual IPs, at most one per IP family; the first is
+	// clusterIP.
 	// +listType=atomic
 	ClusterIPs []string `json:"clusterIPs,omitempty" protobuf:"bytes,18,rep,name=clusterIPs"`
-	// type determines how the Service is exposed. Defaults to ClusterIP. Valid
-	// options are ExternalName, ClusterIP, NodePort, and LoadBalancer.
+	// How the Service is exposed: ClusterIP (the default), NodePort,
+	// LoadBalancer or ExternalName.
 	// +openapi:enum=ClusterIP
 	// +openapi:enum=ExternalName
 	// +openapi:enum=LoadBalancer
 	// +openapi:enum=NodePort
 	Type string `json:"type,omitempty" protobuf:"bytes,4,opt,name=type"`
-	// externalIPs is a list of IP addresses for which nodes in the cluster will
-	// also accept traffic for this service.
+	// Further IP addresses at which the cluster's nodes accept traffic for
+	// the Service; Kubernetes does not manage them.
 	// +listType=atomic
 	ExternalIPs []string `json:"externalIPs,omitempty" protobuf:"bytes,5,rep,name=externalIPs"`
-	// Supports "ClientIP" and "None". Used to maintain session affinity. Defaults
-	// to None.
+	// ClientIP keeps each client on one endpoint; None (the default) does
+	// not.
 	// +openapi:enum=ClientIP
 	// +openapi:enum=None
 	SessionAffinity string `json:"sessionAffinity,omitempty" protobuf:"bytes,7,opt,name=sessionAffinity"`
-	// Only applies to Service Type: LoadBalancer. Deprecated.
+	// Deprecated: the IP address asked of the load balancer of a
+	// LoadBalancer Service.
 	LoadBalancerIP string `json:"loadBalancerIP,omitempty" protobuf:"bytes,8,opt,name=loadBalancerIP"`
-	// If specified and supported by the platform, this will restrict traffic
-	// through the cloud-provider load-balancer will be restricted to the
-	// specified client IPs.
+	// The client CIDR ranges a LoadBalancer Service's load balancer lets
+	// through, where the platform supports it.
 	// +listType=atomic
 	LoadBalancerSourceRanges []string `json:"loadBalancerSourceRanges,omitempty" protobuf:"bytes,9,rep,name=loadBalancerSourceRanges"`
-	// externalName is the external reference that discovery mechanisms will
-	// return as an alias for this service (e.g. a DNS CNAME record). Must be a
-	// lowercase RFC-1123 hostname and requires `type` to be "ExternalName".
+	// The DNS name an ExternalName Service is an alias (CNAME) of; a
+	// lowercase RFC 1123 hostname.
 	ExternalName string `json:"externalName,omitempty" protobuf:"bytes,10,opt,name=externalName"`
-	// externalTrafficPolicy describes how nodes distribute service traffic they
-	// receive on one of the Service's "externally-facing" addresses.
+	// Where traffic arriving at the Service's external addresses (node
+	// ports, load balancer) goes: Cluster (any ready endpoint) or Local
+	// (only endpoints on the receiving node). Only for NodePort and
+	// LoadBalancer Services.
 	// +openapi:enum=Cluster
 	// +openapi:enum=Local
 	ExternalTrafficPolicy string `json:"externalTrafficPolicy,omitempty" protobuf:"bytes,11,opt,name=externalTrafficPolicy"`
-	// healthCheckNodePort specifies the healthcheck nodePort for the service.
+	// The node port on which a load balancer checks whether a node has local
+	// endpoints, for a LoadBalancer Service with externalTrafficPolicy
+	// Local.
 	HealthCheckNodePort int32 `json:"healthCheckNodePort,omitempty" protobuf:"varint,12,opt,name=healthCheckNodePort"`
-	// publishNotReadyAddresses indicates that any agent which deals with
-	// endpoints for this Service should disregard any indications of
-	// ready/not-ready.
+	// When true, the addresses of endpoints that are not ready are published
+	// as if they were.
 	PublishNotReadyAddresses bool `json:"publishNotReadyAddresses,omitempty" protobuf:"varint,13,opt,name=publishNotReadyAddresses"`
-	// sessionAffinityConfig contains the configurations of session affinity.
+	// The settings of session affinity.
 	SessionAffinityConfig *SessionAffinityConfig `json:"sessionAffinityConfig,omitempty" protobuf:"bytes,14,opt,name=sessionAffinityConfig"`
-	// IPFamilies is a list of IP families (e.g. IPv4, IPv6) assigned to this
-	// service.
+	// The IP families (IPv4, IPv6) of the Service's clusterIPs, in the same
+	// order.
 	// +listType=atomic
 	// +openapi:enum=
 	// +openapi:enum=IPv4
 	// +openapi:enum=IPv6
 	IPFamilies []string `json:"ipFamilies,omitempty" protobuf:"bytes,19,rep,name=ipFamilies"`
-	// IPFamilyPolicy represents the dual-stack-ness requested or required by this
-	// Service.
+	// How many IP families the Service gets: SingleStack (one),
+	// PreferDualStack (two where the cluster has both) or RequireDualStack
+	// (two).
 	// +openapi:enum=PreferDualStack
 	// +openapi:enum=RequireDualStack
 	// +openapi:enum=SingleStack
 	IPFamilyPolicy *string `json:"ipFamilyPolicy,omitempty" protobuf:"bytes,17,opt,name=ipFamilyPolicy"`
-	// allocateLoadBalancerNodePorts defines if NodePorts will be automatically
-	// allocated for services with type LoadBalancer. Default is "true".
+	// Whether a LoadBalancer Service gets node ports; defaults to true.
 	AllocateLoadBalancerNodePorts *bool `json:"allocateLoadBalancerNodePorts,omitempty" protobuf:"varint,20,opt,name=allocateLoadBalancerNodePorts"`
-	// loadBalancerClass is the class of the load balancer implementation this
-	// Service belongs to.
+	// The load balancer implementation that serves a LoadBalancer Service;
+	// absent, the platform's default one. Cannot be changed once set.
 	LoadBalancerClass *string `json:"loadBalancerClass,omitempty" protobuf:"bytes,21,opt,name=loadBalancerClass"`
-	// InternalTrafficPolicy describes how nodes distribute service traffic they
-	// receive on the ClusterIP. Default is "Cluster".
+	// Where traffic to the clusterIP goes: Cluster (any ready endpoint, the
+	// default) or Local (only endpoints on the sending node).
 	// +openapi:enum=Cluster
 	// +openapi:enum=Local
 	InternalTrafficPolicy *string `json:"internalTrafficPolicy,omitempty" protobuf:"bytes,22,opt,name=internalTrafficPolicy"`
-	// TrafficDistribution offers a way to express preferences for how traffic is
-	// distributed to Service endpoints.
+	// A preference for how traffic is spread over the endpoints, such as
+	// PreferClose (nearby endpoints first).
 	TrafficDistribution *string `json:"trafficDistribution,omitempty" protobuf:"bytes,23,opt,name=trafficDistribution"`
 }
 
-// SessionAffinityConfig represents the configurations of session affinity.
+// SessionAffinityConfig holds the settings of session affinity.
 // ---
 // SessionAffinityConfig mirrors core/v1.SessionAffinityConfig.
 type SessionAffinityConfig struct {
-	// clientIP contains the configurations of Client IP based session affinity.
+	// The settings of ClientIP affinity.
 	ClientIP *ClientIPConfig `json:"clientIP,omitempty" protobuf:"bytes,1,opt,name=clientIP"`
 }
 
-// ClientIPConfig represents the configurations of Client IP based session
-// affinity.
+// ClientIPConfig holds the settings of ClientIP session affinity.
 // ---
 // ClientIPConfig mirrors core/v1.ClientIPConfig; TimeoutSeconds defaults
 // to 10800 (3 hours).
 type ClientIPConfig struct {
-	// timeoutSeconds specifies the seconds of ClientIP type session sticky time.
-	// Default value is 10800(for 3 hours).
+	// How long, in seconds, a client stays with one endpoint, 1 to 86400;
+	// defaults to 10800 (3 hours).
 	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty" protobuf:"varint,1,opt,name=timeoutSeconds"`
 }
 
-// ServicePort contains information on service's port.
+// ServicePort is one port a Service exposes.
 // ---
 // ServicePort mirrors core/v1.ServicePort.
 type ServicePort struct {
-	// The name of this port within the service. This must be a DNS_LABEL. All
-	// ports within a ServiceSpec must have unique names.
+	// The port's name, a DNS label unique in the Service; required when the
+	// Service has more than one port.
 	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
-	// The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default
-	// is TCP.
+	// TCP (the default), UDP or SCTP.
 	// +default="TCP"
 	// +openapi:enum=SCTP
 	// +openapi:enum=TCP
 	// +openapi:enum=UDP
 	Protocol string `json:"protocol,omitempty" protobuf:"bytes,2,opt,name=protocol"`
-	// The application protocol for this port.
+	// The application protocol spoken on the port, such as http or
+	// kubernetes.io/h2c.
 	AppProtocol *string `json:"appProtocol,omitempty" protobuf:"bytes,6,opt,name=appProtocol"`
-	// The port that will be exposed by this service.
+	// The port number the Service exposes.
 	Port int32 `json:"port" protobuf:"varint,3,opt,name=port"`
-	// Number or name of the port to access on the pods targeted by the service.
+	// The port on the selected pods the traffic goes to, by number or by
+	// container port name; defaults to port.
 	TargetPort IntOrString `json:"targetPort,omitempty" protobuf:"bytes,4,opt,name=targetPort"`
-	// The port on each node on which this service is exposed when type is
-	// NodePort or LoadBalancer.
+	// The port on every node at which a NodePort or LoadBalancer Service is
+	// reached; usually allocated by the system.
 	NodePort int32 `json:"nodePort,omitempty" protobuf:"varint,5,opt,name=nodePort"`
 }
 
-// ServiceStatus represents the current status of a service.
+// ServiceStatus is the observed state of a Service.
 // ---
 // ServiceStatus mirrors core/v1.ServiceStatus.
 type ServiceStatus struct {
-	// LoadBalancer contains the current status of the load-balancer, if one is
-	// present.
+	// The load balancer in front of the Service, if any.
 	LoadBalancer LoadBalancerStatus `json:"loadBalancer,omitempty" protobuf:"bytes,1,opt,name=loadBalancer"`
-	// Current service state
+	// The Service's current conditions.
 	// +listType=map
 	// +listMapKey=type
 	Conditions []meta.Condition `json:"conditions,omitempty" patchMergeKey:"type" patchStrategy:"merge" protobuf:"bytes,2,rep,name=conditions"`
 }
 
-// LoadBalancerStatus represents the status of a load-balancer.
+// LoadBalancerStatus says where a load balancer can be reached.
 // ---
 // LoadBalancerStatus mirrors core/v1.LoadBalancerStatus.
 type LoadBalancerStatus struct {
-	// Ingress is a list containing ingress points for the load-balancer.
+	// The load balancer's ingress points.
 	// +listType=atomic
 	Ingress []LoadBalancerIngress `json:"ingress,omitempty" protobuf:"bytes,1,rep,name=ingress"`
 }
 
-// LoadBalancerIngress represents the status of a load-balancer ingress point.
+// LoadBalancerIngress is one address of a load balancer.
 // ---
 // LoadBalancerIngress mirrors core/v1.LoadBalancerIngress.
 type LoadBalancerIngress struct {
-	// IP is set for load-balancer ingress points that are IP based.
+	// The address, for a load balancer reached by IP.
 	IP string `json:"ip,omitempty" protobuf:"bytes,1,opt,name=ip"`
-	// Hostname is set for load-balancer ingress points that are DNS based.
+	// The DNS name, for a load balancer reached by name.
 	Hostname string `json:"hostname,omitempty" protobuf:"bytes,2,opt,name=hostname"`
-	// IPMode specifies how the load-balancer IP behaves.
+	// How traffic for the IP reaches the nodes: VIP (still addressed to the
+	// IP) or Proxy (readdressed to a node or pod by the load balancer).
 	IPMode *string `json:"ipMode,omitempty" protobuf:"bytes,3,opt,name=ipMode"`
-	// Ports is a list of records of service ports.
+	// The state of the Service's ports on this ingress point.
 	// +listType=atomic
 	Ports []PortStatus `json:"ports,omitempty" protobuf:"bytes,4,rep,name=ports"`
 }
 
-// PortStatus represents the error condition of a service port
+// PortStatus is the state of one Service port on a load balancer.
 // ---
 // PortStatus mirrors core/v1.PortStatus.
 type PortStatus struct {
-	// Port is the port number of the service port of which status is recorded
-	// here
+	// The Service port's number.
 	Port int32 `json:"port" protobuf:"varint,1,opt,name=port"`
-	// Protocol is the protocol of the service port of which status is recorded
-	// here
+	// The Service port's protocol: TCP, UDP or SCTP.
 	// +openapi:enum=SCTP
 	// +openapi:enum=TCP
 	// +openapi:enum=UDP
 	Protocol string `json:"protocol" protobuf:"bytes,2,opt,name=protocol"`
-	// Error is to record the problem with the service port
+	// What is wrong with the port, as a CamelCase reason; absent when
+	// nothing is.
 	// +optional
 	Error *string `json:"error,omitempty" protobuf:"bytes,3,opt,name=error"`
 }
@@ -332,7 +331,7 @@ type ServiceList struct {
 	// Standard list metadata. More info:
 	// https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
 	meta.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Items is the list of Service objects.
+	// The Service objects.
 	Items []Service `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
@@ -345,10 +344,8 @@ const (
 	IntOrStringString
 )
 
-// IntOrString is a type that can hold an int32 or a string.  When used in
-// JSON or YAML marshalling and unmarshalling, it produces or consumes the
-// inner type.  This allows you to have, for example, a JSON field that can
-// accept a name or number.
+// IntOrString is a value that is either an integer or a string, such as a
+// port given by number or by name.
 // ---
 // IntOrString is a JSON value that is either an integer or a string
 // (targetPort: 8443 or targetPort: https), as
@@ -411,8 +408,8 @@ func (v *IntOrString) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Endpoints is a collection of endpoints that implement the actual service.
-// Deprecated: This API is deprecated in v1.33+. Use discoveryv1.EndpointSlice.
+// Endpoints lists the addresses and ports behind a Service. Deprecated in
+// v1.33+: use discovery.k8s.io/v1 EndpointSlice.
 // ---
 // Endpoints mirrors core/v1.Endpoints (namespaced, same name as its Service).
 type Endpoints struct {
@@ -420,86 +417,84 @@ type Endpoints struct {
 	// Standard object's metadata. More info:
 	// https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 	meta.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// The set of all endpoints is the union of all subsets.
+	// Groups of addresses with the ports they serve; the endpoints are all
+	// of them together.
 	// +listType=atomic
 	Subsets []EndpointSubset `json:"subsets,omitempty" protobuf:"bytes,2,rep,name=subsets"`
 }
 
-// EndpointSubset is a group of addresses with a common set of ports.
+// EndpointSubset is a set of addresses that all serve the same ports.
 // ---
 // EndpointSubset mirrors core/v1.EndpointSubset.
 type EndpointSubset struct {
-	// IP addresses which offer the related ports that are marked as ready.
+	// Addresses ready to serve the ports.
 	// +listType=atomic
 	Addresses []EndpointAddress `json:"addresses,omitempty" protobuf:"bytes,1,rep,name=addresses"`
-	// IP addresses which offer the related ports but are not currently marked as
-	// ready.
+	// Addresses that serve the ports but are not ready.
 	// +listType=atomic
 	NotReadyAddresses []EndpointAddress `json:"notReadyAddresses,omitempty" protobuf:"bytes,2,rep,name=notReadyAddresses"`
-	// Port numbers available on the related IP addresses.
+	// The ports served at every address of the subset.
 	// +listType=atomic
 	Ports []EndpointPort `json:"ports,omitempty" protobuf:"bytes,3,rep,name=ports"`
 }
 
-// EndpointAddress is a tuple that describes single IP address.
+// EndpointAddress is the IP address of one endpoint.
 // ---
 // EndpointAddress mirrors core/v1.EndpointAddress.
 // +structType=atomic
 type EndpointAddress struct {
-	// The IP of this endpoint.
+	// The endpoint's IP address.
 	IP string `json:"ip" protobuf:"bytes,1,opt,name=ip"`
-	// The Hostname of this endpoint
+	// The endpoint's hostname.
 	Hostname string `json:"hostname,omitempty" protobuf:"bytes,3,opt,name=hostname"`
-	// Optional: Node hosting this endpoint.
+	// The node the endpoint runs on.
 	NodeName *string `json:"nodeName,omitempty" protobuf:"bytes,4,opt,name=nodeName"`
-	// Reference to object providing the endpoint.
+	// The object, usually a pod, that provides the endpoint.
 	TargetRef *ObjectReference `json:"targetRef,omitempty" protobuf:"bytes,2,opt,name=targetRef"`
 }
 
-// EndpointPort is a tuple that describes a single port.
+// EndpointPort is one port served at an endpoint's addresses.
 // ---
 // EndpointPort mirrors core/v1.EndpointPort.
 // +structType=atomic
 type EndpointPort struct {
-	// The name of this port.  This must match the 'name' field in the
-	// corresponding ServicePort.
+	// The port's name, the same as that of the Service port it serves.
 	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
-	// The port number of the endpoint.
+	// The port number.
 	Port int32 `json:"port" protobuf:"varint,2,opt,name=port"`
-	// The IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.
+	// TCP (the default), UDP or SCTP.
 	// +openapi:enum=SCTP
 	// +openapi:enum=TCP
 	// +openapi:enum=UDP
 	Protocol string `json:"protocol,omitempty" protobuf:"bytes,3,opt,name=protocol"`
-	// The application protocol for this port.
+	// The application protocol spoken on the port.
 	AppProtocol *string `json:"appProtocol,omitempty" protobuf:"bytes,4,opt,name=appProtocol"`
 }
 
-// ObjectReference contains enough information to let you inspect or modify the
-// referred object.
+// ObjectReference points at one object (or a part of it) by kind,
+// namespace, name and, optionally, UID and version.
 // ---
 // ObjectReference mirrors core/v1.ObjectReference.
 // +structType=atomic
 type ObjectReference struct {
-	// Kind of the referent.
+	// The object's kind.
 	Kind string `json:"kind,omitempty" protobuf:"bytes,1,opt,name=kind"`
-	// Namespace of the referent.
+	// The object's namespace.
 	Namespace string `json:"namespace,omitempty" protobuf:"bytes,2,opt,name=namespace"`
-	// Name of the referent.
+	// The object's name.
 	Name string `json:"name,omitempty" protobuf:"bytes,3,opt,name=name"`
-	// UID of the referent.
+	// The object's UID.
 	UID string `json:"uid,omitempty" protobuf:"bytes,4,opt,name=uid"`
-	// API version of the referent.
+	// The object's API version.
 	APIVersion string `json:"apiVersion,omitempty" protobuf:"bytes,5,opt,name=apiVersion"`
-	// Specific resourceVersion to which this reference is made, if any.
+	// The object's resourceVersion the reference is to, if a particular one.
 	ResourceVersion string `json:"resourceVersion,omitempty" protobuf:"bytes,6,opt,name=resourceVersion"`
-	// If referring to a piece of an object instead of an entire object, this
-	// string should contain a valid JSON/Go field access statement.
+	// The part of the object meant, when not the whole object, as a field
+	// path such as spec.containers{name}.
 	FieldPath string `json:"fieldPath,omitempty" protobuf:"bytes,7,opt,name=fieldPath"`
 }
 
-// EndpointsList is a list of endpoints. Deprecated: This API is deprecated in
-// v1.33+.
+// EndpointsList is a list of Endpoints objects. Deprecated in v1.33+.
 // ---
 // EndpointsList is a list of Endpoints.
 type EndpointsList struct {
@@ -507,11 +502,12 @@ type EndpointsList struct {
 	// Standard list metadata. More info:
 	// https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
 	meta.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Items is the list of Endpoints objects.
+	// The Endpoints objects.
 	Items []Endpoints `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
-// ConfigMap holds configuration data for pods to consume.
+// ConfigMap holds configuration that is not secret, as key/value pairs, for
+// pods and programs to read.
 // ---
 // ConfigMap mirrors core/v1.ConfigMap (namespaced). aggsim keeps
 // kube-system/extension-apiserver-authentication in one, as kube-apiserver does.
@@ -520,24 +516,23 @@ type ConfigMap struct {
 	// Standard object's metadata. More info:
 	// https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
 	meta.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Immutable, if set to true, ensures that data stored in the ConfigMap cannot
-	// be updated (only object metadata can be modified).
+	// When true, data and binaryData can no longer be changed (metadata
+	// still can), and immutable cannot be unset.
 	// ---
 	// Immutable, once true, forbids changes to Data and BinaryData.
 	Immutable *bool `json:"immutable,omitempty" protobuf:"varint,4,opt,name=immutable"`
-	// Data contains the configuration data. Each key must consist of alphanumeric
-	// characters, '-', '_' or '.'.
+	// Text values by key; keys consist of letters, digits, '-', '_' and '.'.
 	// ---
 	// Data holds UTF-8 values.
 	Data map[string]string `json:"data,omitempty" protobuf:"bytes,2,rep,name=data"`
-	// BinaryData contains the binary data. Each key must consist of alphanumeric
-	// characters, '-', '_' or '.'.
+	// Binary values by key, base64 in JSON; keys as for data, and not also
+	// used in data.
 	// ---
 	// BinaryData holds arbitrary bytes (base64 on the wire).
 	BinaryData map[string][]byte `json:"binaryData,omitempty" protobuf:"bytes,3,rep,name=binaryData"`
 }
 
-// ConfigMapList is a resource containing a list of ConfigMap objects.
+// ConfigMapList is a list of ConfigMap objects.
 // ---
 // ConfigMapList is a list of ConfigMaps.
 type ConfigMapList struct {
@@ -545,6 +540,6 @@ type ConfigMapList struct {
 	// Standard list metadata. More info:
 	// https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
 	meta.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
-	// Items is the list of ConfigMap objects.
+	// The ConfigMap objects.
 	Items []ConfigMap `json:"items" protobuf:"bytes,2,rep,name=items"`
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// MicroTime is version of Time with microsecond level precision.
+// MicroTime is a timestamp in RFC 3339 form with microseconds.
 // ---
 // MicroTime is a wall-clock instant that encodes as RFC 3339 in UTC with
 // six fraction digits ("2006-01-02T15:04:05.000000Z") and as JSON null

@@ -260,7 +260,7 @@ func init() {
 			},
 			{
 				Type:    reflect.TypeFor[MicroTime](),
-				Doc:     "MicroTime is version of Time with microsecond level precision.",
+				Doc:     "MicroTime is a timestamp in RFC 3339 form with microseconds.",
 				Markers: apidoc.Markers{"openapi:format": {"date-time"}, "openapi:type": {"string"}},
 			},
 			{
