@@ -611,24 +611,63 @@ func SetIdentityHeaders(h http.Header, u *authentication.UserInfo) {
 	if u.UID != "" {
 		h[HeaderRemoteUID] = vals[1:2:2]
 	}
-	if len(u.Groups) > 0 {
-		h[HeaderRemoteGroup] = append([]string(nil), u.Groups...)
+	if n := len(u.Groups); n > 0 {
+		// Shared with the user, which nobody changes once authenticated;
+		// the full slice expression makes an append copy.
+		h[HeaderRemoteGroup] = u.Groups[:n:n]
 	}
-	if len(u.Extra) == 0 {
+	switch len(u.Extra) {
+	case 0:
+	case 1: // the common case (the x509 credential id): nothing to sort
+		for k, v := range u.Extra {
+			setExtraHeader(h, k, v)
+		}
+	default:
+		// Sorted, so that keys whose header names fold together append in
+		// a fixed order.
+		keys := make([]string, 0, len(u.Extra))
+		for k := range u.Extra {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			setExtraHeader(h, k, u.Extra[k])
+		}
+	}
+}
+
+// setExtraHeader adds the values of the extra key to h.
+func setExtraHeader(h http.Header, key string, values []string) {
+	if len(values) == 0 {
 		return
 	}
-	keys := make([]string, 0, len(u.Extra))
-	for k := range u.Extra {
-		keys = append(keys, k)
+	name := cachedExtraHeaderName(key)
+	h[name] = append(h[name], values...)
+}
+
+// extraHeaderNames memoises ExtraHeaderName for the few extra keys users
+// carry (the credential id above all), so that the proxy does not escape
+// and canonicalise the same key on every request; at most
+// maxExtraHeaderNames keys are kept, since extra keys can come from clients
+// (impersonation, front-proxy headers).
+var (
+	extraHeaderNames     sync.Map // key → header name
+	extraHeaderNameCount atomic.Int32
+)
+
+const maxExtraHeaderNames = 256
+
+func cachedExtraHeaderName(key string) string {
+	if v, ok := extraHeaderNames.Load(key); ok {
+		return v.(string)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if len(u.Extra[k]) == 0 {
-			continue
+	name := ExtraHeaderName(key)
+	if extraHeaderNameCount.Load() < maxExtraHeaderNames {
+		if _, loaded := extraHeaderNames.LoadOrStore(key, name); !loaded {
+			extraHeaderNameCount.Add(1)
 		}
-		name := ExtraHeaderName(k)
-		h[name] = append(h[name], u.Extra[k]...)
 	}
+	return name
 }
 
 // ExtraHeaderName returns the canonical header name that carries the user
