@@ -51,7 +51,7 @@ func writeFile(path string, data []byte, mode os.FileMode, sync bool) error {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := syncFile(f, sync); err != nil {
+	if err := f.Sync(); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -70,12 +70,4 @@ func writeFile(path string, data []byte, mode os.FileMode, sync bool) error {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return !os.IsNotExist(err)
-}
-
-// syncFile fsyncs f when sync is set.
-func syncFile(f *os.File, sync bool) error {
-	if !sync {
-		return nil
-	}
-	return f.Sync()
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // forwardable reports whether the Handler's own proxying loop (forward)
@@ -132,18 +134,9 @@ func forwardHeader(in http.Header) http.Header {
 			out[k] = vv
 		}
 	}
-	for _, v := range in["Connection"] {
-		for _, f := range strings.Split(v, ",") {
-			if f = textproto.TrimString(f); f != "" {
-				delete(out, textproto.CanonicalMIMEHeaderKey(f))
-			}
-		}
-	}
-	for _, v := range in["Te"] {
-		if headerHasToken(v, "trailers") {
-			out["Te"] = []string{"trailers"}
-			break
-		}
+	deleteConnectionFields(out, in["Connection"])
+	if httpguts.HeaderValuesContainsToken(in["Te"], "trailers") {
+		out["Te"] = []string{"trailers"}
 	}
 	return out
 }
@@ -151,27 +144,10 @@ func forwardHeader(in http.Header) http.Header {
 // removeHopByHop deletes the hop-by-hop fields of a response header and
 // those its Connection header names.
 func removeHopByHop(h http.Header) {
-	for _, v := range h["Connection"] {
-		for _, f := range strings.Split(v, ",") {
-			if f = textproto.TrimString(f); f != "" {
-				delete(h, textproto.CanonicalMIMEHeaderKey(f))
-			}
-		}
-	}
+	deleteConnectionFields(h, h["Connection"])
 	for k := range hopByHop {
 		delete(h, k)
 	}
-}
-
-// headerHasToken reports whether the comma-separated list v holds token,
-// case-insensitively.
-func headerHasToken(v, token string) bool {
-	for _, f := range strings.Split(v, ",") {
-		if strings.EqualFold(textproto.TrimString(f), token) {
-			return true
-		}
-	}
-	return false
 }
 
 // noopCloseBody keeps the transport's Close from reaching the inbound
@@ -270,4 +246,16 @@ func (m *latencyWriter) stop() {
 	defer m.mu.Unlock()
 	m.flushPending = false
 	m.t.Stop()
+}
+
+// deleteConnectionFields deletes from h the fields the Connection header
+// values conn name (they belong to one connection, RFC 9110 7.6.1).
+func deleteConnectionFields(h http.Header, conn []string) {
+	for _, v := range conn {
+		for _, f := range strings.Split(v, ",") {
+			if f = textproto.TrimString(f); f != "" {
+				delete(h, textproto.CanonicalMIMEHeaderKey(f))
+			}
+		}
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -247,7 +248,7 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 	if err != nil {
 		return err
 	}
-	_, portStr, _ := cutLast(beAddr, ":")
+	_, portStr, _ := net.SplitHostPort(beAddr)
 	bePort, _ := strconv.Atoi(portStr)
 	if err := register(admin, aggURL, bePort, be.CA.CertPEM); err != nil {
 		return err
@@ -386,16 +387,6 @@ func roundedRatio(xs []float64) []string {
 		out[i] = strconv.FormatFloat(x, 'f', 2, 64)
 	}
 	return out
-}
-
-// cutLast splits s around the last sep.
-func cutLast(s, sep string) (before, after string, found bool) {
-	for i := len(s) - len(sep); i >= 0; i-- {
-		if s[i:i+len(sep)] == sep {
-			return s[:i], s[i+len(sep):], true
-		}
-	}
-	return s, "", false
 }
 
 // fetchProfile saves aggsim's CPU profile over d (rounded up to a second)
