@@ -90,21 +90,10 @@ func (w *bufferWriter) WriteHeader(code int) {
 	}
 }
 
-// apfObject is the body of a FlowSchema or PriorityLevelConfiguration the
-// producer writes.
-type apfObject struct {
-	meta.TypeMeta   `json:",inline"`
-	meta.ObjectMeta `json:"metadata"`
-	Spec            any `json:"spec"`
-}
-
 // apfKind is one of the two kinds the producer keeps.
 type apfKind struct {
 	kind, resource string
 	names          []string
-	// zero are the spec fields upstream's empty object has (create does
-	// not add them: no "." entry in managedFields).
-	zero map[string]bool
 	// want returns the bootstrap spec of name given the current stored
 	// spec (nil when absent), and whether the current one equals it.
 	want func(name string, current json.RawMessage) (spec any, equal bool)
@@ -113,7 +102,6 @@ type apfKind struct {
 // apfKinds are the kinds in the order upstream ensures them.
 var apfKinds = []apfKind{
 	{kind: "PriorityLevelConfiguration", resource: "prioritylevelconfigurations", names: flowcontrol.BootstrapPriorityLevelNames,
-		zero: map[string]bool{"type": true},
 		want: func(name string, current json.RawMessage) (any, bool) {
 			want, _ := flowcontrol.BootstrapPriorityLevel(name)
 			if current == nil {
@@ -131,7 +119,6 @@ var apfKinds = []apfKind{
 			return want, flowcontrol.SemanticEqual(want, have)
 		}},
 	{kind: "FlowSchema", resource: "flowschemas", names: flowcontrol.BootstrapFlowSchemaNames,
-		zero: map[string]bool{"priorityLevelConfiguration": true, "matchingPrecedence": true},
 		want: func(name string, current json.RawMessage) (any, bool) {
 			want, _ := flowcontrol.BootstrapFlowSchema(name)
 			if current == nil {
@@ -167,58 +154,32 @@ func (p *apfProducer) store(resource string) *registry.Store {
 	return p.api.Store(meta.GroupResource{Group: registry.GroupFlowControl, Resource: resource})
 }
 
-// newBootstrapObject is the body the producer creates name with.
-func newBootstrapObject(k apfKind, name string, spec any) apfObject {
-	return apfObject{
-		TypeMeta: meta.TypeMeta{Kind: k.kind, APIVersion: registry.GroupFlowControl + "/v1"},
-		ObjectMeta: meta.ObjectMeta{Name: name,
-			Annotations: map[string]string{flowcontrol.AutoUpdateAnnotation: "true"}},
-		Spec: spec,
-	}
+// writer writes k's objects as the producer (its managedFields manager).
+func (p *apfProducer) writer(k apfKind) rest.ObjectWriter {
+	return rest.ObjectWriter{Store: p.store(k.resource), Manager: apfProducerManager}
 }
 
 // createMissing creates every bootstrap object that does not exist, all
-// at once so the store commits them in one transaction (see the
-// package-level createMissing).
-//
-// The existing ones are found by name, without decoding them, and the
-// missing ones are written straight to the store with the managedFields
-// entry the producer's create gets upstream, so they join the bootstrap
-// namespaces' and APIServices' transaction.
+// at once so the store commits them in one transaction with the bootstrap
+// namespaces and APIServices (ensureObjects).
 func (p *apfProducer) createMissing(ctx context.Context) error {
-	var errs []error
-	var mu sync.Mutex
-	fail := func(err error) {
-		mu.Lock()
-		errs = append(errs, err)
-		mu.Unlock()
-	}
+	ctx = registry.WithStatusOnCreate(ctx)
+	errs := make([]error, len(apfKinds))
 	var wg sync.WaitGroup
-	for _, k := range apfKinds {
+	for i, k := range apfKinds {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			names, err := p.store(k.resource).Names(ctx, "")
-			if err != nil {
-				fail(err)
-				return
-			}
-			have := make(map[string]bool, len(names))
-			for _, n := range names {
-				have[n] = true
-			}
+			objs := make([]meta.Object, 0, len(k.names))
 			for _, name := range k.names {
-				if have[name] {
-					continue
+				o, err := p.bootstrapObject(ctx, k, name)
+				if err != nil {
+					errs[i] = err
+					return
 				}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if err := p.create(ctx, k, name); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
-						fail(err)
-					}
-				}()
+				objs = append(objs, o)
 			}
+			errs[i] = ensureObjects(ctx, p.writer(k), k.kind, objs, nil)
 		}()
 	}
 	wg.Wait()
@@ -227,79 +188,56 @@ func (p *apfProducer) createMissing(ctx context.Context) error {
 
 var producerQuery = "fieldManager=" + url.QueryEscape(apfProducerManager)
 
+// create creates the bootstrap object name of kind k as the producer.
 func (p *apfProducer) create(ctx context.Context, k apfKind, name string) error {
-	want, _ := k.want(name, nil)
-	spec, err := json.Marshal(want)
+	o, err := p.bootstrapObject(ctx, k, name)
+	if err == nil {
+		_, err = p.writer(k).Create(registry.WithStatusOnCreate(ctx), o)
+	}
 	if err != nil {
-		return err
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(spec, &doc); err != nil {
-		return err
-	}
-	fields := map[string]any{
-		"f:metadata": map[string]any{"f:annotations": map[string]any{".": struct{}{}, "f:" + flowcontrol.AutoUpdateAnnotation: struct{}{}}},
-		"f:spec":     specFields(doc, k.zero),
-	}
-	fv1, err := json.Marshal(fields)
-	if err != nil {
-		return err
-	}
-	now := meta.NewTime(p.now().Truncate(time.Second))
-	o := &registry.GenericObject{
-		TypeMeta: meta.TypeMeta{Kind: k.kind, APIVersion: registry.GroupFlowControl + "/v1"},
-		ObjectMeta: meta.ObjectMeta{Name: name,
-			Annotations: map[string]string{flowcontrol.AutoUpdateAnnotation: "true"},
-			ManagedFields: []meta.ManagedFieldsEntry{{Manager: apfProducerManager, Operation: "Update",
-				APIVersion: registry.GroupFlowControl + "/v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: fv1}}},
-		Spec: spec,
-	}
-	if fs, ok := want.(flowcontrol.FlowSchemaSpec); ok {
-		// Created with the Dangling condition the consumer would apply at
-		// once (and its Apply entry), so that a fresh server does not
-		// follow its bootstrap with thirteen status applies; the consumer
-		// still corrects it when the level is not there.
-		level := fs.PriorityLevelConfiguration.Name
-		_, exists := flowcontrol.BootstrapPriorityLevel(level)
-		if !exists {
-			_, err := p.store(priorityLevelsResource.Resource).Get(ctx, "", level)
-			exists = err == nil
-		}
-		cond := danglingCondition(level, exists)
-		cond.LastTransitionTime = now
-		if o.Status, err = json.Marshal(flowcontrol.FlowSchemaStatus{Conditions: []flowcontrol.FlowSchemaCondition{cond}}); err != nil {
-			return err
-		}
-		// The consumer's entry comes first, as kube-apiserver lists it.
-		o.ManagedFields = append([]meta.ManagedFieldsEntry{{Manager: apfConsumerManager, Operation: "Apply",
-			APIVersion: registry.GroupFlowControl + "/v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: danglingFields, Subresource: "status"}},
-			o.ManagedFields...)
-	}
-	if _, err := p.store(k.resource).Create(registry.WithStatusOnCreate(ctx), o); err != nil {
 		return fmt.Errorf("create %s %q: %w", k.kind, name, err)
 	}
 	return nil
 }
 
-// specFields is the fieldsV1 set of a create of spec doc, as upstream's
-// field manager records it against the kind's empty object: every field;
-// a map not in the empty object (zero, at the top) also as "."; lists
-// are atomic (one field).
-func specFields(doc map[string]any, zero map[string]bool) map[string]any {
-	out := make(map[string]any, len(doc))
-	for k, v := range doc {
-		m, ok := v.(map[string]any)
-		if !ok {
-			out["f:"+k] = struct{}{}
-			continue
-		}
-		sub := specFields(m, nil)
-		if !zero[k] {
-			sub["."] = struct{}{}
-		}
-		out["f:"+k] = sub
+// bootstrapObject is the object the producer creates name of kind k as:
+// its bootstrap spec, annotated auto-updated. A FlowSchema comes with the
+// Dangling condition the consumer would apply at once (and the
+// consumer's Apply entry in managedFields), so that a fresh server does
+// not follow its bootstrap with thirteen status applies; the consumer
+// still corrects it when the level is not there. The writer adds the
+// producer's Update entry.
+func (p *apfProducer) bootstrapObject(ctx context.Context, k apfKind, name string) (*registry.GenericObject, error) {
+	want, _ := k.want(name, nil)
+	spec, err := json.Marshal(want)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	o := &registry.GenericObject{
+		TypeMeta: meta.TypeMeta{Kind: k.kind, APIVersion: registry.GroupFlowControl + "/v1"},
+		ObjectMeta: meta.ObjectMeta{Name: name,
+			Annotations: map[string]string{flowcontrol.AutoUpdateAnnotation: "true"}},
+		Spec: spec,
+	}
+	fs, ok := want.(flowcontrol.FlowSchemaSpec)
+	if !ok {
+		return o, nil
+	}
+	level := fs.PriorityLevelConfiguration.Name
+	_, exists := flowcontrol.BootstrapPriorityLevel(level)
+	if !exists {
+		_, err := p.store(priorityLevelsResource.Resource).Get(ctx, "", level)
+		exists = err == nil
+	}
+	now := meta.NewTime(p.now().Truncate(time.Second))
+	cond := danglingCondition(level, exists)
+	cond.LastTransitionTime = now
+	if o.Status, err = json.Marshal(flowcontrol.FlowSchemaStatus{Conditions: []flowcontrol.FlowSchemaCondition{cond}}); err != nil {
+		return nil, err
+	}
+	o.ManagedFields = []meta.ManagedFieldsEntry{{Manager: apfConsumerManager, Operation: "Apply",
+		APIVersion: registry.GroupFlowControl + "/v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: danglingFields, Subresource: "status"}}
+	return o, nil
 }
 
 // autoUpdate says whether the producer keeps obj's spec

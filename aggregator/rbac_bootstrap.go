@@ -12,16 +12,10 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/rbac"
 )
 
-// rbacStore is the part of a registry store the bootstrap policy needs.
-type rbacStore interface {
-	objectCreator
-	Update(ctx context.Context, obj meta.Object) (meta.Object, error)
-}
-
 // ensureBootstrapPolicy writes kube-apiserver 1.33's bootstrap RBAC
 // policy (rbac.BootstrapPolicy), as its rbac/bootstrap-roles post-start
 // hook does (pkg/registry/rbac/rest/storage_rbac.go): missing objects are
-// created, all at once (createMissing); an existing one whose
+// created, all at once (ensureObjects); an existing one whose
 // rbac.authorization.kubernetes.io/autoupdate annotation is not "false" is
 // reconciled as upstream's reconciliation does without removing anything:
 // the bootstrap labels, annotations, rules (or a ClusterRole's
@@ -31,9 +25,6 @@ type rbacStore interface {
 // (their namespaces kube-system and kube-public exist then).
 func (s *Server) ensureBootstrapPolicy(ctx context.Context, namespacesDone <-chan struct{}) error {
 	p := rbac.BootstrapPolicy()
-	store := func(resource string) rbacStore {
-		return s.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: resource})
-	}
 	var crs, crbs, roles, rbs []meta.Object
 	for i := range p.ClusterRoles {
 		crs = append(crs, &p.ClusterRoles[i])
@@ -63,42 +54,25 @@ func (s *Server) ensureBootstrapPolicy(ctx context.Context, namespacesDone <-cha
 					return
 				}
 			}
-			errs[i] = reconcileMissing(ctx, store(w.resource), w.kind, w.objs)
+			st := untrackedWriter{s.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: w.resource})}
+			errs[i] = ensureObjects(ctx, st, w.kind, w.objs, reviseRBAC)
 		}()
 	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
 
-// reconcileMissing is createMissing plus the reconciliation of objects
-// kept from an earlier start (see ensureBootstrapPolicy).
-func reconcileMissing(ctx context.Context, store rbacStore, kind string, objs []meta.Object) error {
-	errs := make([]error, len(objs))
-	var wg sync.WaitGroup
-	for i, o := range objs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			m := o.GetObjectMeta()
-			cur, err := store.Get(ctx, m.Namespace, m.Name)
-			if err != nil {
-				if _, err := store.Create(ctx, o); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
-					errs[i] = err
-				}
-				return
-			}
-			if cur.GetObjectMeta().Annotations[rbac.AutoUpdateAnnotation] == "false" {
-				return
-			}
-			if merged, changed := reconcileRBAC(cur, o); changed {
-				if _, err := store.Update(ctx, merged); err != nil {
-					errs[i] = err
-				}
-			}
-		}()
+// reviseRBAC is the bootstrap policy's revise function (ensureObjects):
+// nil when live's autoupdate annotation is "false" or it lacks nothing of
+// want, else live with what it lacks added (reconcileRBAC).
+func reviseRBAC(live, want meta.Object) meta.Object {
+	if live.GetObjectMeta().Annotations[rbac.AutoUpdateAnnotation] == "false" {
+		return nil
 	}
-	wg.Wait()
-	return errors.Join(errs...)
+	if merged, changed := reconcileRBAC(live, want); changed {
+		return merged
+	}
+	return nil
 }
 
 // reconcileRBAC returns a copy of cur with what want has and cur lacks
