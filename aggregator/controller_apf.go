@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -371,13 +372,56 @@ type apfConsumer struct {
 	now                         func() time.Time
 	// kick has room for one pending resync.
 	kick chan struct{}
+
+	mu sync.Mutex
+	// schemas holds what sync reads of each FlowSchema, by name, decoded
+	// once per change of the FlowSchema (not on every pass).
+	schemas map[string]flowSchemaView
+}
+
+// flowSchemaView is what the consumer reads of a FlowSchema: the level it
+// references and its Dangling condition (zero when it has none).
+type flowSchemaView struct {
+	level    string
+	dangling flowcontrol.FlowSchemaCondition
 }
 
 func newAPFConsumer(flowSchemas, priorityLevels *Informer, client loopback, logger *slog.Logger, now func() time.Time) *apfConsumer {
-	c := &apfConsumer{flowSchemas: flowSchemas, priorityLevels: priorityLevels, client: client, logger: logger, now: now, kick: make(chan struct{}, 1)}
-	flowSchemas.AddHandler(func(_, _ meta.Object) { c.trigger() })
+	c := &apfConsumer{flowSchemas: flowSchemas, priorityLevels: priorityLevels, client: client, logger: logger, now: now,
+		kick: make(chan struct{}, 1), schemas: map[string]flowSchemaView{}}
+	flowSchemas.AddHandler(c.onFlowSchema)
 	priorityLevels.AddHandler(func(_, _ meta.Object) { c.trigger() })
 	return c
+}
+
+// onFlowSchema records the view of a changed FlowSchema and triggers a
+// resync.
+func (c *apfConsumer) onFlowSchema(old, cur meta.Object) {
+	c.mu.Lock()
+	if cur == nil {
+		delete(c.schemas, old.GetObjectMeta().Name)
+	} else {
+		fs := cur.(*registry.GenericObject)
+		var spec struct {
+			PriorityLevelConfiguration struct {
+				Name string `json:"name"`
+			} `json:"priorityLevelConfiguration"`
+		}
+		var status flowcontrol.FlowSchemaStatus
+		_ = json.Unmarshal(fs.Spec, &spec)
+		if len(fs.Status) > 0 {
+			_ = json.Unmarshal(fs.Status, &status)
+		}
+		v := flowSchemaView{level: spec.PriorityLevelConfiguration.Name}
+		for _, cond := range status.Conditions {
+			if cond.Type == "Dangling" {
+				v.dangling = cond
+			}
+		}
+		c.schemas[fs.Name] = v
+	}
+	c.mu.Unlock()
+	c.trigger()
 }
 
 func (c *apfConsumer) trigger() {
@@ -414,12 +458,12 @@ func (c *apfConsumer) Run(ctx context.Context) {
 	}
 }
 
-// danglingCondition is the Dangling condition a FlowSchema referencing
-// level should have, lastTransitionTime aside.
 // danglingFields is the fieldsV1 of the consumer's Apply of the Dangling
 // condition (as kube-apiserver 1.33.13 records it).
 var danglingFields = []byte(`{"f:status":{"f:conditions":{"k:{\"type\":\"Dangling\"}":{".":{},"f:lastTransitionTime":{},"f:message":{},"f:reason":{},"f:status":{},"f:type":{}}}}}`)
 
+// danglingCondition is the Dangling condition a FlowSchema referencing
+// level should have, lastTransitionTime aside.
 func danglingCondition(level string, exists bool) flowcontrol.FlowSchemaCondition {
 	if exists {
 		return flowcontrol.FlowSchemaCondition{Type: "Dangling", Status: "False", Reason: "Found",
@@ -432,29 +476,19 @@ func danglingCondition(level string, exists bool) flowcontrol.FlowSchemaConditio
 // sync writes the Dangling condition of every FlowSchema whose condition
 // is not the one it should have.
 func (c *apfConsumer) sync(ctx context.Context) error {
+	c.mu.Lock()
+	schemas := maps.Clone(c.schemas)
+	c.mu.Unlock()
 	var errs []error
-	for _, obj := range c.flowSchemas.List() {
-		fs := obj.(*registry.GenericObject)
-		var spec flowcontrol.FlowSchemaSpec
-		var status flowcontrol.FlowSchemaStatus
-		_ = json.Unmarshal(fs.Spec, &spec)
-		if len(fs.Status) > 0 {
-			_ = json.Unmarshal(fs.Status, &status)
-		}
-		level := spec.PriorityLevelConfiguration.Name
-		_, exists := c.priorityLevels.Get("", level)
-		want := danglingCondition(level, exists)
-		var have flowcontrol.FlowSchemaCondition
-		for _, cond := range status.Conditions {
-			if cond.Type == want.Type {
-				have = cond
-			}
-		}
+	for name, v := range schemas {
+		_, exists := c.priorityLevels.Get("", v.level)
+		want := danglingCondition(v.level, exists)
+		have := v.dangling
 		if have.Status == want.Status && have.Reason == want.Reason && have.Message == want.Message {
 			continue
 		}
 		want.LastTransitionTime = meta.NewTime(c.now())
-		if err := c.apply(ctx, fs.Name, want); err != nil && !errors.Is(err, meta.ErrNotFound) {
+		if err := c.apply(ctx, name, want); err != nil && !errors.Is(err, meta.ErrNotFound) {
 			errs = append(errs, err)
 		}
 	}
