@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 	"github.com/aggsim/aggsim/registry/apis/flowcontrol"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/rest"
@@ -44,31 +45,53 @@ var (
 
 const apfPathPrefix = "/apis/" + registry.GroupFlowControl + "/v1/"
 
-// loopback sends requests to the server's own REST API in-process, as
-// kube-apiserver's own controllers write through a loopback client: the
-// writes get the API's defaulting, validation and managedFields.
-type loopback struct{ api http.Handler }
+// loopback sends requests to the server's own handlers in-process, as
+// kube-apiserver's own controllers (and kube-controller-manager's) write
+// through a loopback client: the writes get the API's defaulting,
+// validation and managedFields. api is the REST API itself (the APF
+// producer and consumer, ClusterRole aggregation), or the full handler
+// chain with user as the caller (the namespace controller).
+type loopback struct {
+	api       http.Handler
+	user      *authentication.UserInfo // nil: no user (api is not the chain)
+	userAgent string                   // "": none
+}
 
-// do sends one request; a non-2xx answer is returned as the API's
-// *meta.StatusError.
-func (l loopback) do(ctx context.Context, method, path, query, contentType string, body []byte) error {
+// send sends one request and returns the status code and body.
+func (l loopback) send(ctx context.Context, method, path, query, contentType, accept string, body []byte) (int, []byte, error) {
+	if l.user != nil {
+		ctx = withInProcessUser(ctx, l.user)
+	}
 	r, err := http.NewRequestWithContext(ctx, method, path, bytes.NewReader(body))
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	r.URL.RawQuery = query
-	r.Header.Set("Content-Type", contentType)
-	r.Header.Set("Accept", "application/json")
+	r.RemoteAddr = "127.0.0.1:0"
+	r.RequestURI = r.URL.RequestURI()
+	r.Header.Set("Accept", accept)
+	if l.userAgent != "" {
+		r.Header.Set("User-Agent", l.userAgent)
+	}
+	if contentType != "" {
+		r.Header.Set("Content-Type", contentType)
+	}
 	w := &bufferWriter{header: http.Header{}}
 	l.api.ServeHTTP(w, r)
-	if w.code == 0 || (w.code >= 200 && w.code < 300) {
-		return nil
+	if w.code == 0 {
+		w.code = http.StatusOK
 	}
-	var st meta.Status
-	if err := json.Unmarshal(w.body.Bytes(), &st); err != nil || st.Code == 0 {
-		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, w.code, w.body.Bytes())
+	return w.code, w.body.Bytes(), nil
+}
+
+// do sends one request asking for JSON; a non-2xx answer is returned as
+// statusErrorOf's error (the API's *meta.StatusError).
+func (l loopback) do(ctx context.Context, method, path, query, contentType string, body []byte) error {
+	code, b, err := l.send(ctx, method, path, query, contentType, "application/json", body)
+	if err != nil || (code >= 200 && code < 300) {
+		return err
 	}
-	return &meta.StatusError{Status: st}
+	return statusErrorOf(code, b)
 }
 
 // bufferWriter is the http.ResponseWriter of a loopback request.
