@@ -281,33 +281,33 @@ func (p *apfProducer) ensure(ctx context.Context) error {
 	var errs []error
 	for _, k := range apfKinds {
 		st := p.store(k.resource)
-		wanted := map[string]bool{}
-		for _, name := range k.names {
-			wanted[name] = true
-			obj, err := st.Get(ctx, "", name)
-			if errors.Is(err, meta.ErrNotFound) {
-				if err := p.create(ctx, k, name); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
-					errs = append(errs, err)
-				}
-				continue
-			}
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if err := p.revise(ctx, k, obj.(*registry.GenericObject)); err != nil {
-				errs = append(errs, fmt.Errorf("update %s %q: %w", k.kind, name, err))
-			}
-		}
+		// one list per kind: each object is decoded once per pass
 		items, _, _, err := st.List(ctx, "", registry.ListOptions{})
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
+		stored := make(map[string]*registry.GenericObject, len(items))
+		for _, it := range items {
+			stored[it.GetObjectMeta().Name] = it.(*registry.GenericObject)
+		}
+		for _, name := range k.names {
+			obj, ok := stored[name]
+			delete(stored, name) // what is left is not a bootstrap object
+			if !ok {
+				if err := p.create(ctx, k, name); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
+					errs = append(errs, err)
+				}
+				continue
+			}
+			if err := p.revise(ctx, k, obj); err != nil {
+				errs = append(errs, fmt.Errorf("update %s %q: %w", k.kind, name, err))
+			}
+		}
 		for _, it := range items {
 			m := it.GetObjectMeta()
-			if wanted[m.Name] {
-				continue
+			if stored[m.Name] == nil {
+				continue // a bootstrap object
 			}
 			if v, err := strconv.ParseBool(m.Annotations[flowcontrol.AutoUpdateAnnotation]); err != nil || !v {
 				continue // a user's object
