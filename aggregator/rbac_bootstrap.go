@@ -112,7 +112,7 @@ func reconcileRBAC(cur, want meta.Object) (meta.Object, bool) {
 	switch c := cur.(type) {
 	case *rbac.ClusterRole:
 		n, w := *c, want.(*rbac.ClusterRole)
-		n.Labels, n.Annotations, n.Rules = clone(c.Labels), clone(c.Annotations), slices.Clone(c.Rules)
+		n.Rules = slices.Clone(c.Rules)
 		if w.AggregationRule != nil {
 			if !reflect.DeepEqual(n.AggregationRule, w.AggregationRule) {
 				n.AggregationRule, changed = w.AggregationRule, true
@@ -123,31 +123,25 @@ func reconcileRBAC(cur, want meta.Object) (meta.Object, bool) {
 		out, om = &n, &n.ObjectMeta
 	case *rbac.Role:
 		n, w := *c, want.(*rbac.Role)
-		n.Labels, n.Annotations, n.Rules = clone(c.Labels), clone(c.Annotations), slices.Clone(c.Rules)
+		n.Rules = slices.Clone(c.Rules)
 		addRules(&n.Rules, w.Rules)
 		out, om = &n, &n.ObjectMeta
 	case *rbac.ClusterRoleBinding:
 		n, w := *c, want.(*rbac.ClusterRoleBinding)
-		n.Labels, n.Annotations, n.Subjects = clone(c.Labels), clone(c.Annotations), slices.Clone(c.Subjects)
+		n.Subjects = slices.Clone(c.Subjects)
 		addSubjects(&n.Subjects, w.Subjects)
 		out, om = &n, &n.ObjectMeta
 	case *rbac.RoleBinding:
 		n, w := *c, want.(*rbac.RoleBinding)
-		n.Labels, n.Annotations, n.Subjects = clone(c.Labels), clone(c.Annotations), slices.Clone(c.Subjects)
+		n.Subjects = slices.Clone(c.Subjects)
 		addSubjects(&n.Subjects, w.Subjects)
 		out, om = &n, &n.ObjectMeta
 	default:
 		return cur, false
 	}
+	om.Labels, om.Annotations = maps.Clone(om.Labels), maps.Clone(om.Annotations)
 	wm := want.GetObjectMeta()
 	addMap(&om.Labels, wm.Labels)
 	addMap(&om.Annotations, wm.Annotations)
 	return out, changed
-}
-
-func clone(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	return maps.Clone(m)
 }
