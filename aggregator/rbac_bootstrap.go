@@ -25,29 +25,22 @@ import (
 // (their namespaces kube-system and kube-public exist then).
 func (s *Server) ensureBootstrapPolicy(ctx context.Context, namespacesDone <-chan struct{}) error {
 	p := rbac.BootstrapPolicy()
-	var crs, crbs, roles, rbs []meta.Object
-	for i := range p.ClusterRoles {
-		crs = append(crs, &p.ClusterRoles[i])
-	}
-	for i := range p.ClusterRoleBindings {
-		crbs = append(crbs, &p.ClusterRoleBindings[i])
-	}
-	for i := range p.Roles {
-		roles = append(roles, &p.Roles[i])
-	}
-	for i := range p.RoleBindings {
-		rbs = append(rbs, &p.RoleBindings[i])
-	}
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i, w := range []struct {
 		resource, kind string
+		namespaced     bool
 		objs           []meta.Object
-	}{{"clusterroles", "clusterrole", crs}, {"clusterrolebindings", "clusterrolebinding", crbs}, {"roles", "role", roles}, {"rolebindings", "rolebinding", rbs}} {
+	}{
+		{"clusterroles", "clusterrole", false, asObjects(p.ClusterRoles)},
+		{"clusterrolebindings", "clusterrolebinding", false, asObjects(p.ClusterRoleBindings)},
+		{"roles", "role", true, asObjects(p.Roles)},
+		{"rolebindings", "rolebinding", true, asObjects(p.RoleBindings)},
+	} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if i >= 2 {
+			if w.namespaced {
 				select {
 				case <-namespacesDone:
 				case <-ctx.Done():
@@ -60,6 +53,18 @@ func (s *Server) ensureBootstrapPolicy(ctx context.Context, namespacesDone <-cha
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// asObjects returns pointers to the elements of objs.
+func asObjects[T any, P interface {
+	*T
+	meta.Object
+}](objs []T) []meta.Object {
+	out := make([]meta.Object, len(objs))
+	for i := range objs {
+		out[i] = P(&objs[i])
+	}
+	return out
 }
 
 // reviseRBAC is the bootstrap policy's revise function (ensureObjects):
