@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
 	"github.com/aggsim/aggsim/registry/apis/flowcontrol"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/rest"
@@ -43,31 +45,53 @@ var (
 
 const apfPathPrefix = "/apis/" + registry.GroupFlowControl + "/v1/"
 
-// loopback sends requests to the server's own REST API in-process, as
-// kube-apiserver's own controllers write through a loopback client: the
-// writes get the API's defaulting, validation and managedFields.
-type loopback struct{ api http.Handler }
+// loopback sends requests to the server's own handlers in-process, as
+// kube-apiserver's own controllers (and kube-controller-manager's) write
+// through a loopback client: the writes get the API's defaulting,
+// validation and managedFields. api is the REST API itself (the APF
+// producer and consumer, ClusterRole aggregation), or the full handler
+// chain with user as the caller (the namespace controller).
+type loopback struct {
+	api       http.Handler
+	user      *authentication.UserInfo // nil: no user (api is not the chain)
+	userAgent string                   // "": none
+}
 
-// do sends one request; a non-2xx answer is returned as the API's
-// *meta.StatusError.
-func (l loopback) do(ctx context.Context, method, path, query, contentType string, body []byte) error {
+// send sends one request and returns the status code and body.
+func (l loopback) send(ctx context.Context, method, path, query, contentType, accept string, body []byte) (int, []byte, error) {
+	if l.user != nil {
+		ctx = withInProcessUser(ctx, l.user)
+	}
 	r, err := http.NewRequestWithContext(ctx, method, path, bytes.NewReader(body))
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	r.URL.RawQuery = query
-	r.Header.Set("Content-Type", contentType)
-	r.Header.Set("Accept", "application/json")
+	r.RemoteAddr = "127.0.0.1:0"
+	r.RequestURI = r.URL.RequestURI()
+	r.Header.Set("Accept", accept)
+	if l.userAgent != "" {
+		r.Header.Set("User-Agent", l.userAgent)
+	}
+	if contentType != "" {
+		r.Header.Set("Content-Type", contentType)
+	}
 	w := &bufferWriter{header: http.Header{}}
 	l.api.ServeHTTP(w, r)
-	if w.code == 0 || (w.code >= 200 && w.code < 300) {
-		return nil
+	if w.code == 0 {
+		w.code = http.StatusOK
 	}
-	var st meta.Status
-	if err := json.Unmarshal(w.body.Bytes(), &st); err != nil || st.Code == 0 {
-		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, w.code, w.body.Bytes())
+	return w.code, w.body.Bytes(), nil
+}
+
+// do sends one request asking for JSON; a non-2xx answer is returned as
+// statusErrorOf's error (the API's *meta.StatusError).
+func (l loopback) do(ctx context.Context, method, path, query, contentType string, body []byte) error {
+	code, b, err := l.send(ctx, method, path, query, contentType, "application/json", body)
+	if err != nil || (code >= 200 && code < 300) {
+		return err
 	}
-	return &meta.StatusError{Status: st}
+	return statusErrorOf(code, b)
 }
 
 // bufferWriter is the http.ResponseWriter of a loopback request.
@@ -90,21 +114,10 @@ func (w *bufferWriter) WriteHeader(code int) {
 	}
 }
 
-// apfObject is the body of a FlowSchema or PriorityLevelConfiguration the
-// producer writes.
-type apfObject struct {
-	meta.TypeMeta   `json:",inline"`
-	meta.ObjectMeta `json:"metadata"`
-	Spec            any `json:"spec"`
-}
-
 // apfKind is one of the two kinds the producer keeps.
 type apfKind struct {
 	kind, resource string
 	names          []string
-	// zero are the spec fields upstream's empty object has (create does
-	// not add them: no "." entry in managedFields).
-	zero map[string]bool
 	// want returns the bootstrap spec of name given the current stored
 	// spec (nil when absent), and whether the current one equals it.
 	want func(name string, current json.RawMessage) (spec any, equal bool)
@@ -113,7 +126,6 @@ type apfKind struct {
 // apfKinds are the kinds in the order upstream ensures them.
 var apfKinds = []apfKind{
 	{kind: "PriorityLevelConfiguration", resource: "prioritylevelconfigurations", names: flowcontrol.BootstrapPriorityLevelNames,
-		zero: map[string]bool{"type": true},
 		want: func(name string, current json.RawMessage) (any, bool) {
 			want, _ := flowcontrol.BootstrapPriorityLevel(name)
 			if current == nil {
@@ -131,7 +143,6 @@ var apfKinds = []apfKind{
 			return want, flowcontrol.SemanticEqual(want, have)
 		}},
 	{kind: "FlowSchema", resource: "flowschemas", names: flowcontrol.BootstrapFlowSchemaNames,
-		zero: map[string]bool{"priorityLevelConfiguration": true, "matchingPrecedence": true},
 		want: func(name string, current json.RawMessage) (any, bool) {
 			want, _ := flowcontrol.BootstrapFlowSchema(name)
 			if current == nil {
@@ -167,58 +178,32 @@ func (p *apfProducer) store(resource string) *registry.Store {
 	return p.api.Store(meta.GroupResource{Group: registry.GroupFlowControl, Resource: resource})
 }
 
-// newBootstrapObject is the body the producer creates name with.
-func newBootstrapObject(k apfKind, name string, spec any) apfObject {
-	return apfObject{
-		TypeMeta: meta.TypeMeta{Kind: k.kind, APIVersion: registry.GroupFlowControl + "/v1"},
-		ObjectMeta: meta.ObjectMeta{Name: name,
-			Annotations: map[string]string{flowcontrol.AutoUpdateAnnotation: "true"}},
-		Spec: spec,
-	}
+// writer writes k's objects as the producer (its managedFields manager).
+func (p *apfProducer) writer(k apfKind) rest.ObjectWriter {
+	return rest.ObjectWriter{Store: p.store(k.resource), Manager: apfProducerManager}
 }
 
 // createMissing creates every bootstrap object that does not exist, all
-// at once so the store commits them in one transaction (see the
-// package-level createMissing).
-//
-// The existing ones are found by name, without decoding them, and the
-// missing ones are written straight to the store with the managedFields
-// entry the producer's create gets upstream, so they join the bootstrap
-// namespaces' and APIServices' transaction.
+// at once so the store commits them in one transaction with the bootstrap
+// namespaces and APIServices (ensureObjects).
 func (p *apfProducer) createMissing(ctx context.Context) error {
-	var errs []error
-	var mu sync.Mutex
-	fail := func(err error) {
-		mu.Lock()
-		errs = append(errs, err)
-		mu.Unlock()
-	}
+	ctx = registry.WithStatusOnCreate(ctx)
+	errs := make([]error, len(apfKinds))
 	var wg sync.WaitGroup
-	for _, k := range apfKinds {
+	for i, k := range apfKinds {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			names, err := p.store(k.resource).Names(ctx, "")
-			if err != nil {
-				fail(err)
-				return
-			}
-			have := make(map[string]bool, len(names))
-			for _, n := range names {
-				have[n] = true
-			}
+			objs := make([]meta.Object, 0, len(k.names))
 			for _, name := range k.names {
-				if have[name] {
-					continue
+				o, err := p.bootstrapObject(ctx, k, name)
+				if err != nil {
+					errs[i] = err
+					return
 				}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if err := p.create(ctx, k, name); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
-						fail(err)
-					}
-				}()
+				objs = append(objs, o)
 			}
+			errs[i] = ensureObjects(ctx, p.writer(k), k.kind, objs, nil)
 		}()
 	}
 	wg.Wait()
@@ -227,79 +212,56 @@ func (p *apfProducer) createMissing(ctx context.Context) error {
 
 var producerQuery = "fieldManager=" + url.QueryEscape(apfProducerManager)
 
+// create creates the bootstrap object name of kind k as the producer.
 func (p *apfProducer) create(ctx context.Context, k apfKind, name string) error {
-	want, _ := k.want(name, nil)
-	spec, err := json.Marshal(want)
+	o, err := p.bootstrapObject(ctx, k, name)
+	if err == nil {
+		_, err = p.writer(k).Create(registry.WithStatusOnCreate(ctx), o)
+	}
 	if err != nil {
-		return err
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(spec, &doc); err != nil {
-		return err
-	}
-	fields := map[string]any{
-		"f:metadata": map[string]any{"f:annotations": map[string]any{".": struct{}{}, "f:" + flowcontrol.AutoUpdateAnnotation: struct{}{}}},
-		"f:spec":     specFields(doc, k.zero),
-	}
-	fv1, err := json.Marshal(fields)
-	if err != nil {
-		return err
-	}
-	now := meta.NewTime(p.now().Truncate(time.Second))
-	o := &registry.GenericObject{
-		TypeMeta: meta.TypeMeta{Kind: k.kind, APIVersion: registry.GroupFlowControl + "/v1"},
-		ObjectMeta: meta.ObjectMeta{Name: name,
-			Annotations: map[string]string{flowcontrol.AutoUpdateAnnotation: "true"},
-			ManagedFields: []meta.ManagedFieldsEntry{{Manager: apfProducerManager, Operation: "Update",
-				APIVersion: registry.GroupFlowControl + "/v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: fv1}}},
-		Spec: spec,
-	}
-	if fs, ok := want.(flowcontrol.FlowSchemaSpec); ok {
-		// Created with the Dangling condition the consumer would apply at
-		// once (and its Apply entry), so that a fresh server does not
-		// follow its bootstrap with thirteen status applies; the consumer
-		// still corrects it when the level is not there.
-		level := fs.PriorityLevelConfiguration.Name
-		_, exists := flowcontrol.BootstrapPriorityLevel(level)
-		if !exists {
-			_, err := p.store(priorityLevelsResource.Resource).Get(ctx, "", level)
-			exists = err == nil
-		}
-		cond := danglingCondition(level, exists)
-		cond.LastTransitionTime = now
-		if o.Status, err = json.Marshal(flowcontrol.FlowSchemaStatus{Conditions: []flowcontrol.FlowSchemaCondition{cond}}); err != nil {
-			return err
-		}
-		// The consumer's entry comes first, as kube-apiserver lists it.
-		o.ManagedFields = append([]meta.ManagedFieldsEntry{{Manager: apfConsumerManager, Operation: "Apply",
-			APIVersion: registry.GroupFlowControl + "/v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: danglingFields, Subresource: "status"}},
-			o.ManagedFields...)
-	}
-	if _, err := p.store(k.resource).Create(registry.WithStatusOnCreate(ctx), o); err != nil {
 		return fmt.Errorf("create %s %q: %w", k.kind, name, err)
 	}
 	return nil
 }
 
-// specFields is the fieldsV1 set of a create of spec doc, as upstream's
-// field manager records it against the kind's empty object: every field;
-// a map not in the empty object (zero, at the top) also as "."; lists
-// are atomic (one field).
-func specFields(doc map[string]any, zero map[string]bool) map[string]any {
-	out := make(map[string]any, len(doc))
-	for k, v := range doc {
-		m, ok := v.(map[string]any)
-		if !ok {
-			out["f:"+k] = struct{}{}
-			continue
-		}
-		sub := specFields(m, nil)
-		if !zero[k] {
-			sub["."] = struct{}{}
-		}
-		out["f:"+k] = sub
+// bootstrapObject is the object the producer creates name of kind k as:
+// its bootstrap spec, annotated auto-updated. A FlowSchema comes with the
+// Dangling condition the consumer would apply at once (and the
+// consumer's Apply entry in managedFields), so that a fresh server does
+// not follow its bootstrap with thirteen status applies; the consumer
+// still corrects it when the level is not there. The writer adds the
+// producer's Update entry.
+func (p *apfProducer) bootstrapObject(ctx context.Context, k apfKind, name string) (*registry.GenericObject, error) {
+	want, _ := k.want(name, nil)
+	spec, err := json.Marshal(want)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	o := &registry.GenericObject{
+		TypeMeta: meta.TypeMeta{Kind: k.kind, APIVersion: registry.GroupFlowControl + "/v1"},
+		ObjectMeta: meta.ObjectMeta{Name: name,
+			Annotations: map[string]string{flowcontrol.AutoUpdateAnnotation: "true"}},
+		Spec: spec,
+	}
+	fs, ok := want.(flowcontrol.FlowSchemaSpec)
+	if !ok {
+		return o, nil
+	}
+	level := fs.PriorityLevelConfiguration.Name
+	_, exists := flowcontrol.BootstrapPriorityLevel(level)
+	if !exists {
+		_, err := p.store(priorityLevelsResource.Resource).Get(ctx, "", level)
+		exists = err == nil
+	}
+	now := meta.NewTime(p.now().Truncate(time.Second))
+	cond := danglingCondition(level, exists)
+	cond.LastTransitionTime = now
+	if o.Status, err = json.Marshal(flowcontrol.FlowSchemaStatus{Conditions: []flowcontrol.FlowSchemaCondition{cond}}); err != nil {
+		return nil, err
+	}
+	o.ManagedFields = []meta.ManagedFieldsEntry{{Manager: apfConsumerManager, Operation: "Apply",
+		APIVersion: registry.GroupFlowControl + "/v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: danglingFields, Subresource: "status"}}
+	return o, nil
 }
 
 // autoUpdate says whether the producer keeps obj's spec
@@ -319,33 +281,33 @@ func (p *apfProducer) ensure(ctx context.Context) error {
 	var errs []error
 	for _, k := range apfKinds {
 		st := p.store(k.resource)
-		wanted := map[string]bool{}
-		for _, name := range k.names {
-			wanted[name] = true
-			obj, err := st.Get(ctx, "", name)
-			if errors.Is(err, meta.ErrNotFound) {
-				if err := p.create(ctx, k, name); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
-					errs = append(errs, err)
-				}
-				continue
-			}
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if err := p.revise(ctx, k, obj.(*registry.GenericObject)); err != nil {
-				errs = append(errs, fmt.Errorf("update %s %q: %w", k.kind, name, err))
-			}
-		}
+		// one list per kind: each object is decoded once per pass
 		items, _, _, err := st.List(ctx, "", registry.ListOptions{})
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
+		stored := make(map[string]*registry.GenericObject, len(items))
+		for _, it := range items {
+			stored[it.GetObjectMeta().Name] = it.(*registry.GenericObject)
+		}
+		for _, name := range k.names {
+			obj, ok := stored[name]
+			delete(stored, name) // what is left is not a bootstrap object
+			if !ok {
+				if err := p.create(ctx, k, name); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
+					errs = append(errs, err)
+				}
+				continue
+			}
+			if err := p.revise(ctx, k, obj); err != nil {
+				errs = append(errs, fmt.Errorf("update %s %q: %w", k.kind, name, err))
+			}
+		}
 		for _, it := range items {
 			m := it.GetObjectMeta()
-			if wanted[m.Name] {
-				continue
+			if stored[m.Name] == nil {
+				continue // a bootstrap object
 			}
 			if v, err := strconv.ParseBool(m.Annotations[flowcontrol.AutoUpdateAnnotation]); err != nil || !v {
 				continue // a user's object
@@ -433,13 +395,56 @@ type apfConsumer struct {
 	now                         func() time.Time
 	// kick has room for one pending resync.
 	kick chan struct{}
+
+	mu sync.Mutex
+	// schemas holds what sync reads of each FlowSchema, by name, decoded
+	// once per change of the FlowSchema (not on every pass).
+	schemas map[string]flowSchemaView
+}
+
+// flowSchemaView is what the consumer reads of a FlowSchema: the level it
+// references and its Dangling condition (zero when it has none).
+type flowSchemaView struct {
+	level    string
+	dangling flowcontrol.FlowSchemaCondition
 }
 
 func newAPFConsumer(flowSchemas, priorityLevels *Informer, client loopback, logger *slog.Logger, now func() time.Time) *apfConsumer {
-	c := &apfConsumer{flowSchemas: flowSchemas, priorityLevels: priorityLevels, client: client, logger: logger, now: now, kick: make(chan struct{}, 1)}
-	flowSchemas.AddHandler(func(_, _ meta.Object) { c.trigger() })
+	c := &apfConsumer{flowSchemas: flowSchemas, priorityLevels: priorityLevels, client: client, logger: logger, now: now,
+		kick: make(chan struct{}, 1), schemas: map[string]flowSchemaView{}}
+	flowSchemas.AddHandler(c.onFlowSchema)
 	priorityLevels.AddHandler(func(_, _ meta.Object) { c.trigger() })
 	return c
+}
+
+// onFlowSchema records the view of a changed FlowSchema and triggers a
+// resync.
+func (c *apfConsumer) onFlowSchema(old, cur meta.Object) {
+	c.mu.Lock()
+	if cur == nil {
+		delete(c.schemas, old.GetObjectMeta().Name)
+	} else {
+		fs := cur.(*registry.GenericObject)
+		var spec struct {
+			PriorityLevelConfiguration struct {
+				Name string `json:"name"`
+			} `json:"priorityLevelConfiguration"`
+		}
+		var status flowcontrol.FlowSchemaStatus
+		_ = json.Unmarshal(fs.Spec, &spec)
+		if len(fs.Status) > 0 {
+			_ = json.Unmarshal(fs.Status, &status)
+		}
+		v := flowSchemaView{level: spec.PriorityLevelConfiguration.Name}
+		for _, cond := range status.Conditions {
+			if cond.Type == "Dangling" {
+				v.dangling = cond
+			}
+		}
+		c.schemas[fs.Name] = v
+	}
+	c.mu.Unlock()
+	c.trigger()
 }
 
 func (c *apfConsumer) trigger() {
@@ -476,12 +481,12 @@ func (c *apfConsumer) Run(ctx context.Context) {
 	}
 }
 
-// danglingCondition is the Dangling condition a FlowSchema referencing
-// level should have, lastTransitionTime aside.
 // danglingFields is the fieldsV1 of the consumer's Apply of the Dangling
 // condition (as kube-apiserver 1.33.13 records it).
 var danglingFields = []byte(`{"f:status":{"f:conditions":{"k:{\"type\":\"Dangling\"}":{".":{},"f:lastTransitionTime":{},"f:message":{},"f:reason":{},"f:status":{},"f:type":{}}}}}`)
 
+// danglingCondition is the Dangling condition a FlowSchema referencing
+// level should have, lastTransitionTime aside.
 func danglingCondition(level string, exists bool) flowcontrol.FlowSchemaCondition {
 	if exists {
 		return flowcontrol.FlowSchemaCondition{Type: "Dangling", Status: "False", Reason: "Found",
@@ -494,29 +499,19 @@ func danglingCondition(level string, exists bool) flowcontrol.FlowSchemaConditio
 // sync writes the Dangling condition of every FlowSchema whose condition
 // is not the one it should have.
 func (c *apfConsumer) sync(ctx context.Context) error {
+	c.mu.Lock()
+	schemas := maps.Clone(c.schemas)
+	c.mu.Unlock()
 	var errs []error
-	for _, obj := range c.flowSchemas.List() {
-		fs := obj.(*registry.GenericObject)
-		var spec flowcontrol.FlowSchemaSpec
-		var status flowcontrol.FlowSchemaStatus
-		_ = json.Unmarshal(fs.Spec, &spec)
-		if len(fs.Status) > 0 {
-			_ = json.Unmarshal(fs.Status, &status)
-		}
-		level := spec.PriorityLevelConfiguration.Name
-		_, exists := c.priorityLevels.Get("", level)
-		want := danglingCondition(level, exists)
-		var have flowcontrol.FlowSchemaCondition
-		for _, cond := range status.Conditions {
-			if cond.Type == want.Type {
-				have = cond
-			}
-		}
+	for name, v := range schemas {
+		_, exists := c.priorityLevels.Get("", v.level)
+		want := danglingCondition(v.level, exists)
+		have := v.dangling
 		if have.Status == want.Status && have.Reason == want.Reason && have.Message == want.Message {
 			continue
 		}
 		want.LastTransitionTime = meta.NewTime(c.now())
-		if err := c.apply(ctx, fs.Name, want); err != nil && !errors.Is(err, meta.ErrNotFound) {
+		if err := c.apply(ctx, name, want); err != nil && !errors.Is(err, meta.ErrNotFound) {
 			errs = append(errs, err)
 		}
 	}

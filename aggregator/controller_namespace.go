@@ -16,7 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aggsim/aggsim/registry/apis/authentication"
 	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/rest"
@@ -83,18 +82,16 @@ const (
 // left. It re-tries with back-off, and at once when an APIService or
 // discovery changes.
 type namespaceController struct {
-	api        http.Handler // the full handler chain
+	client     loopback // through the full handler chain
 	namespaces *Informer
 	logger     *slog.Logger
 	now        func() time.Time
-	user       *authentication.UserInfo
 	queue      *nsQueue
 }
 
 func newNamespaceController(api http.Handler, namespaces *Informer, logger *slog.Logger, now func() time.Time) *namespaceController {
 	c := &namespaceController{
-		api: api, namespaces: namespaces, logger: logger, now: now, queue: newNSQueue(),
-		user: &namespaceControllerIdentity,
+		client: namespaceControllerClient(api), namespaces: namespaces, logger: logger, now: now, queue: newNSQueue(),
 	}
 	namespaces.AddHandler(func(_, cur meta.Object) {
 		if cur != nil && cur.GetObjectMeta().DeletionTimestamp != nil {
@@ -521,26 +518,21 @@ func (c *namespaceController) putNamespace(ctx context.Context, ns *core.Namespa
 	return out, json.Unmarshal(body, out)
 }
 
+// namespaceControllerClient is the controller's client: requests through
+// chain (the server's handler chain) as the controller's user, with
+// kube-controller-manager's user agent.
+func namespaceControllerClient(chain http.Handler) loopback {
+	return loopback{api: chain, user: &namespaceControllerIdentity, userAgent: namespaceControllerUserAgent}
+}
+
 // do sends one request through the server's handler chain as the
 // controller and returns the status code and body.
 func (c *namespaceController) do(ctx context.Context, method, path, accept string, body []byte) (int, []byte, error) {
-	r, err := http.NewRequestWithContext(withInProcessUser(ctx, c.user), method, path, bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	r.RemoteAddr = "127.0.0.1:0"
-	r.RequestURI = path
-	r.Header.Set("Accept", accept)
-	r.Header.Set("User-Agent", namespaceControllerUserAgent)
+	contentType := ""
 	if body != nil {
-		r.Header.Set("Content-Type", "application/json")
+		contentType = "application/json"
 	}
-	w := &bufferWriter{header: http.Header{}}
-	c.api.ServeHTTP(w, r)
-	if w.code == 0 {
-		w.code = http.StatusOK
-	}
-	return w.code, w.body.Bytes(), nil
+	return c.client.send(ctx, method, path, "", contentType, accept, body)
 }
 
 // namespaceControllerUserAgent is kube-controller-manager's user agent

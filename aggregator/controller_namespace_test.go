@@ -154,8 +154,8 @@ func conditionLines(cs []core.NamespaceCondition) []string {
 
 func newTestNSController(f *fakeNSAPI) *namespaceController {
 	now := time.Date(2026, 11, 24, 1, 52, 34, 0, time.UTC)
-	return &namespaceController{api: f, logger: slog.New(slog.DiscardHandler), now: func() time.Time { return now }, queue: newNSQueue(),
-		user: &authentication.UserInfo{Username: NamespaceControllerUser}}
+	return &namespaceController{logger: slog.New(slog.DiscardHandler), now: func() time.Time { return now }, queue: newNSQueue(),
+		client: loopback{api: f, user: &authentication.UserInfo{Username: NamespaceControllerUser}, userAgent: namespaceControllerUserAgent}}
 }
 
 func terminatingNS(name string) core.Namespace {

@@ -82,8 +82,7 @@ func (s *Server) ExplainNamespace(ctx context.Context, name string) (*NamespaceE
 		ControllerEnabled: s.nsController != nil}
 	c := s.nsController
 	if c == nil { // read-only use of the controller's discovery and lists
-		c = &namespaceController{api: s.handler, logger: s.logger, now: s.now, queue: newNSQueue(),
-			user: &namespaceControllerIdentity}
+		c = &namespaceController{client: namespaceControllerClient(s.handler), logger: s.logger, now: s.now, queue: newNSQueue()}
 	}
 	resources, derr := c.discoverNamespacedResources(ctx)
 	if derr != nil {

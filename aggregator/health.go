@@ -140,19 +140,23 @@ func (s *Server) healthChecks(endpoint string) []healthCheck {
 // APIService has been seen Available, and passes from then on.
 func (s *Server) autoregisterCompletion() func(*http.Request) error {
 	var done atomic.Bool
+	var names []string // the local APIServices' names, sorted once
+	for _, a := range s.localAPIServices() {
+		names = append(names, a.Name)
+	}
+	sort.Strings(names)
 	return func(*http.Request) error {
 		if done.Load() {
 			return nil
 		}
 		var missing []string
-		for _, a := range s.localAPIServices() {
-			obj, ok := s.apiServices.Get("", a.Name)
+		for _, name := range names {
+			obj, ok := s.apiServices.Get("", name)
 			if !ok || !obj.(*apiregistration.APIService).IsAvailable() {
-				missing = append(missing, a.Name)
+				missing = append(missing, name)
 			}
 		}
 		if len(missing) > 0 {
-			sort.Strings(missing)
 			return fmt.Errorf("missing APIService: %v", missing)
 		}
 		done.Store(true)

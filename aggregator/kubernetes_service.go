@@ -3,7 +3,7 @@ package aggregator
 import (
 	"context"
 	"errors"
-	"fmt"
+	"maps"
 	"reflect"
 	"sync"
 
@@ -71,8 +71,9 @@ func kubernetesSubsets(address string, securePort int) []core.EndpointSubset {
 
 // ensureKubernetesService creates the "kubernetes" Service and its
 // Endpoints when they are missing, and brings their ports and address up
-// to date when the secure port or advertise address changed since the
-// last start (as upstream's controller and endpoint reconciler do). The
+// to date, when updateLive, if the secure port or advertise address
+// changed since the last start (as upstream's controller and endpoint
+// reconciler do), through ensureObjects. The
 // creates run together with the system namespaces' (one transaction on a
 // fresh data dir). Nothing happens when Options.SecurePort is 0.
 func (s *Server) ensureKubernetesService(ctx context.Context, updateLive bool) error {
@@ -87,15 +88,9 @@ func (s *Server) ensureKubernetesService(ctx context.Context, updateLive bool) e
 	ctx = registry.WithNamespaceCreatedTogether(ctx, registry.KubernetesServiceNamespace)
 	svcs := rest.ObjectWriter{Store: s.api.Store(meta.GroupResource{Resource: "services"}), Manager: kubernetesServiceManager}
 	eps := rest.ObjectWriter{Store: s.api.Store(meta.GroupResource{Resource: "endpoints"}), Manager: kubernetesServiceManager}
-	var wg sync.WaitGroup
-	var svcErr, epErr error
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		svcErr = ensureObject(ctx, svcs, kubernetesService(port), func(live meta.Object) meta.Object {
-			if !updateLive {
-				return nil
-			}
+	var reviseSvc, reviseEp func(live, want meta.Object) meta.Object
+	if updateLive {
+		reviseSvc = func(live, _ meta.Object) meta.Object {
 			cur := live.(*core.Service)
 			want := kubernetesServicePorts(port)
 			if reflect.DeepEqual(cur.Spec.Ports, want) && cur.Spec.Type == core.ServiceTypeClusterIP {
@@ -104,14 +99,8 @@ func (s *Server) ensureKubernetesService(ctx context.Context, updateLive bool) e
 			upd := *cur
 			upd.Spec.Ports, upd.Spec.Type = want, core.ServiceTypeClusterIP
 			return &upd
-		})
-	}()
-	go func() {
-		defer wg.Done()
-		epErr = ensureObject(ctx, eps, kubernetesEndpoints(addr, port), func(live meta.Object) meta.Object {
-			if !updateLive {
-				return nil
-			}
+		}
+		reviseEp = func(live, _ meta.Object) meta.Object {
 			cur := live.(*core.Endpoints)
 			want := kubernetesSubsets(addr, port)
 			if reflect.DeepEqual(cur.Subsets, want) && cur.Labels["endpointslice.kubernetes.io/skip-mirror"] == "true" {
@@ -119,39 +108,25 @@ func (s *Server) ensureKubernetesService(ctx context.Context, updateLive bool) e
 			}
 			upd := *cur
 			upd.Subsets = want
-			upd.Labels = map[string]string{}
-			for k, v := range cur.Labels {
-				upd.Labels[k] = v
+			upd.Labels = maps.Clone(cur.Labels)
+			if upd.Labels == nil {
+				upd.Labels = map[string]string{}
 			}
 			upd.Labels["endpointslice.kubernetes.io/skip-mirror"] = "true"
 			return &upd
-		})
+		}
+	}
+	var wg sync.WaitGroup
+	var svcErr, epErr error
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		svcErr = ensureObjects(ctx, svcs, "service", []meta.Object{kubernetesService(port)}, reviseSvc)
+	}()
+	go func() {
+		defer wg.Done()
+		epErr = ensureObjects(ctx, eps, "endpoints", []meta.Object{kubernetesEndpoints(addr, port)}, reviseEp)
 	}()
 	wg.Wait()
 	return errors.Join(svcErr, epErr)
-}
-
-// ensureObject creates obj when it is missing; otherwise update returns
-// the object that should replace the live one, or nil when it is up to
-// date. A write that lost a race is retried a few times.
-func ensureObject(ctx context.Context, w rest.ObjectWriter, obj meta.Object, update func(live meta.Object) meta.Object) error {
-	m := obj.GetObjectMeta()
-	for attempt := 0; ; attempt++ {
-		live, err := w.Get(ctx, m.Namespace, m.Name)
-		switch {
-		case errors.Is(err, meta.ErrNotFound):
-			_, err = w.Create(ctx, obj)
-		case err == nil:
-			if upd := update(live); upd != nil {
-				_, err = w.Update(ctx, live, upd)
-			}
-		}
-		if (errors.Is(err, meta.ErrAlreadyExists) || errors.Is(err, meta.ErrConflict)) && attempt < 3 {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("%s %s/%s: %w", w.Store.Info().Resource, m.Namespace, m.Name, err)
-		}
-		return nil
-	}
 }

@@ -12,16 +12,10 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/rbac"
 )
 
-// rbacStore is the part of a registry store the bootstrap policy needs.
-type rbacStore interface {
-	objectCreator
-	Update(ctx context.Context, obj meta.Object) (meta.Object, error)
-}
-
 // ensureBootstrapPolicy writes kube-apiserver 1.33's bootstrap RBAC
 // policy (rbac.BootstrapPolicy), as its rbac/bootstrap-roles post-start
 // hook does (pkg/registry/rbac/rest/storage_rbac.go): missing objects are
-// created, all at once (createMissing); an existing one whose
+// created, all at once (ensureObjects); an existing one whose
 // rbac.authorization.kubernetes.io/autoupdate annotation is not "false" is
 // reconciled as upstream's reconciliation does without removing anything:
 // the bootstrap labels, annotations, rules (or a ClusterRole's
@@ -31,74 +25,59 @@ type rbacStore interface {
 // (their namespaces kube-system and kube-public exist then).
 func (s *Server) ensureBootstrapPolicy(ctx context.Context, namespacesDone <-chan struct{}) error {
 	p := rbac.BootstrapPolicy()
-	store := func(resource string) rbacStore {
-		return s.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: resource})
-	}
-	var crs, crbs, roles, rbs []meta.Object
-	for i := range p.ClusterRoles {
-		crs = append(crs, &p.ClusterRoles[i])
-	}
-	for i := range p.ClusterRoleBindings {
-		crbs = append(crbs, &p.ClusterRoleBindings[i])
-	}
-	for i := range p.Roles {
-		roles = append(roles, &p.Roles[i])
-	}
-	for i := range p.RoleBindings {
-		rbs = append(rbs, &p.RoleBindings[i])
-	}
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i, w := range []struct {
 		resource, kind string
+		namespaced     bool
 		objs           []meta.Object
-	}{{"clusterroles", "clusterrole", crs}, {"clusterrolebindings", "clusterrolebinding", crbs}, {"roles", "role", roles}, {"rolebindings", "rolebinding", rbs}} {
+	}{
+		{"clusterroles", "clusterrole", false, asObjects(p.ClusterRoles)},
+		{"clusterrolebindings", "clusterrolebinding", false, asObjects(p.ClusterRoleBindings)},
+		{"roles", "role", true, asObjects(p.Roles)},
+		{"rolebindings", "rolebinding", true, asObjects(p.RoleBindings)},
+	} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if i >= 2 {
+			if w.namespaced {
 				select {
 				case <-namespacesDone:
 				case <-ctx.Done():
 					return
 				}
 			}
-			errs[i] = reconcileMissing(ctx, store(w.resource), w.kind, w.objs)
+			st := untrackedWriter{s.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: w.resource})}
+			errs[i] = ensureObjects(ctx, st, w.kind, w.objs, reviseRBAC)
 		}()
 	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
 
-// reconcileMissing is createMissing plus the reconciliation of objects
-// kept from an earlier start (see ensureBootstrapPolicy).
-func reconcileMissing(ctx context.Context, store rbacStore, kind string, objs []meta.Object) error {
-	errs := make([]error, len(objs))
-	var wg sync.WaitGroup
-	for i, o := range objs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			m := o.GetObjectMeta()
-			cur, err := store.Get(ctx, m.Namespace, m.Name)
-			if err != nil {
-				if _, err := store.Create(ctx, o); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
-					errs[i] = err
-				}
-				return
-			}
-			if cur.GetObjectMeta().Annotations[rbac.AutoUpdateAnnotation] == "false" {
-				return
-			}
-			if merged, changed := reconcileRBAC(cur, o); changed {
-				if _, err := store.Update(ctx, merged); err != nil {
-					errs[i] = err
-				}
-			}
-		}()
+// asObjects returns pointers to the elements of objs.
+func asObjects[T any, P interface {
+	*T
+	meta.Object
+}](objs []T) []meta.Object {
+	out := make([]meta.Object, len(objs))
+	for i := range objs {
+		out[i] = P(&objs[i])
 	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return out
+}
+
+// reviseRBAC is the bootstrap policy's revise function (ensureObjects):
+// nil when live's autoupdate annotation is "false" or it lacks nothing of
+// want, else live with what it lacks added (reconcileRBAC).
+func reviseRBAC(live, want meta.Object) meta.Object {
+	if live.GetObjectMeta().Annotations[rbac.AutoUpdateAnnotation] == "false" {
+		return nil
+	}
+	if merged, changed := reconcileRBAC(live, want); changed {
+		return merged
+	}
+	return nil
 }
 
 // reconcileRBAC returns a copy of cur with what want has and cur lacks
@@ -138,7 +117,7 @@ func reconcileRBAC(cur, want meta.Object) (meta.Object, bool) {
 	switch c := cur.(type) {
 	case *rbac.ClusterRole:
 		n, w := *c, want.(*rbac.ClusterRole)
-		n.Labels, n.Annotations, n.Rules = clone(c.Labels), clone(c.Annotations), slices.Clone(c.Rules)
+		n.Rules = slices.Clone(c.Rules)
 		if w.AggregationRule != nil {
 			if !reflect.DeepEqual(n.AggregationRule, w.AggregationRule) {
 				n.AggregationRule, changed = w.AggregationRule, true
@@ -149,31 +128,25 @@ func reconcileRBAC(cur, want meta.Object) (meta.Object, bool) {
 		out, om = &n, &n.ObjectMeta
 	case *rbac.Role:
 		n, w := *c, want.(*rbac.Role)
-		n.Labels, n.Annotations, n.Rules = clone(c.Labels), clone(c.Annotations), slices.Clone(c.Rules)
+		n.Rules = slices.Clone(c.Rules)
 		addRules(&n.Rules, w.Rules)
 		out, om = &n, &n.ObjectMeta
 	case *rbac.ClusterRoleBinding:
 		n, w := *c, want.(*rbac.ClusterRoleBinding)
-		n.Labels, n.Annotations, n.Subjects = clone(c.Labels), clone(c.Annotations), slices.Clone(c.Subjects)
+		n.Subjects = slices.Clone(c.Subjects)
 		addSubjects(&n.Subjects, w.Subjects)
 		out, om = &n, &n.ObjectMeta
 	case *rbac.RoleBinding:
 		n, w := *c, want.(*rbac.RoleBinding)
-		n.Labels, n.Annotations, n.Subjects = clone(c.Labels), clone(c.Annotations), slices.Clone(c.Subjects)
+		n.Subjects = slices.Clone(c.Subjects)
 		addSubjects(&n.Subjects, w.Subjects)
 		out, om = &n, &n.ObjectMeta
 	default:
 		return cur, false
 	}
+	om.Labels, om.Annotations = maps.Clone(om.Labels), maps.Clone(om.Annotations)
 	wm := want.GetObjectMeta()
 	addMap(&om.Labels, wm.Labels)
 	addMap(&om.Annotations, wm.Annotations)
 	return out, changed
-}
-
-func clone(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	return maps.Clone(m)
 }

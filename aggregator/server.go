@@ -422,7 +422,7 @@ func (s *Server) Ready() <-chan struct{} { return s.ready }
 
 // Run starts the informers and controllers and blocks until ctx ends.
 func (s *Server) Run(ctx context.Context) {
-	// The bootstrap objects are written together (see createMissing).
+	// The bootstrap objects are written together (see ensureObjects).
 	var boot sync.WaitGroup
 	boot.Add(4)
 	namespacesDone := make(chan struct{})
@@ -614,7 +614,7 @@ func (s *Server) ensureSystemNamespaces(ctx context.Context) error {
 			ObjectMeta: meta.ObjectMeta{Name: name},
 		})
 	}
-	return createMissing(ctx, rest.ObjectWriter{Store: s.api.Store(meta.GroupResource{Resource: "namespaces"}), Manager: "kube-apiserver"}, "namespace", objs)
+	return ensureObjects(ctx, rest.ObjectWriter{Store: s.api.Store(meta.GroupResource{Resource: "namespaces"}), Manager: "kube-apiserver"}, "namespace", objs, nil)
 }
 
 // ensureLocalAPIServices creates the automanaged local APIServices that
@@ -625,7 +625,7 @@ func (s *Server) ensureLocalAPIServices(ctx context.Context) error {
 	for _, a := range s.localAPIServices() {
 		objs = append(objs, a)
 	}
-	return createMissing(ctx, rest.ObjectWriter{Store: s.api.Store(apiServicesResource), Manager: "kube-apiserver"}, "apiservice", objs)
+	return ensureObjects(ctx, rest.ObjectWriter{Store: s.api.Store(apiServicesResource), Manager: "kube-apiserver"}, "apiservice", objs, nil)
 }
 
 // serviceIPRangeKey holds the service IP range, as kube-apiserver's service
@@ -650,36 +650,6 @@ func ensureServiceIPRange(st storage.Storage) error {
 		return fmt.Errorf("aggregator: record the service IP range: %w", err)
 	}
 	return nil
-}
-
-// objectCreator is the part of a registry store createMissing uses.
-type objectCreator interface {
-	Get(ctx context.Context, namespace, name string) (meta.Object, error)
-	Create(ctx context.Context, obj meta.Object) (meta.Object, error)
-}
-
-// createMissing creates every object of objs that does not exist yet, all
-// at once: the store commits writes that wait together in one transaction
-// (registry/storage's group commit), so a fresh data dir costs one fsync
-// instead of one per object. It returns the first error other than
-// AlreadyExists, naming kind and object.
-func createMissing(ctx context.Context, store objectCreator, kind string, objs []meta.Object) error {
-	errs := make([]error, len(objs))
-	var wg sync.WaitGroup
-	for i, o := range objs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := store.Get(ctx, o.GetObjectMeta().Namespace, o.GetObjectMeta().Name); err == nil {
-				return // kept from an earlier start
-			}
-			if _, err := store.Create(ctx, o); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
-				errs[i] = fmt.Errorf("create %s %q: %w", kind, o.GetObjectMeta().Name, err)
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 // installStaticRoutes registers what does not depend on APIServices.

@@ -1049,6 +1049,12 @@ func (w ObjectWriter) Get(ctx context.Context, namespace, name string) (meta.Obj
 	return w.Store.Get(ctx, namespace, name)
 }
 
+// Names returns the names of the stored objects of namespace (all of a
+// cluster-scoped resource) without decoding them (registry.Store.Names).
+func (w ObjectWriter) Names(ctx context.Context, namespace string) ([]string, error) {
+	return w.Store.Names(ctx, namespace)
+}
+
 // Create records obj's fields as Manager's and creates it. Errors are the
 // store's (AlreadyExists, Invalid, NotFound for a missing namespace).
 func (w ObjectWriter) Create(ctx context.Context, obj meta.Object) (meta.Object, error) {
