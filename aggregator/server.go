@@ -126,21 +126,43 @@ type Options struct {
 }
 
 // KnownControllers are the kube-controller-manager controllers aggsim
-// runs, all on by default: "namespace" finalizes deleted namespaces
-// (controller_namespace.go). Without it a deleted namespace stays
-// Terminating, as with a bare kube-apiserver.
-var KnownControllers = []string{"namespace"}
+// runs, all on by default, by their canonical names (kube-controller-manager
+// 1.33's cmd/kube-controller-manager/names): "namespace-controller"
+// finalizes deleted namespaces (controller_namespace.go). Without it a
+// deleted namespace stays Terminating, as with a bare kube-apiserver.
+var KnownControllers = []string{"namespace-controller"}
 
-// ControllerEnabled reports whether controller name is on for the
-// --controllers list (kube-controller-manager's IsControllerEnabled:
-// an explicit "name" or "-name" wins, else "*" enables it).
+// ControllerAliases maps the older names kube-controller-manager 1.33 still
+// accepts in --controllers to its canonical names ("namespace" for
+// "namespace-controller"), as its ControllerAliases.
+var ControllerAliases = map[string]string{"namespace": "namespace-controller"}
+
+// canonicalController returns entry ("name" or "-name") with name replaced by
+// its canonical name when it is an alias, keeping the "-" prefix, as
+// kube-controller-manager's GenericControllerManagerConfigurationOptions
+// ApplyTo does.
+func canonicalController(entry string) string {
+	name, disabled := strings.CutPrefix(entry, "-")
+	if canonical, ok := ControllerAliases[name]; ok {
+		name = canonical
+	}
+	if disabled {
+		return "-" + name
+	}
+	return name
+}
+
+// ControllerEnabled reports whether controller name (canonical) is on for
+// the --controllers list (kube-controller-manager's IsControllerEnabled on
+// the list with aliases replaced: an explicit "name" or "-name" wins, else
+// "*" enables it).
 func ControllerEnabled(name string, list []string) bool {
 	if len(list) == 0 {
 		list = []string{"*"}
 	}
 	star := false
 	for _, c := range list {
-		switch c {
+		switch canonicalController(c) {
 		case name:
 			return true
 		case "-" + name:
@@ -153,18 +175,32 @@ func ControllerEnabled(name string, list []string) bool {
 }
 
 // ValidateControllers returns an error naming each entry of list that is
-// no known controller, with kube-controller-manager's message.
+// neither a known controller nor an alias of one, with
+// kube-controller-manager's message (controller-manager options/generic.go
+// Validate): the name is quoted without its "-" prefix, and several errors
+// are joined as k8s.io/apimachinery's aggregate error prints them ("[a, b]",
+// a repeated message once).
 func ValidateControllers(list []string) error {
-	var errs []error
+	var msgs []string
 	for _, c := range list {
 		if c == "*" {
 			continue
 		}
-		if !slices.Contains(KnownControllers, strings.TrimPrefix(c, "-")) {
-			errs = append(errs, fmt.Errorf("%q is not in the list of known controllers", c))
+		name := strings.TrimPrefix(c, "-")
+		if !slices.Contains(KnownControllers, strings.TrimPrefix(canonicalController(name), "-")) {
+			msg := fmt.Sprintf("%q is not in the list of known controllers", name)
+			if !slices.Contains(msgs, msg) {
+				msgs = append(msgs, msg)
+			}
 		}
 	}
-	return errors.Join(errs...)
+	switch len(msgs) {
+	case 0:
+		return nil
+	case 1:
+		return errors.New(msgs[0])
+	}
+	return errors.New("[" + strings.Join(msgs, ", ") + "]")
 }
 
 // Server is one aggsim: the local REST API, discovery, the router and the
@@ -394,7 +430,7 @@ func New(opts Options) (*Server, error) {
 		Observer:           requestMetrics{s}, // request metrics, metrics.go
 		Logger:             logger,
 	})
-	if ControllerEnabled("namespace", opts.Controllers) {
+	if ControllerEnabled("namespace-controller", opts.Controllers) {
 		s.namespaces = NewInformer(s.api.Store(meta.GroupResource{Resource: "namespaces"}), logger)
 		s.nsController = newNamespaceController(s.handler, s.namespaces, logger, now)
 		// A blocked namespace may go on once an APIService changes
