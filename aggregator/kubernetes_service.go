@@ -70,11 +70,18 @@ func kubernetesSubsets(address string, securePort int) []core.EndpointSubset {
 }
 
 // ensureKubernetesService creates the "kubernetes" Service and its
-// Endpoints when they are missing, and brings their ports and address up
-// to date when the secure port or advertise address changed since the
-// last start (as upstream's controller and endpoint reconciler do). The
-// creates run together with the system namespaces' (one transaction on a
-// fresh data dir). Nothing happens when Options.SecurePort is 0.
+// Endpoints when they are missing, and with updateLive brings the
+// Endpoints' port and address up to date when the secure port or advertise
+// address changed since the last start (as upstream's endpoint reconciler
+// does once the server is ready). An existing Service is left as it is,
+// its targetPort included: kube-apiserver 1.33's bootstrap controller
+// (pkg/controlplane/controller/kubernetesservice,
+// CreateOrUpdateMasterServiceIfNeeded) only creates it, so after a restart
+// on another port it keeps the old targetPort (the reference restarted on a
+// new --secure-port with the same etcd answered the unchanged Service, same
+// resourceVersion). The creates run together with the system namespaces'
+// (one transaction on a fresh data dir). Nothing happens when
+// Options.SecurePort is 0.
 func (s *Server) ensureKubernetesService(ctx context.Context, updateLive bool) error {
 	port := s.opts.SecurePort
 	if port == 0 {
@@ -92,19 +99,7 @@ func (s *Server) ensureKubernetesService(ctx context.Context, updateLive bool) e
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		svcErr = ensureObject(ctx, svcs, kubernetesService(port), func(live meta.Object) meta.Object {
-			if !updateLive {
-				return nil
-			}
-			cur := live.(*core.Service)
-			want := kubernetesServicePorts(port)
-			if reflect.DeepEqual(cur.Spec.Ports, want) && cur.Spec.Type == core.ServiceTypeClusterIP {
-				return nil
-			}
-			upd := *cur
-			upd.Spec.Ports, upd.Spec.Type = want, core.ServiceTypeClusterIP
-			return &upd
-		})
+		svcErr = ensureObject(ctx, svcs, kubernetesService(port), func(meta.Object) meta.Object { return nil })
 	}()
 	go func() {
 		defer wg.Done()

@@ -489,9 +489,9 @@ func (s *Server) Run(ctx context.Context) {
 	}
 	go func() {
 		defer boot.Done()
-		// Created here when missing; brought up to date (a new port)
-		// below, off the readiness path, as upstream's bootstrap
-		// controller reconciles it after start.
+		// Created here when missing; the Endpoints are brought up to
+		// date (a new port) below, off the readiness path, as upstream's
+		// endpoint reconciler after start (the Service is never updated).
 		if err := s.ensureKubernetesService(ctx, false); err != nil { // kubernetes_service.go
 			s.logger.Error("create the kubernetes Service", "err", err)
 		}
@@ -525,7 +525,7 @@ func (s *Server) Run(ctx context.Context) {
 	go func() {
 		defer wg.Done()
 		if err := s.ensureKubernetesService(ctx, true); err != nil && ctx.Err() == nil {
-			s.logger.Error("update the kubernetes Service", "err", err)
+			s.logger.Error("update the kubernetes Service's Endpoints", "err", err)
 		}
 	}()
 	for _, inf := range append([]*Informer{s.services, s.endpoints, s.apiServices}, s.rbacInformers...) {
