@@ -436,6 +436,7 @@ func (s *Server) installMetricsAndDebugRoutes() {
 	if s.opts.Profiling {
 		installProfiling(s.mux)
 	}
+	installIndex(s.mux) // index.go
 	s.mux.UnlistedHandle(DebugAPIServicesPath, http.HandlerFunc(s.serveDebugAPIServices))
 	s.mux.UnlistedHandlePrefix(DebugAPIServicesPath+"/", http.HandlerFunc(s.serveDebugAPIServices))
 	s.mux.UnlistedHandlePrefix(DebugNamespacesPath+"/", http.HandlerFunc(s.serveDebugNamespaces)) // explain_namespace.go

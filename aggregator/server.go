@@ -726,7 +726,7 @@ func (s *Server) installStaticRoutes() {
 	m.Handle("/apis/", prompt(http.HandlerFunc(s.discovery.ServeAPIs)))
 	g := apiregistration.GroupAPIRegistration
 	m.Handle("/apis/"+g, s.groupHandler(g))
-	m.Handle("/apis/"+g+"/", s.groupHandler(g))
+	m.UnlistedHandle("/apis/"+g+"/", s.groupHandler(g)) // not in / upstream
 	m.Builtin(g, "v1", s.api)
 	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		negotiation.WriteStatus(w, r, meta.NewPathNotFound())
@@ -739,7 +739,7 @@ func (s *Server) installStaticRoutes() {
 		}
 	}
 	m.Handle("/version", prompt(http.HandlerFunc(s.serveVersion)))
-	m.Handle("/version/", prompt(http.HandlerFunc(s.serveVersion)))
+	m.UnlistedHandle("/version/", prompt(http.HandlerFunc(s.serveVersion))) // not in / upstream
 	s.installHealthRoutes()
 	s.installOpenAPIRoutes()
 	s.installMetricsAndDebugRoutes() // /metrics, /debug/aggsim/apiservices (metrics.go, explain.go)
