@@ -326,13 +326,31 @@ func TestControllersFlag(t *testing.T) {
 	for _, c := range []struct {
 		list []string
 		want bool
-	}{{nil, true}, {[]string{"*"}, true}, {[]string{"*", "-namespace"}, false}, {[]string{"-namespace"}, false}, {[]string{"namespace"}, true}, {[]string{"-namespace", "*"}, false}} {
-		if got := ControllerEnabled("namespace", c.list); got != c.want {
+	}{{nil, true}, {[]string{"*"}, true}, {[]string{"*", "-namespace"}, false}, {[]string{"-namespace"}, false}, {[]string{"namespace"}, true}, {[]string{"-namespace", "*"}, false},
+		// kube-controller-manager 1.33's canonical name; "namespace" is its alias.
+		{[]string{"*", "-namespace-controller"}, false}, {[]string{"namespace-controller"}, true}, {[]string{"-namespace-controller", "namespace"}, false}} {
+		if got := ControllerEnabled("namespace-controller", c.list); got != c.want {
 			t.Errorf("%q: %v, want %v", c.list, got, c.want)
 		}
 	}
-	if err := ValidateControllers([]string{"*", "-namespace", "bogus"}); err == nil || err.Error() != `"bogus" is not in the list of known controllers` {
-		t.Errorf("err = %v", err)
+	// kube-controller-manager 1.33.13's answers (controller-manager
+	// options/generic.go Validate, errors joined by apimachinery's aggregate):
+	// the name is quoted without its "-", several are "[a, b]", a repeated
+	// message is printed once; the canonical name and its alias are known.
+	for _, c := range []struct {
+		list []string
+		want string
+	}{
+		{[]string{"*", "-namespace", "bogus"}, `"bogus" is not in the list of known controllers`},
+		{[]string{"-foo"}, `"foo" is not in the list of known controllers`},
+		{[]string{"bogus", "-foo"}, `["bogus" is not in the list of known controllers, "foo" is not in the list of known controllers]`},
+		{[]string{"foo", "-foo"}, `"foo" is not in the list of known controllers`},
+		{[]string{"*", "namespace-controller", "-namespace-controller", "namespace", "-namespace"}, ``},
+	} {
+		err := ValidateControllers(c.list)
+		if got := fmt.Sprint(err); (err == nil) != (c.want == "") || (err != nil && got != c.want) {
+			t.Errorf("ValidateControllers(%q) = %v, want %q", c.list, err, c.want)
+		}
 	}
 }
 

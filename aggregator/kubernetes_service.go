@@ -70,10 +70,15 @@ func kubernetesSubsets(address string, securePort int) []core.EndpointSubset {
 }
 
 // ensureKubernetesService creates the "kubernetes" Service and its
-// Endpoints when they are missing, and brings their ports and address up
-// to date, when updateLive, if the secure port or advertise address
-// changed since the last start (as upstream's controller and endpoint
-// reconciler do), through ensureObjects. The
+// Endpoints when they are missing, and with updateLive brings the
+// Endpoints' port and address up to date when the secure port or advertise
+// address changed since the last start (as upstream's endpoint reconciler
+// does once the server is ready), through ensureObjects. An existing
+// Service is left as it is, its targetPort included: kube-apiserver 1.33's
+// bootstrap controller (pkg/controlplane/controller/kubernetesservice)
+// only creates it, so after a restart on another port it keeps the old
+// targetPort (measured: the reference restarted on a new --secure-port with
+// the same etcd answered the unchanged Service, same resourceVersion). The
 // creates run together with the system namespaces' (one transaction on a
 // fresh data dir). Nothing happens when Options.SecurePort is 0.
 func (s *Server) ensureKubernetesService(ctx context.Context, updateLive bool) error {
@@ -88,18 +93,8 @@ func (s *Server) ensureKubernetesService(ctx context.Context, updateLive bool) e
 	ctx = registry.WithNamespaceCreatedTogether(ctx, registry.KubernetesServiceNamespace)
 	svcs := rest.ObjectWriter{Store: s.api.Store(meta.GroupResource{Resource: "services"}), Manager: kubernetesServiceManager}
 	eps := rest.ObjectWriter{Store: s.api.Store(meta.GroupResource{Resource: "endpoints"}), Manager: kubernetesServiceManager}
-	var reviseSvc, reviseEp func(live, want meta.Object) meta.Object
+	var reviseEp func(live, want meta.Object) meta.Object
 	if updateLive {
-		reviseSvc = func(live, _ meta.Object) meta.Object {
-			cur := live.(*core.Service)
-			want := kubernetesServicePorts(port)
-			if reflect.DeepEqual(cur.Spec.Ports, want) && cur.Spec.Type == core.ServiceTypeClusterIP {
-				return nil
-			}
-			upd := *cur
-			upd.Spec.Ports, upd.Spec.Type = want, core.ServiceTypeClusterIP
-			return &upd
-		}
 		reviseEp = func(live, _ meta.Object) meta.Object {
 			cur := live.(*core.Endpoints)
 			want := kubernetesSubsets(addr, port)
@@ -121,7 +116,7 @@ func (s *Server) ensureKubernetesService(ctx context.Context, updateLive bool) e
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		svcErr = ensureObjects(ctx, svcs, "service", []meta.Object{kubernetesService(port)}, reviseSvc)
+		svcErr = ensureObjects(ctx, svcs, "service", []meta.Object{kubernetesService(port)}, nil)
 	}()
 	go func() {
 		defer wg.Done()

@@ -411,22 +411,32 @@ var (
 	_ RequestObserver      = requestMetrics{}
 )
 
+// installProfiling registers net/http/pprof's handlers on m as
+// kube-apiserver 1.33's --profiling does (k8s.io/apiserver
+// pkg/server/routes/profiling.go): `/debug/pprof` redirects with 302 Found
+// to `/debug/pprof/`, which serves the index and the named profiles
+// (heap, goroutine, allocs, ...); profile, symbol and trace have their own
+// handlers. cmdline is deliberately not served (upstream dropped it so that
+// the process's flags are not exposed): `/debug/pprof/cmdline` reaches the
+// index handler, which answers 404 "Unknown profile". None of these paths is
+// listed in `/`.
+func installProfiling(m *Mux) {
+	m.UnlistedHandle("/debug/pprof", http.RedirectHandler("/debug/pprof/", http.StatusFound))
+	m.UnlistedHandlePrefix("/debug/pprof/", http.HandlerFunc(pprof.Index))
+	m.UnlistedHandle("/debug/pprof/profile", http.HandlerFunc(pprof.Profile))
+	m.UnlistedHandle("/debug/pprof/symbol", http.HandlerFunc(pprof.Symbol))
+	m.UnlistedHandle("/debug/pprof/trace", http.HandlerFunc(pprof.Trace))
+}
+
 // installMetricsAndDebugRoutes registers /metrics (the Prometheus text
 // format of the Server's gatherer) and the APIService explanations under
 // DebugAPIServicesPath.
 func (s *Server) installMetricsAndDebugRoutes() {
 	s.mux.Handle("/metrics", s.metrics.handler())
 	if s.opts.Profiling {
-		// net/http/pprof's handlers, as kube-apiserver's routes.Profiling
-		// installs them (/debug/pprof/ and its named profiles, cmdline,
-		// profile, symbol, trace); unlisted in / as there.
-		s.mux.UnlistedHandle("/debug/pprof", http.RedirectHandler("/debug/pprof/", http.StatusMovedPermanently))
-		s.mux.UnlistedHandlePrefix("/debug/pprof/", http.HandlerFunc(pprof.Index))
-		s.mux.UnlistedHandle("/debug/pprof/cmdline", http.HandlerFunc(pprof.Cmdline))
-		s.mux.UnlistedHandle("/debug/pprof/profile", http.HandlerFunc(pprof.Profile))
-		s.mux.UnlistedHandle("/debug/pprof/symbol", http.HandlerFunc(pprof.Symbol))
-		s.mux.UnlistedHandle("/debug/pprof/trace", http.HandlerFunc(pprof.Trace))
+		installProfiling(s.mux)
 	}
+	installIndex(s.mux) // index.go
 	s.mux.UnlistedHandle(DebugAPIServicesPath, http.HandlerFunc(s.serveDebugAPIServices))
 	s.mux.UnlistedHandlePrefix(DebugAPIServicesPath+"/", http.HandlerFunc(s.serveDebugAPIServices))
 	s.mux.UnlistedHandlePrefix(DebugNamespacesPath+"/", http.HandlerFunc(s.serveDebugNamespaces)) // explain_namespace.go

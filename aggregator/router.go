@@ -361,9 +361,11 @@ func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (m *Mux) Legacy(h http.Handler) {
 	m.Update(func(tx *MuxTx) {
 		m.legacy = h
+		// Listed in / as upstream's: /api and /api/v1, not /api/.
 		tx.Handle("/api", h)
-		tx.Handle("/api/", h)
-		tx.HandlePrefix("/api/", h)
+		tx.UnlistedHandle("/api/", h)
+		tx.UnlistedHandlePrefix("/api/", h)
+		tx.Handle("/api/v1", h)
 	})
 }
 
@@ -373,7 +375,7 @@ func (tx *MuxTx) routeLegacy(h http.Handler, proxied bool) {
 	if tx.m.legacy == nil {
 		return
 	}
-	for _, p := range []string{"/api", "/api/"} {
+	for _, p := range []string{"/api", "/api/", "/api/v1"} {
 		sh := tx.writable(p)
 		r := sh[p]
 		if r.exact != nil {
@@ -398,7 +400,7 @@ func (m *Mux) Builtin(group, version string, h http.Handler) {
 	m.Update(func(tx *MuxTx) {
 		tx.m.builtin[gvPath] = true
 		tx.Handle(gvPath, h)
-		tx.HandlePrefix(gvPath+"/", h)
+		tx.UnlistedHandlePrefix(gvPath+"/", h) // not in / upstream
 	})
 }
 

@@ -126,21 +126,43 @@ type Options struct {
 }
 
 // KnownControllers are the kube-controller-manager controllers aggsim
-// runs, all on by default: "namespace" finalizes deleted namespaces
-// (controller_namespace.go). Without it a deleted namespace stays
-// Terminating, as with a bare kube-apiserver.
-var KnownControllers = []string{"namespace"}
+// runs, all on by default, by their canonical names (kube-controller-manager
+// 1.33's cmd/kube-controller-manager/names): "namespace-controller"
+// finalizes deleted namespaces (controller_namespace.go). Without it a
+// deleted namespace stays Terminating, as with a bare kube-apiserver.
+var KnownControllers = []string{"namespace-controller"}
 
-// ControllerEnabled reports whether controller name is on for the
-// --controllers list (kube-controller-manager's IsControllerEnabled:
-// an explicit "name" or "-name" wins, else "*" enables it).
+// ControllerAliases maps the older names kube-controller-manager 1.33 still
+// accepts in --controllers to its canonical names ("namespace" for
+// "namespace-controller"), as its ControllerAliases.
+var ControllerAliases = map[string]string{"namespace": "namespace-controller"}
+
+// canonicalController returns entry ("name" or "-name") with name replaced by
+// its canonical name when it is an alias, keeping the "-" prefix, as
+// kube-controller-manager's GenericControllerManagerConfigurationOptions
+// ApplyTo does.
+func canonicalController(entry string) string {
+	name, disabled := strings.CutPrefix(entry, "-")
+	if canonical, ok := ControllerAliases[name]; ok {
+		name = canonical
+	}
+	if disabled {
+		return "-" + name
+	}
+	return name
+}
+
+// ControllerEnabled reports whether controller name (canonical) is on for
+// the --controllers list (kube-controller-manager's IsControllerEnabled on
+// the list with aliases replaced: an explicit "name" or "-name" wins, else
+// "*" enables it).
 func ControllerEnabled(name string, list []string) bool {
 	if len(list) == 0 {
 		list = []string{"*"}
 	}
 	star := false
 	for _, c := range list {
-		switch c {
+		switch canonicalController(c) {
 		case name:
 			return true
 		case "-" + name:
@@ -153,18 +175,32 @@ func ControllerEnabled(name string, list []string) bool {
 }
 
 // ValidateControllers returns an error naming each entry of list that is
-// no known controller, with kube-controller-manager's message.
+// neither a known controller nor an alias of one, with
+// kube-controller-manager's message (controller-manager options/generic.go
+// Validate): the name is quoted without its "-" prefix, and several errors
+// are joined as k8s.io/apimachinery's aggregate error prints them ("[a, b]",
+// a repeated message once).
 func ValidateControllers(list []string) error {
-	var errs []error
+	var msgs []string
 	for _, c := range list {
 		if c == "*" {
 			continue
 		}
-		if !slices.Contains(KnownControllers, strings.TrimPrefix(c, "-")) {
-			errs = append(errs, fmt.Errorf("%q is not in the list of known controllers", c))
+		name := strings.TrimPrefix(c, "-")
+		if !slices.Contains(KnownControllers, strings.TrimPrefix(canonicalController(name), "-")) {
+			msg := fmt.Sprintf("%q is not in the list of known controllers", name)
+			if !slices.Contains(msgs, msg) {
+				msgs = append(msgs, msg)
+			}
 		}
 	}
-	return errors.Join(errs...)
+	switch len(msgs) {
+	case 0:
+		return nil
+	case 1:
+		return errors.New(msgs[0])
+	}
+	return errors.New("[" + strings.Join(msgs, ", ") + "]")
 }
 
 // Server is one aggsim: the local REST API, discovery, the router and the
@@ -394,7 +430,7 @@ func New(opts Options) (*Server, error) {
 		Observer:           requestMetrics{s}, // request metrics, metrics.go
 		Logger:             logger,
 	})
-	if ControllerEnabled("namespace", opts.Controllers) {
+	if ControllerEnabled("namespace-controller", opts.Controllers) {
 		s.namespaces = NewInformer(s.api.Store(meta.GroupResource{Resource: "namespaces"}), logger)
 		s.nsController = newNamespaceController(s.handler, s.namespaces, logger, now)
 		// A blocked namespace may go on once an APIService changes
@@ -453,9 +489,9 @@ func (s *Server) Run(ctx context.Context) {
 	}
 	go func() {
 		defer boot.Done()
-		// Created here when missing; brought up to date (a new port)
-		// below, off the readiness path, as upstream's bootstrap
-		// controller reconciles it after start.
+		// Created here when missing; the Endpoints are brought up to
+		// date (a new port) below, off the readiness path, as upstream's
+		// endpoint reconciler after start (the Service is never updated).
 		if err := s.ensureKubernetesService(ctx, false); err != nil { // kubernetes_service.go
 			s.logger.Error("create the kubernetes Service", "err", err)
 		}
@@ -489,7 +525,7 @@ func (s *Server) Run(ctx context.Context) {
 	go func() {
 		defer wg.Done()
 		if err := s.ensureKubernetesService(ctx, true); err != nil && ctx.Err() == nil {
-			s.logger.Error("update the kubernetes Service", "err", err)
+			s.logger.Error("update the kubernetes Service's Endpoints", "err", err)
 		}
 	}()
 	for _, inf := range append([]*Informer{s.services, s.endpoints, s.apiServices}, s.rbacInformers...) {
@@ -660,7 +696,7 @@ func (s *Server) installStaticRoutes() {
 	m.Handle("/apis/", prompt(http.HandlerFunc(s.discovery.ServeAPIs)))
 	g := apiregistration.GroupAPIRegistration
 	m.Handle("/apis/"+g, s.groupHandler(g))
-	m.Handle("/apis/"+g+"/", s.groupHandler(g))
+	m.UnlistedHandle("/apis/"+g+"/", s.groupHandler(g)) // not in / upstream
 	m.Builtin(g, "v1", s.api)
 	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		negotiation.WriteStatus(w, r, meta.NewPathNotFound())
@@ -673,7 +709,7 @@ func (s *Server) installStaticRoutes() {
 		}
 	}
 	m.Handle("/version", prompt(http.HandlerFunc(s.serveVersion)))
-	m.Handle("/version/", prompt(http.HandlerFunc(s.serveVersion)))
+	m.UnlistedHandle("/version/", prompt(http.HandlerFunc(s.serveVersion))) // not in / upstream
 	s.installHealthRoutes()
 	s.installOpenAPIRoutes()
 	s.installMetricsAndDebugRoutes() // /metrics, /debug/aggsim/apiservices (metrics.go, explain.go)

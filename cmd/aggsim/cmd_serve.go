@@ -82,7 +82,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.DurationVar(&o.requestTimeout, "request-timeout", aggregator.DefaultRequestTimeout, "bound on non-long-running requests (not watch, exec, attach, port-forward, log, proxy); a request's ?timeout= may only shorten it")
 	f.DurationVar(&o.availabilityCheckInterval, "availability-check-interval", aggregator.DefaultAvailabilityCheckInterval, "how often each remote APIService is probed (upstream: 30s)")
 	f.DurationVar(&o.discoveryRefreshInterval, "discovery-refresh-interval", 60*time.Second, "how often backends' discovery documents are re-fetched (upstream: 60s)")
-	f.StringSliceVar(&o.controllers, "controllers", []string{"*"}, "kube-controller-manager controllers to run, as its --controllers: '*' enables all on by default, 'foo' enables foo, '-foo' disables it. Known: "+strings.Join(aggregator.KnownControllers, ", ")+" ('-namespace': a deleted namespace stays Terminating, as with a bare kube-apiserver)")
+	f.StringSliceVar(&o.controllers, "controllers", []string{"*"}, "kube-controller-manager controllers to run, as its --controllers: '*' enables all on by default, 'foo' enables foo, '-foo' disables it. Known: "+strings.Join(aggregator.KnownControllers, ", ")+" (alias namespace; '-namespace': a deleted namespace stays Terminating, as with a bare kube-apiserver)")
 	f.BoolVar(&o.serveAggregatedV2Beta1, "serve-aggregated-discovery-v2beta1", false, "also answer aggregated discovery v2beta1 (kube-apiserver 1.33 answers 406)")
 	f.BoolVar(&o.profiling, "profiling", true, "serve Go's profiles under /debug/pprof/ (as kube-apiserver's --profiling)")
 	f.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests may take to finish on SIGINT/SIGTERM")
