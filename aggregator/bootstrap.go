@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/rest"
 )
 
-// bootstrapWriter is the part of a store's writer ensureObjects uses:
-// rest.ObjectWriter (writes recorded in managedFields as its manager's)
-// or untrackedWriter.
+// bootstrapWriter is the part of a store's writer ensureObjects uses
+// (rest.ObjectWriter: writes recorded in managedFields as its manager's).
 type bootstrapWriter interface {
 	Names(ctx context.Context, namespace string) ([]string, error)
 	Get(ctx context.Context, namespace, name string) (meta.Object, error)
@@ -22,15 +20,6 @@ type bootstrapWriter interface {
 }
 
 var _ bootstrapWriter = rest.ObjectWriter{}
-
-// untrackedWriter writes straight to the store, recording no
-// managedFields (the bootstrap RBAC policy is written so).
-type untrackedWriter struct{ *registry.Store }
-
-// Update writes obj over live (whose resourceVersion obj carries).
-func (w untrackedWriter) Update(ctx context.Context, _, obj meta.Object) (meta.Object, error) {
-	return w.Store.Update(ctx, obj)
-}
 
 // ensureObjects is the server's one "these objects exist" mechanism (the
 // system namespaces, the local APIServices, the "kubernetes" Service and

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/apis/rbac"
+	"github.com/aggsim/aggsim/registry/rest"
 )
 
 // ensureBootstrapPolicy writes kube-apiserver 1.33's bootstrap RBAC
@@ -47,7 +48,10 @@ func (s *Server) ensureBootstrapPolicy(ctx context.Context, namespacesDone <-cha
 					return
 				}
 			}
-			st := untrackedWriter{s.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: w.resource})}
+			// Written as kube-apiserver's rbac/bootstrap-roles hook writes
+			// it, through a loopback client: an Update entry of manager
+			// kube-apiserver (measured on the reference).
+			st := rest.ObjectWriter{Store: s.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: w.resource}), Manager: "kube-apiserver"}
 			errs[i] = ensureObjects(ctx, st, w.kind, w.objs, reviseRBAC)
 		}()
 	}
