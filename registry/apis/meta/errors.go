@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -167,6 +168,10 @@ type GoSyntax string
 
 // String returns the text.
 func (g GoSyntax) String() string { return string(g) }
+
+// Index returns the path of the i-th element of the list at path, as
+// upstream's field.Path.Index prints it: "spec.rules[2]".
+func Index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
 
 // FieldErrors is the list a Validate function returns; empty means valid.
 type FieldErrors []*FieldError

@@ -451,3 +451,67 @@ func validateLabelValues(key string, vals []string) error {
 	}
 	return nil
 }
+
+// SelectorFromWire converts the wire form of a label selector (the
+// matchLabels and matchExpressions of metav1.LabelSelector) to the parsed
+// form: each matchLabels pair an equality requirement, each expression's
+// In, NotIn, Exists or DoesNotExist its operator, as
+// metav1.LabelSelectorAsSelector (apimachinery helpers.go) builds it. An
+// expression with any other operator becomes a requirement that matches
+// nothing (validation refuses such selectors before they are stored).
+func SelectorFromWire(matchLabels map[string]string, exprs []LabelSelectorRequirement) LabelSelector {
+	out := make(LabelSelector, 0, len(matchLabels)+len(exprs))
+	for _, k := range sortedMapKeys(matchLabels) {
+		out = append(out, Requirement{Key: k, Op: OpEquals, Values: []string{matchLabels[k]}})
+	}
+	for _, e := range exprs {
+		op := SelectorOp("") // matches nothing
+		switch e.Operator {
+		case "In":
+			op = OpIn
+		case "NotIn":
+			op = OpNotIn
+		case "Exists":
+			op = OpExists
+		case "DoesNotExist":
+			op = OpDoesNotExist
+		}
+		out = append(out, Requirement{Key: e.Key, Op: op, Values: e.Values})
+	}
+	return out
+}
+
+// ValidateLabelSelector checks the wire form of a label selector at path
+// as metav1validation.ValidateLabelSelector does with invalid label
+// values refused: the matchLabels keys and values (ValidateLabels on
+// path.matchLabels), then per expression its operator (values required
+// for In and NotIn, forbidden for Exists and DoesNotExist, any other
+// operator invalid), its key (a qualified name) and each value (a label
+// value), in that order.
+func ValidateLabelSelector(matchLabels map[string]string, exprs []LabelSelectorRequirement, path string) FieldErrors {
+	errs := ValidateLabels(matchLabels, path+".matchLabels")
+	for i, r := range exprs {
+		rp := Index(path+".matchExpressions", i)
+		switch r.Operator {
+		case "In", "NotIn":
+			if len(r.Values) == 0 {
+				errs = append(errs, Required(rp+".values", "must be specified when `operator` is 'In' or 'NotIn'"))
+			}
+		case "Exists", "DoesNotExist":
+			if len(r.Values) > 0 {
+				errs = append(errs, Forbidden(rp+".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+			}
+		default:
+			errs = append(errs, Invalid(rp+".operator", r.Operator, "not a valid selector operator"))
+		}
+		for _, msg := range IsQualifiedName(r.Key) {
+			errs = append(errs, Invalid(rp+".key", r.Key, msg))
+		}
+		for vi, v := range r.Values {
+			for _, msg := range IsValidLabelValue(v) {
+				errs = append(errs, Invalid(Index(rp+".values", vi), v, msg))
+			}
+		}
+	}
+	return errs
+}

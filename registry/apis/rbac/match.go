@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // Wildcards of PolicyRule fields (k8s.io/api/rbac/v1: VerbAll,
@@ -165,45 +167,12 @@ func DescribeSubject(s *Subject, bindingNamespace string) string {
 }
 
 // Matches reports whether labels satisfy the selector: every matchLabels
-// pair and every expression (In: the key has one of the values; NotIn:
-// it has none of them or is absent; Exists; DoesNotExist), as
-// metav1.LabelSelectorAsSelector's selector does. The empty selector
-// matches everything; an expression with an unknown operator matches
-// nothing (validation refuses such selectors).
+// pair and every expression, as metav1.LabelSelectorAsSelector's selector
+// does (meta.SelectorFromWire). The empty selector matches everything; an
+// expression with an unknown operator matches nothing (validation refuses
+// such selectors).
 func (s *LabelSelector) Matches(labels map[string]string) bool {
-	for k, v := range s.MatchLabels {
-		if got, ok := labels[k]; !ok || got != v {
-			return false
-		}
-	}
-	for _, e := range s.MatchExpressions {
-		v, ok := labels[e.Key]
-		in := false
-		for _, x := range e.Values {
-			in = in || (ok && x == v)
-		}
-		switch e.Operator {
-		case "In":
-			if !in {
-				return false
-			}
-		case "NotIn":
-			if in {
-				return false
-			}
-		case "Exists":
-			if !ok {
-				return false
-			}
-		case "DoesNotExist":
-			if ok {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
+	return meta.SelectorFromWire(s.MatchLabels, s.MatchExpressions).Matches(labels)
 }
 
 // AggregateRules returns the rules of an aggregated ClusterRole: for each

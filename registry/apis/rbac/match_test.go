@@ -3,6 +3,8 @@ package rbac
 import (
 	"strings"
 	"testing"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // TestRuleAllows pins upstream's rule matching
@@ -94,11 +96,15 @@ func TestLabelSelectorMatches(t *testing.T) {
 		{LabelSelector{}, true},
 		{LabelSelector{MatchLabels: map[string]string{"a": "1"}}, true},
 		{LabelSelector{MatchLabels: map[string]string{"a": "2"}}, false},
-		{LabelSelector{MatchExpressions: []LabelSelectorRequirement{{Key: "a", Operator: "In", Values: []string{"0", "1"}}}}, true},
-		{LabelSelector{MatchExpressions: []LabelSelectorRequirement{{Key: "c", Operator: "NotIn", Values: []string{"1"}}}}, true},
-		{LabelSelector{MatchExpressions: []LabelSelectorRequirement{{Key: "a", Operator: "NotIn", Values: []string{"1"}}}}, false},
-		{LabelSelector{MatchExpressions: []LabelSelectorRequirement{{Key: "b", Operator: "Exists"}}}, true},
-		{LabelSelector{MatchExpressions: []LabelSelectorRequirement{{Key: "b", Operator: "DoesNotExist"}}}, false},
+		{LabelSelector{MatchExpressions: []meta.LabelSelectorRequirement{{Key: "a", Operator: "In", Values: []string{"0", "1"}}}}, true},
+		{LabelSelector{MatchExpressions: []meta.LabelSelectorRequirement{{Key: "c", Operator: "NotIn", Values: []string{"1"}}}}, true},
+		{LabelSelector{MatchExpressions: []meta.LabelSelectorRequirement{{Key: "a", Operator: "NotIn", Values: []string{"1"}}}}, false},
+		{LabelSelector{MatchExpressions: []meta.LabelSelectorRequirement{{Key: "b", Operator: "Exists"}}}, true},
+		{LabelSelector{MatchExpressions: []meta.LabelSelectorRequirement{{Key: "b", Operator: "DoesNotExist"}}}, false},
+		{LabelSelector{MatchExpressions: []meta.LabelSelectorRequirement{{Key: "c", Operator: "DoesNotExist"}}}, true},
+		{LabelSelector{MatchExpressions: []meta.LabelSelectorRequirement{{Key: "c", Operator: "In", Values: []string{"1"}}}}, false},
+		{LabelSelector{MatchExpressions: []meta.LabelSelectorRequirement{{Key: "a", Operator: "Gt", Values: []string{"0"}}}}, false},
+		{LabelSelector{MatchLabels: map[string]string{"a": "1", "b": "3"}}, false},
 	} {
 		if got := c.s.Matches(l); got != c.want {
 			t.Errorf("%+v: %v", c.s, got)

@@ -227,22 +227,5 @@ type LabelSelector struct {
 	// Further requirements on labels, all of which must hold.
 	// +optional
 	// +listType=atomic
-	MatchExpressions []LabelSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,2,rep,name=matchExpressions"`
-}
-
-// LabelSelectorRequirement is one condition on a label: its key, an
-// operator and, for In and NotIn, the values.
-// ---
-// LabelSelectorRequirement mirrors meta/v1.LabelSelectorRequirement.
-// +upstreamPackage=k8s.io/apimachinery/pkg/apis/meta/v1
-type LabelSelectorRequirement struct {
-	// The label's key.
-	Key string `json:"key" protobuf:"bytes,1,opt,name=key"`
-	// In, NotIn, Exists or DoesNotExist.
-	Operator string `json:"operator" protobuf:"bytes,2,opt,name=operator,casttype=LabelSelectorOperator"`
-	// The values In and NotIn compare with (at least one); empty for Exists
-	// and DoesNotExist.
-	// +optional
-	// +listType=atomic
-	Values []string `json:"values,omitempty" protobuf:"bytes,3,rep,name=values"`
+	MatchExpressions []meta.LabelSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,2,rep,name=matchExpressions"`
 }

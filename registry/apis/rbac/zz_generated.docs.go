@@ -127,16 +127,6 @@ func init() {
 					{Name: "MatchExpressions", Doc: "Further requirements on labels, all of which must hold.", Markers: apidoc.Markers{"listType": {"atomic"}, "optional": {""}}},
 				},
 			},
-			{
-				Type:    reflect.TypeFor[LabelSelectorRequirement](),
-				Doc:     "LabelSelectorRequirement is one condition on a label: its key, an operator and, for In and NotIn, the values.",
-				Markers: apidoc.Markers{"upstreamPackage": {"k8s.io/apimachinery/pkg/apis/meta/v1"}},
-				Fields: []apidoc.Field{
-					{Name: "Key", Doc: "The label's key."},
-					{Name: "Operator", Doc: "In, NotIn, Exists or DoesNotExist."},
-					{Name: "Values", Doc: "The values In and NotIn compare with (at least one); empty for Exists and DoesNotExist.", Markers: apidoc.Markers{"listType": {"atomic"}, "optional": {""}}},
-				},
-			},
 		},
 	})
 }
