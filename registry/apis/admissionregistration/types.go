@@ -1,10 +1,6 @@
 package admissionregistration
 
-import (
-	"encoding/json"
-
-	"github.com/aggsim/aggsim/registry/apis/meta"
-)
+import "github.com/aggsim/aggsim/registry/apis/meta"
 
 // MutatingWebhookConfiguration lists admission webhooks that may change
 // an object (and accept or reject the request) before it is stored.
@@ -571,13 +567,4 @@ type ParamRef struct {
 	// request through, Deny rejects it. Required.
 	// +optional
 	ParameterNotFoundAction *string `json:"parameterNotFoundAction,omitempty" protobuf:"bytes,4,rep,name=parameterNotFoundAction"`
-}
-
-// Decode decodes a raw JSON body into v; an absent body leaves v zero.
-// Errors are JSON decoding errors.
-func Decode(raw json.RawMessage, v any) error {
-	if len(raw) == 0 {
-		return nil
-	}
-	return json.Unmarshal(raw, v)
 }

@@ -10,16 +10,6 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
-// goSlice formats l as upstream's %#v of a []<typeName>, e.g.
-// []admissionregistration.OperationType{"*", "CREATE"}.
-func goSlice(typeName string, l []string) meta.GoSyntax {
-	q := make([]string, len(l))
-	for i, s := range l {
-		q[i] = fmt.Sprintf("%q", s)
-	}
-	return meta.GoSyntax("[]" + typeName + "{" + strings.Join(q, ", ") + "}")
-}
-
 var (
 	failurePolicies     = []string{"Fail", "Ignore"}
 	matchPolicies       = []string{"Equivalent", "Exact"}
@@ -138,7 +128,7 @@ func validateRuleWithOperations(r *RuleWithOperations, p string) meta.FieldError
 		errs = append(errs, meta.Required(p+".operations", ""))
 	}
 	if len(r.Operations) > 1 && slices.Contains(r.Operations, "*") {
-		errs = append(errs, meta.Invalid(p+".operations", goSlice("admissionregistration.OperationType", r.Operations), "if '*' is present, must not specify other operations"))
+		errs = append(errs, meta.Invalid(p+".operations", meta.GoStringSlice("admissionregistration.OperationType", r.Operations), "if '*' is present, must not specify other operations"))
 	}
 	for i, op := range r.Operations {
 		if !slices.Contains(operations, op) {
@@ -572,7 +562,7 @@ func ValidateValidatingAdmissionPolicyBindingSpec(s *ValidatingAdmissionPolicyBi
 		seen[a] = true
 	}
 	if seen["Deny"] && seen["Warn"] {
-		errs = append(errs, meta.Invalid(va, goSlice("admissionregistration.ValidationAction", s.ValidationActions), "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)"))
+		errs = append(errs, meta.Invalid(va, meta.GoStringSlice("admissionregistration.ValidationAction", s.ValidationActions), "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)"))
 	}
 	if len(seen) == 0 {
 		errs = append(errs, meta.Required(va, "at least one validation action is required"))
