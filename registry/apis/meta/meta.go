@@ -436,17 +436,18 @@ func (r *RawExtension) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// LabelSelectorRequirement is one requirement on a label: its key, an
-// operator and the values the operator compares with.
+// LabelSelectorRequirement is one condition on a label: its key, an
+// operator and, for In and NotIn, the values.
 // ---
 // The wire form of a label selector's matchExpressions entry (admission
-// webhooks and policies) and of a SubjectAccessReview's parsed label
-// selector requirements.
+// webhooks and policies, RBAC aggregation rules) and of a
+// SubjectAccessReview's parsed label selector requirements. Its
+// descriptions are the ones aggsim's OpenAPI documents published while
+// rbac had its own copy of this type.
 type LabelSelectorRequirement struct {
-	// The label key the requirement is about.
+	// The label's key.
 	Key string `json:"key" protobuf:"bytes,1,opt,name=key"`
-	// How the label's value is compared: In, NotIn, Exists or
-	// DoesNotExist.
+	// In, NotIn, Exists or DoesNotExist.
 	Operator string `json:"operator" protobuf:"bytes,2,opt,name=operator,casttype=LabelSelectorOperator"`
 	// The values In and NotIn compare with (at least one); empty for
 	// Exists and DoesNotExist.

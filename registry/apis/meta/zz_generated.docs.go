@@ -242,10 +242,10 @@ func init() {
 			},
 			{
 				Type: reflect.TypeFor[LabelSelectorRequirement](),
-				Doc:  "LabelSelectorRequirement is one requirement on a label: its key, an operator and the values the operator compares with.",
+				Doc:  "LabelSelectorRequirement is one condition on a label: its key, an operator and, for In and NotIn, the values.",
 				Fields: []apidoc.Field{
-					{Name: "Key", Doc: "The label key the requirement is about."},
-					{Name: "Operator", Doc: "How the label's value is compared: In, NotIn, Exists or DoesNotExist."},
+					{Name: "Key", Doc: "The label's key."},
+					{Name: "Operator", Doc: "In, NotIn, Exists or DoesNotExist."},
 					{Name: "Values", Doc: "The values In and NotIn compare with (at least one); empty for Exists and DoesNotExist.", Markers: apidoc.Markers{"listType": {"atomic"}, "optional": {""}}},
 				},
 			},
