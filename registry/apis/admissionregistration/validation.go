@@ -67,8 +67,8 @@ func validateWebhook(h *MutatingWebhook, mutating bool, p string) meta.FieldErro
 	if t := h.TimeoutSeconds; t != nil && (*t > 30 || *t < 1) {
 		errs = append(errs, meta.Invalid(p+".timeoutSeconds", *t, "the timeout value must be between 1 and 30 seconds"))
 	}
-	errs = append(errs, validateLabelSelector(h.NamespaceSelector, p+".namespaceSelector")...)
-	errs = append(errs, validateLabelSelector(h.ObjectSelector, p+".objectSelector")...)
+	errs = append(errs, meta.ValidateLabelSelector(h.NamespaceSelector, p+".namespaceSelector")...)
+	errs = append(errs, meta.ValidateLabelSelector(h.ObjectSelector, p+".objectSelector")...)
 	if mutating && h.ReinvocationPolicy != nil && !slices.Contains(reinvocation, *h.ReinvocationPolicy) {
 		errs = append(errs, meta.NotSupported(p+".reinvocationPolicy", *h.ReinvocationPolicy, reinvocation))
 	}
@@ -283,15 +283,6 @@ func validateWebhookService(p string, s *ServiceReference) meta.FieldErrors {
 	return errs
 }
 
-// validateLabelSelector is meta.ValidateLabelSelector on a selector that
-// may be nil (nil is valid).
-func validateLabelSelector(s *LabelSelector, p string) meta.FieldErrors {
-	if s == nil {
-		return nil
-	}
-	return meta.ValidateLabelSelector(s.MatchLabels, s.MatchExpressions, p)
-}
-
 func validateQualifiedName(p, v string) meta.FieldErrors {
 	var errs meta.FieldErrors
 	for _, msg := range meta.IsQualifiedName(v) {
@@ -481,12 +472,12 @@ func validateMatchResources(m *MatchResources, p string) meta.FieldErrors {
 	if m.NamespaceSelector == nil {
 		errs = append(errs, meta.Required(p+".namespaceSelector", ""))
 	} else {
-		errs = append(errs, validateLabelSelector(m.NamespaceSelector, p+".namespaceSelector")...)
+		errs = append(errs, meta.ValidateLabelSelector(m.NamespaceSelector, p+".namespaceSelector")...)
 	}
 	if m.ObjectSelector == nil {
 		errs = append(errs, meta.Required(p+".objectSelector", ""))
 	} else {
-		errs = append(errs, validateLabelSelector(m.ObjectSelector, p+".objectSelector")...)
+		errs = append(errs, meta.ValidateLabelSelector(m.ObjectSelector, p+".objectSelector")...)
 	}
 	for i := range m.ResourceRules {
 		errs = append(errs, validateNamedRule(&m.ResourceRules[i], meta.Index(p+".resourceRules", i))...)
@@ -535,7 +526,7 @@ func ValidateValidatingAdmissionPolicyBindingSpec(s *ValidatingAdmissionPolicyBi
 			}
 		}
 		if pr.Selector != nil {
-			errs = append(errs, validateLabelSelector(pr.Selector, pp+".selector")...)
+			errs = append(errs, meta.ValidateLabelSelector(pr.Selector, pp+".selector")...)
 			if pr.Name != "" {
 				errs = append(errs, meta.Forbidden(pp+".selector", "name and selector are mutually exclusive"))
 			}

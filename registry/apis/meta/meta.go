@@ -436,6 +436,26 @@ func (r *RawExtension) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// LabelSelector picks objects by their labels: an object matches when it
+// meets every matchLabels entry and every matchExpressions requirement. An
+// empty selector matches everything; an absent one nothing.
+// ---
+// The wire form of metav1.LabelSelector (admission webhooks and policies,
+// RBAC aggregation rules); ParsedLabelSelector is the parsed form of the
+// labelSelector query parameter. Its descriptions are the ones aggsim's
+// OpenAPI documents published while rbac and admissionregistration had
+// their own copies of this type.
+// +structType=atomic
+type LabelSelector struct {
+	// Labels the object must have with exactly these values.
+	// +optional
+	MatchLabels map[string]string `json:"matchLabels,omitempty" protobuf:"bytes,1,rep,name=matchLabels"`
+	// Further requirements on labels, all of which must hold.
+	// +optional
+	// +listType=atomic
+	MatchExpressions []LabelSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,2,rep,name=matchExpressions"`
+}
+
 // LabelSelectorRequirement is one condition on a label: its key, an
 // operator and, for In and NotIn, the values.
 // ---

@@ -17,7 +17,7 @@ func TestSelectorFromWire(t *testing.T) {
 		{Key: "f", Operator: "DoesNotExist"},
 		{Key: "g", Operator: "Gt", Values: []string{"1"}},
 	})
-	want := LabelSelector{
+	want := ParsedLabelSelector{
 		{Key: "a", Op: OpEquals, Values: []string{"1"}},
 		{Key: "b", Op: OpEquals, Values: []string{"2"}},
 		{Key: "c", Op: OpIn, Values: []string{"x"}},
@@ -37,11 +37,14 @@ func TestSelectorFromWire(t *testing.T) {
 // TestValidateLabelSelector pins the order and text of the errors of
 // metav1validation.ValidateLabelSelector.
 func TestValidateLabelSelector(t *testing.T) {
-	errs := ValidateLabelSelector(map[string]string{"a/b/c": "v"}, []LabelSelectorRequirement{
+	if errs := ValidateLabelSelector(nil, "s"); errs != nil {
+		t.Fatalf("nil selector: %v", errs)
+	}
+	errs := ValidateLabelSelector(&LabelSelector{MatchLabels: map[string]string{"a/b/c": "v"}, MatchExpressions: []LabelSelectorRequirement{
 		{Key: "k", Operator: "In"},
 		{Key: "k", Operator: "Exists", Values: []string{"x"}},
 		{Key: "-k", Operator: "Gt", Values: []string{"-"}},
-	}, "s")
+	}}, "s")
 	var lines []string
 	for _, e := range errs {
 		lines = append(lines, e.Error())

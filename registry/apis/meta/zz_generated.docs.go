@@ -241,6 +241,15 @@ func init() {
 				},
 			},
 			{
+				Type:    reflect.TypeFor[LabelSelector](),
+				Doc:     "LabelSelector picks objects by their labels: an object matches when it meets every matchLabels entry and every matchExpressions requirement. An empty selector matches everything; an absent one nothing.",
+				Markers: apidoc.Markers{"structType": {"atomic"}},
+				Fields: []apidoc.Field{
+					{Name: "MatchLabels", Doc: "Labels the object must have with exactly these values.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "MatchExpressions", Doc: "Further requirements on labels, all of which must hold.", Markers: apidoc.Markers{"listType": {"atomic"}, "optional": {""}}},
+				},
+			},
+			{
 				Type: reflect.TypeFor[LabelSelectorRequirement](),
 				Doc:  "LabelSelectorRequirement is one condition on a label: its key, an operator and, for In and NotIn, the values.",
 				Fields: []apidoc.Field{

@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // Wildcards of PolicyRule fields (k8s.io/api/rbac/v1: VerbAll,
@@ -143,15 +141,6 @@ func DescribeSubject(s *Subject, bindingNamespace string) string {
 		return s.Kind + " " + strconv.Quote(s.Name+"/"+ns)
 	}
 	return s.Kind + " " + strconv.Quote(s.Name)
-}
-
-// Matches reports whether labels satisfy the selector: every matchLabels
-// pair and every expression, as metav1.LabelSelectorAsSelector's selector
-// does (meta.SelectorFromWire). The empty selector matches everything; an
-// expression with an unknown operator matches nothing (validation refuses
-// such selectors).
-func (s *LabelSelector) Matches(labels map[string]string) bool {
-	return meta.SelectorFromWire(s.MatchLabels, s.MatchExpressions).Matches(labels)
 }
 
 // AggregateRules returns the rules of an aggregated ClusterRole: for each

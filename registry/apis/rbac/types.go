@@ -139,7 +139,7 @@ type AggregationRule struct {
 	// of them matches are collected.
 	// +optional
 	// +listType=atomic
-	ClusterRoleSelectors []LabelSelector `json:"clusterRoleSelectors,omitempty" protobuf:"bytes,1,rep,name=clusterRoleSelectors"`
+	ClusterRoleSelectors []meta.LabelSelector `json:"clusterRoleSelectors,omitempty" protobuf:"bytes,1,rep,name=clusterRoleSelectors"`
 }
 
 // ClusterRoleList is a list of ClusterRole objects.
@@ -211,21 +211,4 @@ type ClusterRoleBindingList struct {
 	meta.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// The ClusterRoleBinding objects.
 	Items []ClusterRoleBinding `json:"items" protobuf:"bytes,2,rep,name=items"`
-}
-
-// LabelSelector picks objects by their labels: an object matches when it
-// meets every matchLabels entry and every matchExpressions requirement. An
-// empty selector matches everything; an absent one nothing.
-// ---
-// LabelSelector mirrors meta/v1.LabelSelector.
-// +upstreamPackage=k8s.io/apimachinery/pkg/apis/meta/v1
-// +structType=atomic
-type LabelSelector struct {
-	// Labels the object must have with exactly these values.
-	// +optional
-	MatchLabels map[string]string `json:"matchLabels,omitempty" protobuf:"bytes,1,rep,name=matchLabels"`
-	// Further requirements on labels, all of which must hold.
-	// +optional
-	// +listType=atomic
-	MatchExpressions []meta.LabelSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,2,rep,name=matchExpressions"`
 }

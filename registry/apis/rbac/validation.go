@@ -76,8 +76,7 @@ func ValidateClusterRole(r *ClusterRole) meta.FieldErrors {
 			// upstream then converts the selector, which fails exactly
 			// when validation found something, and reports the nil
 			// selector it got as the value
-			sel := &r.AggregationRule.ClusterRoleSelectors[i]
-			serrs := meta.ValidateLabelSelector(sel.MatchLabels, sel.MatchExpressions, meta.Index(p, i))
+			serrs := meta.ValidateLabelSelector(&r.AggregationRule.ClusterRoleSelectors[i], meta.Index(p, i))
 			if len(serrs) > 0 {
 				serrs = append(serrs, meta.Invalid(meta.Index(p, i), nil, "invalid label selector."))
 			}

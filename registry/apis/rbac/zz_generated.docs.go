@@ -118,15 +118,6 @@ func init() {
 					{Name: "Items", Doc: "The ClusterRoleBinding objects."},
 				},
 			},
-			{
-				Type:    reflect.TypeFor[LabelSelector](),
-				Doc:     "LabelSelector picks objects by their labels: an object matches when it meets every matchLabels entry and every matchExpressions requirement. An empty selector matches everything; an absent one nothing.",
-				Markers: apidoc.Markers{"structType": {"atomic"}, "upstreamPackage": {"k8s.io/apimachinery/pkg/apis/meta/v1"}},
-				Fields: []apidoc.Field{
-					{Name: "MatchLabels", Doc: "Labels the object must have with exactly these values.", Markers: apidoc.Markers{"optional": {""}}},
-					{Name: "MatchExpressions", Doc: "Further requirements on labels, all of which must hold.", Markers: apidoc.Markers{"listType": {"atomic"}, "optional": {""}}},
-				},
-			},
 		},
 	})
 }
