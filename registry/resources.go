@@ -33,7 +33,7 @@ func Strategies(now func() time.Time) []Strategy {
 		ConfigMapStrategy{Now: now},
 		EventStrategy{Now: now},
 		ResourceQuotaStrategy{Now: now},
-		LimitRangeStrategy{Now: now},
+		LimitRangeStrategy{},
 	}
 	out = append(out, AdmissionStrategies(now)...)
 	out = append(out, FlowControlStrategies(now)...)
@@ -59,12 +59,31 @@ const (
 	ageColumnDescription = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
 )
 
+// crudVerbs are the discovery verbs of an ordinary stored resource, in
+// upstream's order.
+var crudVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+
+// statusVerbs are the discovery verbs of a /status subresource.
+var statusVerbs = []string{"get", "patch", "update"}
+
 func nameColumn() meta.TableColumnDefinition {
 	return meta.TableColumnDefinition{Name: "Name", Type: "string", Format: "name", Description: nameColumnDescription}
 }
 
 func ageColumn() meta.TableColumnDefinition {
 	return meta.TableColumnDefinition{Name: "Age", Type: "string", Description: ageColumnDescription}
+}
+
+// createdAtColumn is the CREATED AT column (a date) of the tables that
+// show a creation time instead of an age (roles, limit ranges); its cells
+// are createdAtCell.
+func createdAtColumn() meta.TableColumnDefinition {
+	return meta.TableColumnDefinition{Name: "Created At", Type: "date", Description: ageColumnDescription}
+}
+
+// createdAtCell is a CREATED AT cell: the creation time in RFC 3339, UTC.
+func createdAtCell(m *meta.ObjectMeta) string {
+	return m.CreationTimestamp.UTC().Format(time.RFC3339)
 }
 
 func stringColumn(name, description string) meta.TableColumnDefinition {

@@ -1151,7 +1151,7 @@ func (s *Store) DeleteCollection(ctx context.Context, namespace string, opts Lis
 
 // selector is the compiled label + field selector of one list or watch.
 type selector struct {
-	labels meta.LabelSelector
+	labels meta.ParsedLabelSelector
 	fields meta.FieldSelector
 }
 

@@ -3,6 +3,7 @@ package registry
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
@@ -13,12 +14,6 @@ import (
 // configuration.
 const GroupAdmissionRegistration = "admissionregistration.k8s.io"
 
-// crudVerbs are the discovery verbs of an ordinary stored resource.
-var crudVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
-
-// statusVerbs are the discovery verbs of a /status subresource.
-var statusVerbs = []string{"get", "patch", "update"}
-
 // admissionInfo is the ResourceInfo of an admissionregistration.k8s.io/v1
 // kind: cluster-scoped, category api-extensions, no short names (capture
 // a-discovery/apis.aggregated.v2.json).
@@ -26,7 +21,7 @@ func admissionInfo(kind, resource string, status bool) ResourceInfo {
 	i := ResourceInfo{
 		Group: GroupAdmissionRegistration, Version: VersionV1,
 		Kind: kind, ListKind: kind + "List",
-		Resource: resource, Singular: lowerKind(kind),
+		Resource: resource, Singular: strings.ToLower(kind),
 		Categories: []string{"api-extensions"},
 		Verbs:      crudVerbs,
 	}
@@ -112,7 +107,7 @@ func webhookStrategyFns(mutating bool) (func(*GenericObject), func(*GenericObjec
 	decode := func(o *GenericObject) ([]admissionregistration.MutatingWebhook, error) {
 		if !mutating {
 			var l []admissionregistration.ValidatingWebhook
-			if err := admissionregistration.Decode(o.Webhooks, &l); err != nil {
+			if err := decodeBody(o.Webhooks, &l); err != nil {
 				return nil, err
 			}
 			out := make([]admissionregistration.MutatingWebhook, len(l))
@@ -122,7 +117,7 @@ func webhookStrategyFns(mutating bool) (func(*GenericObject), func(*GenericObjec
 			return out, nil
 		}
 		var l []admissionregistration.MutatingWebhook
-		err := admissionregistration.Decode(o.Webhooks, &l)
+		err := decodeBody(o.Webhooks, &l)
 		return l, err
 	}
 	def := func(o *GenericObject) {
@@ -165,7 +160,7 @@ func defaultValidatingAdmissionPolicy(o *GenericObject) {
 // validateValidatingAdmissionPolicySpec (CEL expressions compile-checked).
 func validateValidatingAdmissionPolicy(o *GenericObject) meta.FieldErrors {
 	var spec admissionregistration.ValidatingAdmissionPolicySpec
-	if err := admissionregistration.Decode(o.Spec, &spec); err != nil {
+	if err := decodeBody(o.Spec, &spec); err != nil {
 		return meta.FieldErrors{meta.Invalid("spec", string(o.Spec), err.Error())}
 	}
 	return admissionregistration.ValidateValidatingAdmissionPolicySpec(o.Name, &spec)
@@ -181,7 +176,7 @@ func defaultValidatingAdmissionPolicyBinding(o *GenericObject) {
 // validateValidatingAdmissionPolicyBindingSpec.
 func validateValidatingAdmissionPolicyBinding(o *GenericObject) meta.FieldErrors {
 	var spec admissionregistration.ValidatingAdmissionPolicyBindingSpec
-	if err := admissionregistration.Decode(o.Spec, &spec); err != nil {
+	if err := decodeBody(o.Spec, &spec); err != nil {
 		return meta.FieldErrors{meta.Invalid("spec", string(o.Spec), err.Error())}
 	}
 	return admissionregistration.ValidateValidatingAdmissionPolicyBindingSpec(&spec)

@@ -1,17 +1,14 @@
 package registry
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
-
-// coreVerbs are the discovery verbs of a namespaced core resource with
-// every verb, in upstream's order.
-var coreVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 
 // EventStrategy is the Strategy of core/v1 events
 // (kubernetes/pkg/registry/core/event/strategy.go): no defaults, upstream's
@@ -38,7 +35,7 @@ func (EventStrategy) Info() ResourceInfo {
 		Resource: "events", Singular: "event",
 		ShortNames: []string{"ev"},
 		Namespaced: true,
-		Verbs:      coreVerbs,
+		Verbs:      crudVerbs,
 	}
 }
 
@@ -122,10 +119,7 @@ func (s EventStrategy) TableRow(obj meta.Object) []any {
 	if e.InvolvedObject.Name != "" {
 		target += "/" + e.InvolvedObject.Name
 	}
-	component, instance := e.Source.Component, e.Source.Host
-	if component == "" {
-		component = e.ReportingController
-	}
+	component, instance := eventSource(e), e.Source.Host
 	if instance == "" {
 		instance = e.ReportingInstance
 	}
@@ -143,10 +137,6 @@ func (s EventStrategy) TableRow(obj meta.Object) []any {
 // controller) and type.
 func (EventStrategy) SelectableFields(obj meta.Object) map[string]string {
 	e := obj.(*core.Event)
-	source := e.Source.Component
-	if source == "" {
-		source = e.ReportingController
-	}
 	return map[string]string{
 		"involvedObject.kind":            e.InvolvedObject.Kind,
 		"involvedObject.namespace":       e.InvolvedObject.Namespace,
@@ -157,9 +147,18 @@ func (EventStrategy) SelectableFields(obj meta.Object) map[string]string {
 		"involvedObject.fieldPath":       e.InvolvedObject.FieldPath,
 		"reason":                         e.Reason,
 		"reportingComponent":             e.ReportingController,
-		"source":                         source,
+		"source":                         eventSource(e),
 		"type":                           e.Type,
 	}
+}
+
+// eventSource is an event's source component, else its reporting
+// controller (upstream's printer and its "source" field selector).
+func eventSource(e *core.Event) string {
+	if e.Source.Component != "" {
+		return e.Source.Component
+	}
+	return e.ReportingController
 }
 
 // AtomicMaps: involvedObject and related are +structType=atomic
@@ -202,9 +201,9 @@ func (ResourceQuotaStrategy) Info() ResourceInfo {
 		Resource: "resourcequotas", Singular: "resourcequota",
 		ShortNames:  []string{"quota"},
 		Namespaced:  true,
-		Verbs:       coreVerbs,
+		Verbs:       crudVerbs,
 		HasStatus:   true,
-		StatusVerbs: []string{"get", "patch", "update"},
+		StatusVerbs: statusVerbs,
 	}
 }
 
@@ -271,13 +270,8 @@ func (ResourceQuotaStrategy) TableColumns() []meta.TableColumnDefinition {
 // the LIMIT column, the others in REQUEST.
 func (s ResourceQuotaStrategy) TableRow(obj meta.Object) []any {
 	q := obj.(*core.ResourceQuota)
-	names := make([]string, 0, len(q.Status.Hard))
-	for k := range q.Status.Hard {
-		names = append(names, k)
-	}
-	sort.Strings(names)
 	var request, limit []string
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(q.Status.Hard)) {
 		cell := k + ": " + q.Status.Used[k].String() + "/" + q.Status.Hard[k].String()
 		if pieces := strings.Split(k, "."); len(pieces) > 1 && pieces[0] == "limits" {
 			limit = append(limit, cell)
@@ -309,11 +303,8 @@ func (ResourceQuotaStrategy) AllowUnconditionalUpdate() bool { return true }
 // get upstream's default limits and requests, resource lists are rounded to
 // thousandths, upstream's validation. aggsim admits no pods, so nothing
 // applies the limits. The zero value is ready to use.
-type LimitRangeStrategy struct {
-	// Now is unused (the table shows the creation time, not an age); kept
-	// for symmetry with the other strategies.
-	Now func() time.Time
-}
+// It needs no clock: its table shows the creation time, not an age.
+type LimitRangeStrategy struct{}
 
 var _ Strategy = LimitRangeStrategy{}
 
@@ -326,7 +317,7 @@ func (LimitRangeStrategy) Info() ResourceInfo {
 		Resource: "limitranges", Singular: "limitrange",
 		ShortNames: []string{"limits"},
 		Namespaced: true,
-		Verbs:      coreVerbs,
+		Verbs:      crudVerbs,
 	}
 }
 
@@ -365,16 +356,14 @@ func (LimitRangeStrategy) Canonicalize(meta.Object) {}
 // TableColumns are upstream's: NAME and CREATED AT (a date).
 func (LimitRangeStrategy) TableColumns() []meta.TableColumnDefinition {
 	return []meta.TableColumnDefinition{
-		nameColumn(),
-		{Name: "Created At", Type: "date", Description: ageColumnDescription},
-	}
+		nameColumn(), createdAtColumn()}
 }
 
 // TableRow is upstream's printLimitRange: the name and the creation time
 // in RFC 3339.
 func (LimitRangeStrategy) TableRow(obj meta.Object) []any {
 	l := obj.(*core.LimitRange)
-	return []any{l.Name, l.CreationTimestamp.UTC().Format(time.RFC3339)}
+	return []any{l.Name, createdAtCell(&l.ObjectMeta)}
 }
 
 // AllowCreateOnUpdate is true: PUT of a missing limit range creates it.

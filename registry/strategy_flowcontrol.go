@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/aggsim/aggsim/registry/apis/flowcontrol"
@@ -20,7 +21,7 @@ func flowControlInfo(kind, resource string) ResourceInfo {
 	return ResourceInfo{
 		Group: GroupFlowControl, Version: VersionV1,
 		Kind: kind, ListKind: kind + "List",
-		Resource: resource, Singular: lowerKind(kind),
+		Resource: resource, Singular: strings.ToLower(kind),
 		Verbs:     crudVerbs,
 		HasStatus: true, StatusVerbs: statusVerbs,
 	}
@@ -85,7 +86,7 @@ func defaultFlowSchema(o *GenericObject) {
 // checks, then the fixed spec of the mandatory exempt and catch-all.
 func validateFlowSchema(o *GenericObject) meta.FieldErrors {
 	var spec flowcontrol.FlowSchemaSpec
-	if err := json.Unmarshal(orEmpty(o.Spec), &spec); err != nil {
+	if err := decodeBody(o.Spec, &spec); err != nil {
 		return meta.FieldErrors{meta.Invalid("spec", string(o.Spec), err.Error())}
 	}
 	errs := flowcontrol.ValidateFlowSchemaSpec(o.Name, &spec)
@@ -105,19 +106,11 @@ func defaultPriorityLevelConfiguration(o *GenericObject) {
 // spec of the mandatory exempt and catch-all levels.
 func validatePriorityLevelConfiguration(o *GenericObject) meta.FieldErrors {
 	var spec flowcontrol.PriorityLevelConfigurationSpec
-	if err := json.Unmarshal(orEmpty(o.Spec), &spec); err != nil {
+	if err := decodeBody(o.Spec, &spec); err != nil {
 		return meta.FieldErrors{meta.Invalid("spec", string(o.Spec), err.Error())}
 	}
 	errs := flowcontrol.ValidatePriorityLevelConfigurationSpec(o.Name, &spec)
 	return append(errs, flowcontrol.ValidateMandatoryPriorityLevel(o.Name, &spec)...)
-}
-
-// orEmpty is raw, or "{}" when raw is absent.
-func orEmpty(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 {
-		return json.RawMessage("{}")
-	}
-	return raw
 }
 
 // flowSchemaOrder orders FlowSchema table rows as upstream's

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aggsim/aggsim/registry/apis/authentication"
@@ -246,6 +247,15 @@ func encodeBody(v any) (json.RawMessage, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
+// decodeBody decodes a stored body (spec, webhooks, ...) into v; an absent
+// body leaves v as it is. Errors are encoding/json's.
+func decodeBody(raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	return json.Unmarshal(raw, v)
+}
+
 // recode decodes raw into v, applies def and re-encodes it into *raw;
 // raw is left as it was when it does not decode.
 func recode[T any](raw *json.RawMessage, def func(*T)) {
@@ -406,15 +416,11 @@ func reviewInfo(group, kind, resource string, namespaced bool) ResourceInfo {
 	return ResourceInfo{
 		Group: group, Version: VersionV1,
 		Kind: kind, ListKind: kind + "List",
-		Resource: resource, Singular: lowerKind(kind),
+		Resource: resource, Singular: strings.ToLower(kind),
 		Namespaced: namespaced,
 		Verbs:      []string{"create"},
 		NotStored:  true,
 	}
-}
-
-func lowerKind(kind string) string {
-	return string(bytes.ToLower([]byte(kind)))
 }
 
 // ReviewStrategies returns the review resources kube-apiserver 1.33 lists

@@ -164,7 +164,7 @@ var (
 func (s RBACStrategy) TableColumns() []meta.TableColumnDefinition {
 	switch s.Kind {
 	case KindRole, KindClusterRole:
-		return []meta.TableColumnDefinition{nameColumn(), {Name: "Created At", Type: "date", Description: ageColumnDescription}}
+		return []meta.TableColumnDefinition{nameColumn(), createdAtColumn()}
 	}
 	desc := roleBindingRoleDescription
 	if s.Kind == KindClusterRoleBinding {
@@ -187,9 +187,9 @@ func (s RBACStrategy) TableColumns() []meta.TableColumnDefinition {
 func (s RBACStrategy) TableRow(obj meta.Object) []any {
 	switch o := obj.(type) {
 	case *rbac.Role:
-		return []any{o.Name, o.CreationTimestamp.UTC().Format(time.RFC3339)}
+		return []any{o.Name, createdAtCell(&o.ObjectMeta)}
 	case *rbac.ClusterRole:
-		return []any{o.Name, o.CreationTimestamp.UTC().Format(time.RFC3339)}
+		return []any{o.Name, createdAtCell(&o.ObjectMeta)}
 	case *rbac.RoleBinding:
 		return bindingRow(o.Name, o.RoleRef, o.Subjects, meta.TableAge(o.CreationTimestamp, nowOr(s.Now)))
 	case *rbac.ClusterRoleBinding:

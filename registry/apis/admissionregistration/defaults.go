@@ -1,5 +1,7 @@
 package admissionregistration
 
+import "github.com/aggsim/aggsim/registry/apis/meta"
+
 func ptr[T any](v T) *T { return &v }
 
 // DefaultWebhook sets a webhook's defaults as upstream's
@@ -16,10 +18,10 @@ func DefaultWebhook(w *MutatingWebhook, mutating bool) {
 		w.MatchPolicy = ptr("Equivalent")
 	}
 	if w.NamespaceSelector == nil {
-		w.NamespaceSelector = &LabelSelector{}
+		w.NamespaceSelector = &meta.LabelSelector{}
 	}
 	if w.ObjectSelector == nil {
-		w.ObjectSelector = &LabelSelector{}
+		w.ObjectSelector = &meta.LabelSelector{}
 	}
 	if w.TimeoutSeconds == nil {
 		w.TimeoutSeconds = ptr(int32(10))
@@ -55,10 +57,10 @@ func defaultMatchResources(m *MatchResources) {
 		m.MatchPolicy = ptr("Equivalent")
 	}
 	if m.NamespaceSelector == nil {
-		m.NamespaceSelector = &LabelSelector{}
+		m.NamespaceSelector = &meta.LabelSelector{}
 	}
 	if m.ObjectSelector == nil {
-		m.ObjectSelector = &LabelSelector{}
+		m.ObjectSelector = &meta.LabelSelector{}
 	}
 	for i := range m.ResourceRules {
 		defaultRule(&m.ResourceRules[i].Rule)

@@ -1,10 +1,6 @@
 package admissionregistration
 
-import (
-	"encoding/json"
-
-	"github.com/aggsim/aggsim/registry/apis/meta"
-)
+import "github.com/aggsim/aggsim/registry/apis/meta"
 
 // MutatingWebhookConfiguration lists admission webhooks that may change
 // an object (and accept or reject the request) before it is stored.
@@ -93,10 +89,10 @@ type MutatingWebhook struct {
 	// Limits the webhook to objects in namespaces whose labels match (a
 	// namespace object itself is matched by its own labels). Defaults to
 	// the empty selector, which matches every namespace.
-	NamespaceSelector *LabelSelector `json:"namespaceSelector,omitempty" protobuf:"bytes,5,opt,name=namespaceSelector"`
+	NamespaceSelector *meta.LabelSelector `json:"namespaceSelector,omitempty" protobuf:"bytes,5,opt,name=namespaceSelector"`
 	// Limits the webhook to objects whose labels (old or new object)
 	// match. Defaults to the empty selector, which matches everything.
-	ObjectSelector *LabelSelector `json:"objectSelector,omitempty" protobuf:"bytes,11,opt,name=objectSelector"`
+	ObjectSelector *meta.LabelSelector `json:"objectSelector,omitempty" protobuf:"bytes,11,opt,name=objectSelector"`
 	// Declares whether the webhook changes anything besides the object:
 	// None, or NoneOnDryRun when it skips its side effects on dry-run
 	// requests (Some and Unknown are no longer accepted). Required.
@@ -156,10 +152,10 @@ type ValidatingWebhook struct {
 	// Limits the webhook to objects in namespaces whose labels match (a
 	// namespace object itself is matched by its own labels). Defaults to
 	// the empty selector, which matches every namespace.
-	NamespaceSelector *LabelSelector `json:"namespaceSelector,omitempty" protobuf:"bytes,5,opt,name=namespaceSelector"`
+	NamespaceSelector *meta.LabelSelector `json:"namespaceSelector,omitempty" protobuf:"bytes,5,opt,name=namespaceSelector"`
 	// Limits the webhook to objects whose labels (old or new object)
 	// match. Defaults to the empty selector, which matches everything.
-	ObjectSelector *LabelSelector `json:"objectSelector,omitempty" protobuf:"bytes,10,opt,name=objectSelector"`
+	ObjectSelector *meta.LabelSelector `json:"objectSelector,omitempty" protobuf:"bytes,10,opt,name=objectSelector"`
 	// Declares whether the webhook changes anything besides answering:
 	// None, or NoneOnDryRun when it skips its side effects on dry-run
 	// requests (Some and Unknown are no longer accepted). Required.
@@ -298,26 +294,6 @@ type MatchCondition struct {
 	Expression string `json:"expression" protobuf:"bytes,2,opt,name=expression"`
 }
 
-// LabelSelector selects objects by their labels: every matchLabels pair
-// and every matchExpressions requirement must hold. An empty selector
-// matches every object; a null one matches none.
-// ---
-// The wire form of metav1.LabelSelector (meta.LabelSelector is aggsim's
-// parsed form of the labelSelector query parameter, hence the type lives
-// here).
-// +upstreamPackage=k8s.io/apimachinery/pkg/apis/meta/v1
-// +structType=atomic
-type LabelSelector struct {
-	// Labels that must be present with these values; each pair is
-	// shorthand for an In requirement with one value.
-	// +optional
-	MatchLabels map[string]string `json:"matchLabels,omitempty" protobuf:"bytes,1,rep,name=matchLabels"`
-	// Requirements on labels, all of which must hold.
-	// +optional
-	// +listType=atomic
-	MatchExpressions []meta.LabelSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,2,rep,name=matchExpressions"`
-}
-
 // ValidatingAdmissionPolicy is a set of CEL rules that accept or reject
 // requests in the API server itself, without calling a webhook. It acts
 // only where a ValidatingAdmissionPolicyBinding binds it.
@@ -438,11 +414,11 @@ type MatchResources struct {
 	// namespace object itself is matched by its own labels). Defaults to
 	// the empty selector, which matches every namespace.
 	// +optional
-	NamespaceSelector *LabelSelector `json:"namespaceSelector,omitempty" protobuf:"bytes,1,opt,name=namespaceSelector"`
+	NamespaceSelector *meta.LabelSelector `json:"namespaceSelector,omitempty" protobuf:"bytes,1,opt,name=namespaceSelector"`
 	// Limits matching to objects whose labels match. Defaults to the
 	// empty selector, which matches everything.
 	// +optional
-	ObjectSelector *LabelSelector `json:"objectSelector,omitempty" protobuf:"bytes,2,opt,name=objectSelector"`
+	ObjectSelector *meta.LabelSelector `json:"objectSelector,omitempty" protobuf:"bytes,2,opt,name=objectSelector"`
 	// The operations and resources matched; a request matching any rule
 	// matches.
 	// +listType=atomic
@@ -566,18 +542,9 @@ type ParamRef struct {
 	// Selects the parameter objects by labels; the policy is evaluated
 	// once per object found. Excludes name.
 	// +optional
-	Selector *LabelSelector `json:"selector,omitempty" protobuf:"bytes,3,rep,name=selector"`
+	Selector *meta.LabelSelector `json:"selector,omitempty" protobuf:"bytes,3,rep,name=selector"`
 	// What happens when no parameter object is found: Allow lets the
 	// request through, Deny rejects it. Required.
 	// +optional
 	ParameterNotFoundAction *string `json:"parameterNotFoundAction,omitempty" protobuf:"bytes,4,rep,name=parameterNotFoundAction"`
-}
-
-// Decode decodes a raw JSON body into v; an absent body leaves v zero.
-// Errors are JSON decoding errors.
-func Decode(raw json.RawMessage, v any) error {
-	if len(raw) == 0 {
-		return nil
-	}
-	return json.Unmarshal(raw, v)
 }

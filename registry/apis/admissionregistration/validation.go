@@ -10,24 +10,6 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
-// goSyntax is a bad value upstream prints with %#v (a typed slice such as
-// []admissionregistration.OperationType{"*", "CREATE"}); String returns
-// that text.
-type goSyntax string
-
-func (g goSyntax) String() string { return string(g) }
-
-// goSlice formats l as upstream's %#v of a []<typeName>.
-func goSlice(typeName string, l []string) goSyntax {
-	q := make([]string, len(l))
-	for i, s := range l {
-		q[i] = fmt.Sprintf("%q", s)
-	}
-	return goSyntax("[]" + typeName + "{" + strings.Join(q, ", ") + "}")
-}
-
-func idx(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
-
 var (
 	failurePolicies     = []string{"Fail", "Ignore"}
 	matchPolicies       = []string{"Equivalent", "Exact"}
@@ -53,7 +35,7 @@ func ValidateWebhooks(hooks []MutatingWebhook, mutating bool) meta.FieldErrors {
 	var errs meta.FieldErrors
 	seen := map[string]bool{}
 	for i := range hooks {
-		p := idx("webhooks", i)
+		p := meta.Index("webhooks", i)
 		errs = append(errs, validateWebhook(&hooks[i], mutating, p)...)
 		errs = append(errs, validateAdmissionReviewVersions(hooks[i].AdmissionReviewVersions, p+".admissionReviewVersions")...)
 		if n := hooks[i].Name; n != "" {
@@ -69,7 +51,7 @@ func ValidateWebhooks(hooks []MutatingWebhook, mutating bool) meta.FieldErrors {
 func validateWebhook(h *MutatingWebhook, mutating bool, p string) meta.FieldErrors {
 	errs := isFullyQualifiedName(p+".name", h.Name)
 	for i := range h.Rules {
-		errs = append(errs, validateRuleWithOperations(&h.Rules[i], idx(p+".rules", i))...)
+		errs = append(errs, validateRuleWithOperations(&h.Rules[i], meta.Index(p+".rules", i))...)
 	}
 	if h.FailurePolicy != nil && !slices.Contains(failurePolicies, *h.FailurePolicy) {
 		errs = append(errs, meta.NotSupported(p+".failurePolicy", *h.FailurePolicy, failurePolicies))
@@ -85,8 +67,8 @@ func validateWebhook(h *MutatingWebhook, mutating bool, p string) meta.FieldErro
 	if t := h.TimeoutSeconds; t != nil && (*t > 30 || *t < 1) {
 		errs = append(errs, meta.Invalid(p+".timeoutSeconds", *t, "the timeout value must be between 1 and 30 seconds"))
 	}
-	errs = append(errs, ValidateLabelSelector(h.NamespaceSelector, p+".namespaceSelector")...)
-	errs = append(errs, ValidateLabelSelector(h.ObjectSelector, p+".objectSelector")...)
+	errs = append(errs, meta.ValidateLabelSelector(h.NamespaceSelector, p+".namespaceSelector")...)
+	errs = append(errs, meta.ValidateLabelSelector(h.ObjectSelector, p+".objectSelector")...)
 	if mutating && h.ReinvocationPolicy != nil && !slices.Contains(reinvocation, *h.ReinvocationPolicy) {
 		errs = append(errs, meta.NotSupported(p+".reinvocationPolicy", *h.ReinvocationPolicy, reinvocation))
 	}
@@ -125,12 +107,12 @@ func validateAdmissionReviewVersions(versions []string, p string) meta.FieldErro
 	accepted := false
 	for i, v := range versions {
 		if seen[v] {
-			errs = append(errs, meta.Invalid(idx(p, i), v, "duplicate version"))
+			errs = append(errs, meta.Invalid(meta.Index(p, i), v, "duplicate version"))
 			continue
 		}
 		seen[v] = true
 		for _, msg := range meta.IsDNS1035Label(v) {
-			errs = append(errs, meta.Invalid(idx(p, i), v, msg))
+			errs = append(errs, meta.Invalid(meta.Index(p, i), v, msg))
 		}
 		accepted = accepted || slices.Contains(reviewVersions, v)
 	}
@@ -146,11 +128,11 @@ func validateRuleWithOperations(r *RuleWithOperations, p string) meta.FieldError
 		errs = append(errs, meta.Required(p+".operations", ""))
 	}
 	if len(r.Operations) > 1 && slices.Contains(r.Operations, "*") {
-		errs = append(errs, meta.Invalid(p+".operations", goSlice("admissionregistration.OperationType", r.Operations), "if '*' is present, must not specify other operations"))
+		errs = append(errs, meta.Invalid(p+".operations", meta.GoStringSlice("admissionregistration.OperationType", r.Operations), "if '*' is present, must not specify other operations"))
 	}
 	for i, op := range r.Operations {
 		if !slices.Contains(operations, op) {
-			errs = append(errs, meta.NotSupported(idx(p+".operations", i), op, operations))
+			errs = append(errs, meta.NotSupported(meta.Index(p+".operations", i), op, operations))
 		}
 	}
 	return append(errs, validateRule(&r.Rule, p)...)
@@ -172,7 +154,7 @@ func validateRule(r *Rule, p string) meta.FieldErrors {
 	}
 	for i, v := range r.APIVersions {
 		if v == "" {
-			errs = append(errs, meta.Required(idx(p+".apiVersions", i), ""))
+			errs = append(errs, meta.Required(meta.Index(p+".apiVersions", i), ""))
 		}
 	}
 	errs = append(errs, validateResources(r.Resources, p+".resources")...)
@@ -194,7 +176,7 @@ func validateResources(resources []string, p string) meta.FieldErrors {
 	double, single, plain := false, false, false
 	for i, rs := range resources {
 		if rs == "" {
-			errs = append(errs, meta.Required(idx(p, i), ""))
+			errs = append(errs, meta.Required(meta.Index(p, i), ""))
 			continue
 		}
 		if rs == "*/*" {
@@ -209,10 +191,10 @@ func validateResources(resources []string, p string) meta.FieldErrors {
 			continue
 		}
 		if wildSub[res] {
-			errs = append(errs, meta.Invalid(idx(p, i), rs, fmt.Sprintf("if '%s/*' is present, must not specify %s", res, rs)))
+			errs = append(errs, meta.Invalid(meta.Index(p, i), rs, fmt.Sprintf("if '%s/*' is present, must not specify %s", res, rs)))
 		}
 		if wildRes[sub] {
-			errs = append(errs, meta.Invalid(idx(p, i), rs, fmt.Sprintf("if '*/%s' is present, must not specify %s", sub, rs)))
+			errs = append(errs, meta.Invalid(meta.Index(p, i), rs, fmt.Sprintf("if '*/%s' is present, must not specify %s", sub, rs)))
 		}
 		if sub == "*" {
 			wildSub[res] = true
@@ -301,39 +283,6 @@ func validateWebhookService(p string, s *ServiceReference) meta.FieldErrors {
 	return errs
 }
 
-// ValidateLabelSelector mirrors metav1validation.ValidateLabelSelector
-// with invalid label values refused; nil is valid.
-func ValidateLabelSelector(s *LabelSelector, p string) meta.FieldErrors {
-	if s == nil {
-		return nil
-	}
-	errs := meta.ValidateLabels(s.MatchLabels, p+".matchLabels")
-	for i, r := range s.MatchExpressions {
-		rp := idx(p+".matchExpressions", i)
-		switch r.Operator {
-		case "In", "NotIn":
-			if len(r.Values) == 0 {
-				errs = append(errs, meta.Required(rp+".values", "must be specified when `operator` is 'In' or 'NotIn'"))
-			}
-		case "Exists", "DoesNotExist":
-			if len(r.Values) > 0 {
-				errs = append(errs, meta.Forbidden(rp+".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
-			}
-		default:
-			errs = append(errs, meta.Invalid(rp+".operator", r.Operator, "not a valid selector operator"))
-		}
-		for _, msg := range meta.IsQualifiedName(r.Key) {
-			errs = append(errs, meta.Invalid(rp+".key", r.Key, msg))
-		}
-		for vi, v := range r.Values {
-			for _, msg := range meta.IsValidLabelValue(v) {
-				errs = append(errs, meta.Invalid(idx(rp+".values", vi), v, msg))
-			}
-		}
-	}
-	return errs
-}
-
 func validateQualifiedName(p, v string) meta.FieldErrors {
 	var errs meta.FieldErrors
 	for _, msg := range meta.IsQualifiedName(v) {
@@ -349,7 +298,7 @@ func validateMatchConditions(mcs []MatchCondition, hasParams bool, p string) met
 	}
 	seen := map[string]bool{}
 	for i, mc := range mcs {
-		ip := idx(p, i)
+		ip := meta.Index(p, i)
 		if e := strings.TrimSpace(mc.Expression); e == "" {
 			errs = append(errs, meta.Required(ip+".expression", ""))
 		} else if fe := compileCheck(ip+".expression", e, e, kindBool, envOptions{params: hasParams, authorizer: true}); fe != nil {
@@ -395,7 +344,7 @@ func ValidateValidatingAdmissionPolicySpec(name string, s *ValidatingAdmissionPo
 	errs = append(errs, validateMatchConditions(s.MatchConditions, hasParams, p+".matchConditions")...)
 	opts := envOptions{params: hasParams, authorizer: true, variables: len(s.Variables) > 0}
 	for i, v := range s.Variables {
-		vp := idx(p+".variables", i)
+		vp := meta.Index(p+".variables", i)
 		if strings.TrimSpace(v.Name) == "" {
 			errs = append(errs, meta.Required(vp+".name", "name is not specified"))
 		} else if !celIdentifier.MatchString(v.Name) || slices.Contains(celReservedWords, v.Name) {
@@ -414,7 +363,7 @@ func ValidateValidatingAdmissionPolicySpec(name string, s *ValidatingAdmissionPo
 		return errs
 	}
 	for i := range s.Validations {
-		errs = append(errs, validateValidation(&s.Validations[i], hasParams, opts, idx(p+".validations", i))...)
+		errs = append(errs, validateValidation(&s.Validations[i], hasParams, opts, meta.Index(p+".validations", i))...)
 	}
 	if s.AuditAnnotations != nil {
 		if len(s.AuditAnnotations) > maxAuditAnnotations {
@@ -422,7 +371,7 @@ func ValidateValidatingAdmissionPolicySpec(name string, s *ValidatingAdmissionPo
 		}
 		keys := map[string]bool{}
 		for i, a := range s.AuditAnnotations {
-			ap := idx(p+".auditAnnotations", i)
+			ap := meta.Index(p+".auditAnnotations", i)
 			if name != "" {
 				errs = append(errs, validateQualifiedName(ap+".key", name+"/"+a.Key)...)
 			} else {
@@ -523,18 +472,18 @@ func validateMatchResources(m *MatchResources, p string) meta.FieldErrors {
 	if m.NamespaceSelector == nil {
 		errs = append(errs, meta.Required(p+".namespaceSelector", ""))
 	} else {
-		errs = append(errs, ValidateLabelSelector(m.NamespaceSelector, p+".namespaceSelector")...)
+		errs = append(errs, meta.ValidateLabelSelector(m.NamespaceSelector, p+".namespaceSelector")...)
 	}
 	if m.ObjectSelector == nil {
 		errs = append(errs, meta.Required(p+".objectSelector", ""))
 	} else {
-		errs = append(errs, ValidateLabelSelector(m.ObjectSelector, p+".objectSelector")...)
+		errs = append(errs, meta.ValidateLabelSelector(m.ObjectSelector, p+".objectSelector")...)
 	}
 	for i := range m.ResourceRules {
-		errs = append(errs, validateNamedRule(&m.ResourceRules[i], idx(p+".resourceRules", i))...)
+		errs = append(errs, validateNamedRule(&m.ResourceRules[i], meta.Index(p+".resourceRules", i))...)
 	}
 	for i := range m.ExcludeResourceRules {
-		errs = append(errs, validateNamedRule(&m.ExcludeResourceRules[i], idx(p+".excludeResourceRules", i))...)
+		errs = append(errs, validateNamedRule(&m.ExcludeResourceRules[i], meta.Index(p+".excludeResourceRules", i))...)
 	}
 	return errs
 }
@@ -544,10 +493,10 @@ func validateNamedRule(n *NamedRuleWithOperations, p string) meta.FieldErrors {
 	seen := map[string]bool{}
 	for i, rn := range n.ResourceNames {
 		for _, msg := range meta.ValidatePathSegmentName(rn, false) {
-			errs = append(errs, meta.Invalid(idx(p+".resourceNames", i), rn, msg))
+			errs = append(errs, meta.Invalid(meta.Index(p+".resourceNames", i), rn, msg))
 		}
 		if seen[rn] {
-			errs = append(errs, &meta.FieldError{Type: meta.FieldValueDuplicate, Field: idx(p+".resourceNames", i), BadValue: rn})
+			errs = append(errs, &meta.FieldError{Type: meta.FieldValueDuplicate, Field: meta.Index(p+".resourceNames", i), BadValue: rn})
 		}
 		seen[rn] = true
 	}
@@ -577,7 +526,7 @@ func ValidateValidatingAdmissionPolicyBindingSpec(s *ValidatingAdmissionPolicyBi
 			}
 		}
 		if pr.Selector != nil {
-			errs = append(errs, ValidateLabelSelector(pr.Selector, pp+".selector")...)
+			errs = append(errs, meta.ValidateLabelSelector(pr.Selector, pp+".selector")...)
 			if pr.Name != "" {
 				errs = append(errs, meta.Forbidden(pp+".selector", "name and selector are mutually exclusive"))
 			}
@@ -596,15 +545,15 @@ func ValidateValidatingAdmissionPolicyBindingSpec(s *ValidatingAdmissionPolicyBi
 	seen := map[string]bool{}
 	for i, a := range s.ValidationActions {
 		if !slices.Contains(validationActions, a) {
-			errs = append(errs, meta.NotSupported(idx(va, i), a, validationActions))
+			errs = append(errs, meta.NotSupported(meta.Index(va, i), a, validationActions))
 		}
 		if seen[a] {
-			errs = append(errs, &meta.FieldError{Type: meta.FieldValueDuplicate, Field: idx(va, i), BadValue: a})
+			errs = append(errs, &meta.FieldError{Type: meta.FieldValueDuplicate, Field: meta.Index(va, i), BadValue: a})
 		}
 		seen[a] = true
 	}
 	if seen["Deny"] && seen["Warn"] {
-		errs = append(errs, meta.Invalid(va, goSlice("admissionregistration.ValidationAction", s.ValidationActions), "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)"))
+		errs = append(errs, meta.Invalid(va, meta.GoStringSlice("admissionregistration.ValidationAction", s.ValidationActions), "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)"))
 	}
 	if len(seen) == 0 {
 		errs = append(errs, meta.Required(va, "at least one validation action is required"))

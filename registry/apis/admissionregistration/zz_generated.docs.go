@@ -132,15 +132,6 @@ func init() {
 				},
 			},
 			{
-				Type:    reflect.TypeFor[LabelSelector](),
-				Doc:     "LabelSelector selects objects by their labels: every matchLabels pair and every matchExpressions requirement must hold. An empty selector matches every object; a null one matches none.",
-				Markers: apidoc.Markers{"structType": {"atomic"}, "upstreamPackage": {"k8s.io/apimachinery/pkg/apis/meta/v1"}},
-				Fields: []apidoc.Field{
-					{Name: "MatchLabels", Doc: "Labels that must be present with these values; each pair is shorthand for an In requirement with one value.", Markers: apidoc.Markers{"optional": {""}}},
-					{Name: "MatchExpressions", Doc: "Requirements on labels, all of which must hold.", Markers: apidoc.Markers{"listType": {"atomic"}, "optional": {""}}},
-				},
-			},
-			{
 				Type: reflect.TypeFor[ValidatingAdmissionPolicy](),
 				Doc:  "ValidatingAdmissionPolicy is a set of CEL rules that accept or reject requests in the API server itself, without calling a webhook. It acts only where a ValidatingAdmissionPolicyBinding binds it.",
 				Fields: []apidoc.Field{

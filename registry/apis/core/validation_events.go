@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -229,14 +230,8 @@ func validateQuantityValue(name string, q Quantity, path string) meta.FieldError
 	return errs
 }
 
-func sortedResourceNames(l ResourceList) []string {
-	keys := make([]string, 0, len(l))
-	for k := range l {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+// sortedResourceNames are the names of l in order.
+func sortedResourceNames(l ResourceList) []string { return slices.Sorted(maps.Keys(l)) }
 
 func validateQuotaList(l ResourceList, path string) meta.FieldErrors {
 	var errs meta.FieldErrors
@@ -248,13 +243,15 @@ func validateQuotaList(l ResourceList, path string) meta.FieldErrors {
 	return errs
 }
 
-// goScopes is upstream's %#v of a []core.ResourceQuotaScope.
+// goScopes is upstream's %#v of a []core.ResourceQuotaScope. A nil list
+// prints as an empty one, as aggsim always answered; upstream's %#v would
+// print `[]core.ResourceQuotaScope(nil)` (reachable only by an update
+// that drops every scope; not compared with the reference yet).
 func goScopes(scopes []string) meta.GoSyntax {
-	q := make([]string, len(scopes))
-	for i, s := range scopes {
-		q[i] = fmt.Sprintf("%q", s)
+	if scopes == nil {
+		scopes = []string{}
 	}
-	return meta.GoSyntax("[]core.ResourceQuotaScope{" + strings.Join(q, ", ") + "}")
+	return meta.GoStringSlice("core.ResourceQuotaScope", scopes)
 }
 
 // scopeValidForResource is upstream's IsResourceQuotaScopeValidForResource.
@@ -348,15 +345,7 @@ func validateQuotaSpec(s *ResourceQuotaSpec) meta.FieldErrors {
 func goScopeSelector(s *ScopeSelector) meta.GoSyntax {
 	reqs := make([]string, len(s.MatchExpressions))
 	for i, r := range s.MatchExpressions {
-		values := "[]string(nil)"
-		if r.Values != nil {
-			q := make([]string, len(r.Values))
-			for j, v := range r.Values {
-				q[j] = fmt.Sprintf("%q", v)
-			}
-			values = "[]string{" + strings.Join(q, ", ") + "}"
-		}
-		reqs[i] = fmt.Sprintf("core.ScopedResourceSelectorRequirement{ScopeName:%q, Operator:%q, Values:%s}", r.ScopeName, r.Operator, values)
+		reqs[i] = fmt.Sprintf("core.ScopedResourceSelectorRequirement{ScopeName:%q, Operator:%q, Values:%s}", r.ScopeName, r.Operator, meta.GoStringSlice("string", r.Values))
 	}
 	list := "[]core.ScopedResourceSelectorRequirement(nil)"
 	if s.MatchExpressions != nil {
@@ -485,13 +474,8 @@ func ValidateLimitRange(l *LimitRange) meta.FieldErrors {
 		}
 		names(it.MaxLimitRequestRatio, "maxLimitRequestRatio")
 
-		sorted := make([]string, 0, len(keys))
-		for k := range keys {
-			sorted = append(sorted, k)
-		}
-		sort.Strings(sorted)
 		one := MustParseQuantity("1")
-		for _, k := range sorted {
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			minQ, minOK := it.Min[k]
 			maxQ, maxOK := it.Max[k]
 			defQ, defOK := it.Default[k]

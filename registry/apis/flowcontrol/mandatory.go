@@ -20,7 +20,7 @@ func ValidateMandatoryFlowSchema(name string, s *FlowSchemaSpec) meta.FieldError
 	if semanticEqual(reflect.ValueOf(want), reflect.ValueOf(*s)) {
 		return nil
 	}
-	return meta.FieldErrors{meta.Invalid("spec", goSyntax(fmt.Sprintf("%#v", *s)), fmt.Sprintf("spec of '%s' must equal the fixed value", name))}
+	return meta.FieldErrors{meta.Invalid("spec", meta.GoSyntax(fmt.Sprintf("%#v", *s)), fmt.Sprintf("spec of '%s' must equal the fixed value", name))}
 }
 
 // ValidateMandatoryPriorityLevel refuses a PriorityLevelConfiguration
@@ -41,7 +41,7 @@ func ValidateMandatoryPriorityLevel(name string, s *PriorityLevelConfigurationSp
 	if semanticEqual(reflect.ValueOf(want), reflect.ValueOf(have)) {
 		return nil
 	}
-	return meta.FieldErrors{meta.Invalid("spec", goSyntax(fmt.Sprintf("%#v", *s)), detail)}
+	return meta.FieldErrors{meta.Invalid("spec", meta.GoSyntax(fmt.Sprintf("%#v", *s)), detail)}
 }
 
 // SemanticEqual reports whether two specs of the same type are equal as

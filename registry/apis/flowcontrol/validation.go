@@ -9,13 +9,6 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
-// goSyntax is a bad value upstream prints with %#v; String returns it.
-type goSyntax string
-
-func (g goSyntax) String() string { return string(g) }
-
-func idx(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
-
 var (
 	distinguishers  = []string{"ByNamespace", "ByUser"}
 	supportedVerbs  = []string{"create", "delete", "deletecollection", "get", "list", "patch", "proxy", "update", "watch"}
@@ -45,7 +38,7 @@ func ValidateFlowSchemaSpec(name string, s *FlowSchemaSpec) meta.FieldErrors {
 		errs = append(errs, meta.Invalid(p+".matchingPrecedence", mp, "only the schema named 'exempt' may have matchingPrecedence 1"))
 	}
 	if d := s.DistinguisherMethod; d != nil && !slices.Contains(distinguishers, d.Type) {
-		errs = append(errs, meta.NotSupported(p+".distinguisherMethod.type", goSyntax(fmt.Sprintf("flowcontrol.FlowDistinguisherMethod{Type:%q}", d.Type)), distinguishers))
+		errs = append(errs, meta.NotSupported(p+".distinguisherMethod.type", meta.GoSyntax(fmt.Sprintf("flowcontrol.FlowDistinguisherMethod{Type:%q}", d.Type)), distinguishers))
 	}
 	if n := s.PriorityLevelConfiguration.Name; n != "" {
 		for _, msg := range meta.NameIsDNSSubdomain(n, false) {
@@ -55,7 +48,7 @@ func ValidateFlowSchemaSpec(name string, s *FlowSchemaSpec) meta.FieldErrors {
 		errs = append(errs, meta.Required(p+".priorityLevelConfiguration.name", "must reference a priority level"))
 	}
 	for i := range s.Rules {
-		errs = append(errs, validateRules(&s.Rules[i], idx(p+".rules", i))...)
+		errs = append(errs, validateRules(&s.Rules[i], meta.Index(p+".rules", i))...)
 	}
 	return errs
 }
@@ -66,16 +59,16 @@ func validateRules(r *PolicyRulesWithSubjects, p string) meta.FieldErrors {
 		errs = append(errs, meta.Required(p+".subjects", "subjects must contain at least one value"))
 	}
 	for i := range r.Subjects {
-		errs = append(errs, validateSubject(&r.Subjects[i], idx(p+".subjects", i))...)
+		errs = append(errs, validateSubject(&r.Subjects[i], meta.Index(p+".subjects", i))...)
 	}
 	if len(r.ResourceRules) == 0 && len(r.NonResourceRules) == 0 {
 		errs = append(errs, meta.Required(p, "at least one of resourceRules and nonResourceRules has to be non-empty"))
 	}
 	for i := range r.ResourceRules {
-		errs = append(errs, validateResourceRule(&r.ResourceRules[i], idx(p+".resourceRules", i))...)
+		errs = append(errs, validateResourceRule(&r.ResourceRules[i], meta.Index(p+".resourceRules", i))...)
 	}
 	for i := range r.NonResourceRules {
-		errs = append(errs, validateNonResourceRule(&r.NonResourceRules[i], idx(p+".nonResourceRules", i))...)
+		errs = append(errs, validateNonResourceRule(&r.NonResourceRules[i], meta.Index(p+".nonResourceRules", i))...)
 	}
 	return errs
 }
@@ -181,7 +174,7 @@ func validateResourceRule(r *ResourcePolicyRule, p string) meta.FieldErrors {
 	default:
 		for i, ns := range r.Namespaces {
 			for _, msg := range meta.NameIsDNSLabel(ns, false) {
-				errs = append(errs, meta.Invalid(idx(p+".namespaces", i), ns, nsErrIntro+msg))
+				errs = append(errs, meta.Invalid(meta.Index(p+".namespaces", i), ns, nsErrIntro+msg))
 			}
 		}
 	}
@@ -199,7 +192,7 @@ func validateNonResourceRule(r *NonResourcePolicyRule, p string) meta.FieldError
 		}
 	default:
 		for i, u := range r.NonResourceURLs {
-			if fe := validateNonResourceURL(u, idx(p+".nonResourceURLs", i)); fe != nil {
+			if fe := validateNonResourceURL(u, meta.Index(p+".nonResourceURLs", i)); fe != nil {
 				errs = append(errs, fe)
 			}
 		}

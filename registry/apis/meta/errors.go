@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -167,6 +168,25 @@ type GoSyntax string
 
 // String returns the text.
 func (g GoSyntax) String() string { return string(g) }
+
+// Index returns the path of the i-th element of the list at path, as
+// upstream's field.Path.Index prints it: "spec.rules[2]".
+func Index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// GoStringSlice is the %#v form of a string slice of the Go type
+// "[]"+typeName, as upstream prints a typed slice bad value:
+// `[]admissionregistration.OperationType{"*", "CREATE"}`, and
+// `[]string(nil)` for a nil slice.
+func GoStringSlice(typeName string, l []string) GoSyntax {
+	if l == nil {
+		return GoSyntax("[]" + typeName + "(nil)")
+	}
+	q := make([]string, len(l))
+	for i, s := range l {
+		q[i] = strconv.Quote(s)
+	}
+	return GoSyntax("[]" + typeName + "{" + strings.Join(q, ", ") + "}")
+}
 
 // FieldErrors is the list a Validate function returns; empty means valid.
 type FieldErrors []*FieldError

@@ -3,6 +3,7 @@ package meta
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -39,5 +40,24 @@ func TestStatusErrorIs(t *testing.T) {
 	}
 	if got := ErrNotFound.Error(); got != "NotFound" {
 		t.Errorf("ErrNotFound.Error() = %q", got)
+	}
+}
+
+// TestGoStringSlice pins the %#v form of typed string slices, nil
+// included, against fmt's own.
+func TestGoStringSlice(t *testing.T) {
+	type OperationType string
+	for _, l := range [][]string{nil, {}, {"*", "CREATE"}, {`a"b`}} {
+		typed := make([]OperationType, len(l))
+		for i, s := range l {
+			typed[i] = OperationType(s)
+		}
+		if l == nil {
+			typed = nil
+		}
+		want := strings.Replace(fmt.Sprintf("%#v", typed), "[]meta.OperationType", "[]x.OperationType", 1)
+		if got := GoStringSlice("x.OperationType", l).String(); got != want {
+			t.Errorf("%q: got %s, want %s", l, got, want)
+		}
 	}
 }

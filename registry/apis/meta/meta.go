@@ -436,17 +436,38 @@ func (r *RawExtension) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// LabelSelectorRequirement is one requirement on a label: its key, an
-// operator and the values the operator compares with.
+// LabelSelector picks objects by their labels: an object matches when it
+// meets every matchLabels entry and every matchExpressions requirement. An
+// empty selector matches everything; an absent one nothing.
+// ---
+// The wire form of metav1.LabelSelector (admission webhooks and policies,
+// RBAC aggregation rules); ParsedLabelSelector is the parsed form of the
+// labelSelector query parameter. Its descriptions are the ones aggsim's
+// OpenAPI documents published while rbac and admissionregistration had
+// their own copies of this type.
+// +structType=atomic
+type LabelSelector struct {
+	// Labels the object must have with exactly these values.
+	// +optional
+	MatchLabels map[string]string `json:"matchLabels,omitempty" protobuf:"bytes,1,rep,name=matchLabels"`
+	// Further requirements on labels, all of which must hold.
+	// +optional
+	// +listType=atomic
+	MatchExpressions []LabelSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,2,rep,name=matchExpressions"`
+}
+
+// LabelSelectorRequirement is one condition on a label: its key, an
+// operator and, for In and NotIn, the values.
 // ---
 // The wire form of a label selector's matchExpressions entry (admission
-// webhooks and policies) and of a SubjectAccessReview's parsed label
-// selector requirements.
+// webhooks and policies, RBAC aggregation rules) and of a
+// SubjectAccessReview's parsed label selector requirements. Its
+// descriptions are the ones aggsim's OpenAPI documents published while
+// rbac had its own copy of this type.
 type LabelSelectorRequirement struct {
-	// The label key the requirement is about.
+	// The label's key.
 	Key string `json:"key" protobuf:"bytes,1,opt,name=key"`
-	// How the label's value is compared: In, NotIn, Exists or
-	// DoesNotExist.
+	// In, NotIn, Exists or DoesNotExist.
 	Operator string `json:"operator" protobuf:"bytes,2,opt,name=operator,casttype=LabelSelectorOperator"`
 	// The values In and NotIn compare with (at least one); empty for
 	// Exists and DoesNotExist.

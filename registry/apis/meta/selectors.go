@@ -82,12 +82,13 @@ func (r Requirement) Matches(ls map[string]string) bool {
 	return false
 }
 
-// LabelSelector is a parsed label selector: all requirements must match. The
-// zero value matches everything.
-type LabelSelector []Requirement
+// ParsedLabelSelector is a parsed label selector (labels.Selector
+// upstream): all requirements must match. The zero value matches
+// everything. LabelSelector is its wire form.
+type ParsedLabelSelector []Requirement
 
 // Matches reports whether every requirement matches ls.
-func (s LabelSelector) Matches(ls map[string]string) bool {
+func (s ParsedLabelSelector) Matches(ls map[string]string) bool {
 	for _, r := range s {
 		if !r.Matches(ls) {
 			return false
@@ -97,16 +98,16 @@ func (s LabelSelector) Matches(ls map[string]string) bool {
 }
 
 // Empty reports whether the selector matches everything.
-func (s LabelSelector) Empty() bool { return len(s) == 0 }
+func (s ParsedLabelSelector) Empty() bool { return len(s) == 0 }
 
 // ParseLabelSelector parses the labelSelector query parameter syntax of
 // k8s.io/apimachinery/pkg/labels/selector.go (Parse): comma-separated terms
 // `k`, `!k`, `k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k>n`,
 // `k<n`. Keys must be qualified names and values label values. Errors are
 // *StatusError BadRequest with upstream's wording where it is known.
-func ParseLabelSelector(s string) (LabelSelector, error) {
+func ParseLabelSelector(s string) (ParsedLabelSelector, error) {
 	p := &selParser{s: s}
-	var out LabelSelector
+	var out ParsedLabelSelector
 	p.skipSpace()
 	if p.eof() {
 		return nil, nil
@@ -450,4 +451,80 @@ func validateLabelValues(key string, vals []string) error {
 		}
 	}
 	return nil
+}
+
+// SelectorFromWire converts the wire form of a label selector (the
+// matchLabels and matchExpressions of LabelSelector) to the parsed form:
+// each matchLabels pair an equality requirement, each expression's In,
+// NotIn, Exists or DoesNotExist its operator, as
+// metav1.LabelSelectorAsSelector (apimachinery helpers.go) builds it. An
+// expression with any other operator becomes a requirement that matches
+// nothing (validation refuses such selectors before they are stored).
+func SelectorFromWire(matchLabels map[string]string, exprs []LabelSelectorRequirement) ParsedLabelSelector {
+	out := make(ParsedLabelSelector, 0, len(matchLabels)+len(exprs))
+	for _, k := range sortedMapKeys(matchLabels) {
+		out = append(out, Requirement{Key: k, Op: OpEquals, Values: []string{matchLabels[k]}})
+	}
+	for _, e := range exprs {
+		op := SelectorOp("") // matches nothing
+		switch e.Operator {
+		case "In":
+			op = OpIn
+		case "NotIn":
+			op = OpNotIn
+		case "Exists":
+			op = OpExists
+		case "DoesNotExist":
+			op = OpDoesNotExist
+		}
+		out = append(out, Requirement{Key: e.Key, Op: op, Values: e.Values})
+	}
+	return out
+}
+
+// ValidateLabelSelector checks a label selector at path as
+// metav1validation.ValidateLabelSelector does with invalid label values
+// refused: the matchLabels keys and values (ValidateLabels on
+// path.matchLabels), then per expression its operator (values required
+// for In and NotIn, forbidden for Exists and DoesNotExist, any other
+// operator invalid), its key (a qualified name) and each value (a label
+// value), in that order. A nil selector is valid.
+func ValidateLabelSelector(s *LabelSelector, path string) FieldErrors {
+	if s == nil {
+		return nil
+	}
+	errs := ValidateLabels(s.MatchLabels, path+".matchLabels")
+	for i, r := range s.MatchExpressions {
+		rp := Index(path+".matchExpressions", i)
+		switch r.Operator {
+		case "In", "NotIn":
+			if len(r.Values) == 0 {
+				errs = append(errs, Required(rp+".values", "must be specified when `operator` is 'In' or 'NotIn'"))
+			}
+		case "Exists", "DoesNotExist":
+			if len(r.Values) > 0 {
+				errs = append(errs, Forbidden(rp+".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+			}
+		default:
+			errs = append(errs, Invalid(rp+".operator", r.Operator, "not a valid selector operator"))
+		}
+		for _, msg := range IsQualifiedName(r.Key) {
+			errs = append(errs, Invalid(rp+".key", r.Key, msg))
+		}
+		for vi, v := range r.Values {
+			for _, msg := range IsValidLabelValue(v) {
+				errs = append(errs, Invalid(Index(rp+".values", vi), v, msg))
+			}
+		}
+	}
+	return errs
+}
+
+// Matches reports whether labels satisfy the selector: every matchLabels
+// pair and every expression, as metav1.LabelSelectorAsSelector's selector
+// does (SelectorFromWire). The empty selector matches everything; an
+// expression with an unknown operator matches nothing (validation refuses
+// such selectors).
+func (s *LabelSelector) Matches(labels map[string]string) bool {
+	return SelectorFromWire(s.MatchLabels, s.MatchExpressions).Matches(labels)
 }

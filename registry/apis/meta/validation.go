@@ -2,7 +2,6 @@ package meta
 
 import (
 	"fmt"
-	"net/netip"
 	"regexp"
 	"slices"
 	"strings"
@@ -176,17 +175,6 @@ func IsConfigMapKey(value string) []string {
 		errs = append(errs, "must not start with '..'")
 	}
 	return errs
-}
-
-// IsValidIP reports why value is not an IPv4 or IPv6 address in canonical
-// textual form (no zone, no leading zeros). Mirrors validation.IsValidIP's
-// message.
-func IsValidIP(value string) []string {
-	a, err := netip.ParseAddr(value)
-	if err != nil || a.Zone() != "" {
-		return []string{"must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"}
-	}
-	return nil
 }
 
 // ValidateObjectName applies a name-format function to metadata.name (or

@@ -241,11 +241,20 @@ func init() {
 				},
 			},
 			{
-				Type: reflect.TypeFor[LabelSelectorRequirement](),
-				Doc:  "LabelSelectorRequirement is one requirement on a label: its key, an operator and the values the operator compares with.",
+				Type:    reflect.TypeFor[LabelSelector](),
+				Doc:     "LabelSelector picks objects by their labels: an object matches when it meets every matchLabels entry and every matchExpressions requirement. An empty selector matches everything; an absent one nothing.",
+				Markers: apidoc.Markers{"structType": {"atomic"}},
 				Fields: []apidoc.Field{
-					{Name: "Key", Doc: "The label key the requirement is about."},
-					{Name: "Operator", Doc: "How the label's value is compared: In, NotIn, Exists or DoesNotExist."},
+					{Name: "MatchLabels", Doc: "Labels the object must have with exactly these values.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "MatchExpressions", Doc: "Further requirements on labels, all of which must hold.", Markers: apidoc.Markers{"listType": {"atomic"}, "optional": {""}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[LabelSelectorRequirement](),
+				Doc:  "LabelSelectorRequirement is one condition on a label: its key, an operator and, for In and NotIn, the values.",
+				Fields: []apidoc.Field{
+					{Name: "Key", Doc: "The label's key."},
+					{Name: "Operator", Doc: "In, NotIn, Exists or DoesNotExist."},
 					{Name: "Values", Doc: "The values In and NotIn compare with (at least one); empty for Exists and DoesNotExist.", Markers: apidoc.Markers{"listType": {"atomic"}, "optional": {""}}},
 				},
 			},

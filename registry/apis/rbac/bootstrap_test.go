@@ -149,7 +149,7 @@ func writeBootstrap(t *testing.T, c captured) {
 	for _, o := range c.clusterRoles {
 		fmt.Fprintf(&b, "\t\t\t{ObjectMeta: %s, Rules: %s", goMeta(o.ObjectMeta), goRules(o.Rules))
 		if o.AggregationRule != nil {
-			b.WriteString(", AggregationRule: &AggregationRule{ClusterRoleSelectors: []LabelSelector{")
+			b.WriteString(", AggregationRule: &AggregationRule{ClusterRoleSelectors: []meta.LabelSelector{")
 			for _, s := range o.AggregationRule.ClusterRoleSelectors {
 				if len(s.MatchExpressions) > 0 {
 					t.Fatalf("%s: matchExpressions not generated", o.Name)

@@ -66,9 +66,7 @@ func ruleCovers(owner, sub *PolicyRule) bool {
 	resources := resourceCoversAll(owner.Resources, sub.Resources)
 	urls := true
 	for _, p := range sub.NonResourceURLs {
-		if !slices.ContainsFunc(owner.NonResourceURLs, func(o string) bool {
-			return o == p || (strings.HasSuffix(o, "*") && strings.HasPrefix(p, strings.TrimRight(o, "*")))
-		}) {
+		if !slices.ContainsFunc(owner.NonResourceURLs, func(o string) bool { return urlCovers(o, p) }) {
 			urls = false
 		}
 	}

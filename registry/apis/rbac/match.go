@@ -33,31 +33,19 @@ type RequestAttributes struct {
 // is empty) must match; for a non-resource request the verb and path (a
 // rule URL ending in "*" matches every path with its prefix).
 func RuleAllows(a *RequestAttributes, r *PolicyRule) bool {
-	if !verbMatches(r, a.Verb) {
+	if !containsOrAll(r.Verbs, a.Verb) {
 		return false
 	}
 	if !a.ResourceRequest {
 		return nonResourceURLMatches(r, a.Path)
 	}
-	return apiGroupMatches(r, a.APIGroup) && resourceMatches(r, a.Resource, a.Subresource) && resourceNameMatches(r, a.Name)
+	return containsOrAll(r.APIGroups, a.APIGroup) && resourceMatches(r, a.Resource, a.Subresource) && resourceNameMatches(r, a.Name)
 }
 
-func verbMatches(r *PolicyRule, verb string) bool {
-	for _, v := range r.Verbs {
-		if v == All || v == verb {
-			return true
-		}
-	}
-	return false
-}
-
-func apiGroupMatches(r *PolicyRule, group string) bool {
-	for _, g := range r.APIGroups {
-		if g == All || g == group {
-			return true
-		}
-	}
-	return false
+// containsOrAll reports whether l holds v or the wildcard All
+// (VerbMatches, APIGroupMatches).
+func containsOrAll(l []string, v string) bool {
+	return slices.Contains(l, All) || slices.Contains(l, v)
 }
 
 // resourceMatches mirrors ResourceMatches: "*", the exact resource (with
@@ -84,30 +72,21 @@ func resourceMatches(r *PolicyRule, resource, sub string) bool {
 }
 
 func resourceNameMatches(r *PolicyRule, name string) bool {
-	if len(r.ResourceNames) == 0 {
-		return true
-	}
-	for _, n := range r.ResourceNames {
-		if n == name {
-			return true
-		}
-	}
-	return false
+	return len(r.ResourceNames) == 0 || slices.Contains(r.ResourceNames, name)
 }
 
-// nonResourceURLMatches mirrors NonResourceURLMatches: "*", the exact
-// path, or a URL ending in "*" whose prefix (without the trailing stars)
-// starts the path.
+// nonResourceURLMatches mirrors NonResourceURLMatches: one of the rule's
+// URLs covers the path (urlCovers).
 func nonResourceURLMatches(r *PolicyRule, path string) bool {
-	for _, u := range r.NonResourceURLs {
-		if u == All || u == path {
-			return true
-		}
-		if strings.HasSuffix(u, "*") && strings.HasPrefix(path, strings.TrimRight(u, "*")) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.NonResourceURLs, func(u string) bool { return urlCovers(u, path) })
+}
+
+// urlCovers reports whether the non-resource URL pattern u covers path:
+// the exact path, or u ends in "*" and its prefix (without the trailing
+// stars) starts path; "*" covers every path. Upstream's
+// NonResourceURLMatches and nonResourceURLCovers (escalation) agree on it.
+func urlCovers(u, path string) bool {
+	return u == path || (strings.HasSuffix(u, "*") && strings.HasPrefix(path, strings.TrimRight(u, "*")))
 }
 
 // ServiceAccountUsername is the user name a ServiceAccount authenticates
@@ -162,48 +141,6 @@ func DescribeSubject(s *Subject, bindingNamespace string) string {
 		return s.Kind + " " + strconv.Quote(s.Name+"/"+ns)
 	}
 	return s.Kind + " " + strconv.Quote(s.Name)
-}
-
-// Matches reports whether labels satisfy the selector: every matchLabels
-// pair and every expression (In: the key has one of the values; NotIn:
-// it has none of them or is absent; Exists; DoesNotExist), as
-// metav1.LabelSelectorAsSelector's selector does. The empty selector
-// matches everything; an expression with an unknown operator matches
-// nothing (validation refuses such selectors).
-func (s *LabelSelector) Matches(labels map[string]string) bool {
-	for k, v := range s.MatchLabels {
-		if got, ok := labels[k]; !ok || got != v {
-			return false
-		}
-	}
-	for _, e := range s.MatchExpressions {
-		v, ok := labels[e.Key]
-		in := false
-		for _, x := range e.Values {
-			in = in || (ok && x == v)
-		}
-		switch e.Operator {
-		case "In":
-			if !in {
-				return false
-			}
-		case "NotIn":
-			if in {
-				return false
-			}
-		case "Exists":
-			if !ok {
-				return false
-			}
-		case "DoesNotExist":
-			if ok {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // AggregateRules returns the rules of an aggregated ClusterRole: for each

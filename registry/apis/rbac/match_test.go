@@ -3,6 +3,8 @@ package rbac
 import (
 	"strings"
 	"testing"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // TestRuleAllows pins upstream's rule matching
@@ -88,17 +90,21 @@ func TestSubjectApplies(t *testing.T) {
 func TestLabelSelectorMatches(t *testing.T) {
 	l := map[string]string{"a": "1", "b": "2"}
 	for _, c := range []struct {
-		s    LabelSelector
+		s    meta.LabelSelector
 		want bool
 	}{
-		{LabelSelector{}, true},
-		{LabelSelector{MatchLabels: map[string]string{"a": "1"}}, true},
-		{LabelSelector{MatchLabels: map[string]string{"a": "2"}}, false},
-		{LabelSelector{MatchExpressions: []LabelSelectorRequirement{{Key: "a", Operator: "In", Values: []string{"0", "1"}}}}, true},
-		{LabelSelector{MatchExpressions: []LabelSelectorRequirement{{Key: "c", Operator: "NotIn", Values: []string{"1"}}}}, true},
-		{LabelSelector{MatchExpressions: []LabelSelectorRequirement{{Key: "a", Operator: "NotIn", Values: []string{"1"}}}}, false},
-		{LabelSelector{MatchExpressions: []LabelSelectorRequirement{{Key: "b", Operator: "Exists"}}}, true},
-		{LabelSelector{MatchExpressions: []LabelSelectorRequirement{{Key: "b", Operator: "DoesNotExist"}}}, false},
+		{meta.LabelSelector{}, true},
+		{meta.LabelSelector{MatchLabels: map[string]string{"a": "1"}}, true},
+		{meta.LabelSelector{MatchLabels: map[string]string{"a": "2"}}, false},
+		{meta.LabelSelector{MatchExpressions: []meta.LabelSelectorRequirement{{Key: "a", Operator: "In", Values: []string{"0", "1"}}}}, true},
+		{meta.LabelSelector{MatchExpressions: []meta.LabelSelectorRequirement{{Key: "c", Operator: "NotIn", Values: []string{"1"}}}}, true},
+		{meta.LabelSelector{MatchExpressions: []meta.LabelSelectorRequirement{{Key: "a", Operator: "NotIn", Values: []string{"1"}}}}, false},
+		{meta.LabelSelector{MatchExpressions: []meta.LabelSelectorRequirement{{Key: "b", Operator: "Exists"}}}, true},
+		{meta.LabelSelector{MatchExpressions: []meta.LabelSelectorRequirement{{Key: "b", Operator: "DoesNotExist"}}}, false},
+		{meta.LabelSelector{MatchExpressions: []meta.LabelSelectorRequirement{{Key: "c", Operator: "DoesNotExist"}}}, true},
+		{meta.LabelSelector{MatchExpressions: []meta.LabelSelectorRequirement{{Key: "c", Operator: "In", Values: []string{"1"}}}}, false},
+		{meta.LabelSelector{MatchExpressions: []meta.LabelSelectorRequirement{{Key: "a", Operator: "Gt", Values: []string{"0"}}}}, false},
+		{meta.LabelSelector{MatchLabels: map[string]string{"a": "1", "b": "3"}}, false},
 	} {
 		if got := c.s.Matches(l); got != c.want {
 			t.Errorf("%+v: %v", c.s, got)
@@ -113,7 +119,7 @@ func TestAggregateRules(t *testing.T) {
 		return PolicyRule{Verbs: []string{v}, APIGroups: []string{""}, Resources: []string{"pods"}}
 	}
 	lbl := func(k string) map[string]string { return map[string]string{k: "true"} }
-	agg := &ClusterRole{AggregationRule: &AggregationRule{ClusterRoleSelectors: []LabelSelector{{MatchLabels: lbl("x")}, {MatchLabels: lbl("y")}}}}
+	agg := &ClusterRole{AggregationRule: &AggregationRule{ClusterRoleSelectors: []meta.LabelSelector{{MatchLabels: lbl("x")}, {MatchLabels: lbl("y")}}}}
 	agg.Name, agg.Labels, agg.Rules = "agg", lbl("x"), []PolicyRule{r("self")}
 	b := &ClusterRole{Rules: []PolicyRule{r("b"), r("a")}}
 	b.Name, b.Labels = "b", lbl("x")
@@ -129,7 +135,7 @@ func TestAggregateRules(t *testing.T) {
 	if strings.Join(verbs, ",") != "a,b,y" {
 		t.Errorf("aggregated %v, want a,b,y", verbs)
 	}
-	if got := AggregateRules(&ClusterRole{AggregationRule: &AggregationRule{ClusterRoleSelectors: []LabelSelector{{MatchLabels: lbl("none")}}}}, []*ClusterRole{a}); got == nil || len(got) != 0 {
+	if got := AggregateRules(&ClusterRole{AggregationRule: &AggregationRule{ClusterRoleSelectors: []meta.LabelSelector{{MatchLabels: lbl("none")}}}}, []*ClusterRole{a}); got == nil || len(got) != 0 {
 		t.Errorf("no match: %#v, want an empty list", got)
 	}
 }

@@ -139,7 +139,7 @@ type AggregationRule struct {
 	// of them matches are collected.
 	// +optional
 	// +listType=atomic
-	ClusterRoleSelectors []LabelSelector `json:"clusterRoleSelectors,omitempty" protobuf:"bytes,1,rep,name=clusterRoleSelectors"`
+	ClusterRoleSelectors []meta.LabelSelector `json:"clusterRoleSelectors,omitempty" protobuf:"bytes,1,rep,name=clusterRoleSelectors"`
 }
 
 // ClusterRoleList is a list of ClusterRole objects.
@@ -211,38 +211,4 @@ type ClusterRoleBindingList struct {
 	meta.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	// The ClusterRoleBinding objects.
 	Items []ClusterRoleBinding `json:"items" protobuf:"bytes,2,rep,name=items"`
-}
-
-// LabelSelector picks objects by their labels: an object matches when it
-// meets every matchLabels entry and every matchExpressions requirement. An
-// empty selector matches everything; an absent one nothing.
-// ---
-// LabelSelector mirrors meta/v1.LabelSelector.
-// +upstreamPackage=k8s.io/apimachinery/pkg/apis/meta/v1
-// +structType=atomic
-type LabelSelector struct {
-	// Labels the object must have with exactly these values.
-	// +optional
-	MatchLabels map[string]string `json:"matchLabels,omitempty" protobuf:"bytes,1,rep,name=matchLabels"`
-	// Further requirements on labels, all of which must hold.
-	// +optional
-	// +listType=atomic
-	MatchExpressions []LabelSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,2,rep,name=matchExpressions"`
-}
-
-// LabelSelectorRequirement is one condition on a label: its key, an
-// operator and, for In and NotIn, the values.
-// ---
-// LabelSelectorRequirement mirrors meta/v1.LabelSelectorRequirement.
-// +upstreamPackage=k8s.io/apimachinery/pkg/apis/meta/v1
-type LabelSelectorRequirement struct {
-	// The label's key.
-	Key string `json:"key" protobuf:"bytes,1,opt,name=key"`
-	// In, NotIn, Exists or DoesNotExist.
-	Operator string `json:"operator" protobuf:"bytes,2,opt,name=operator,casttype=LabelSelectorOperator"`
-	// The values In and NotIn compare with (at least one); empty for Exists
-	// and DoesNotExist.
-	// +optional
-	// +listType=atomic
-	Values []string `json:"values,omitempty" protobuf:"bytes,3,rep,name=values"`
 }

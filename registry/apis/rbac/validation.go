@@ -2,7 +2,6 @@ package rbac
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
@@ -12,15 +11,6 @@ import (
 func ValidateName(name string, prefix bool) []string {
 	return meta.ValidatePathSegmentName(name, prefix)
 }
-
-// goSyntax prints a value as upstream's field errors print structs they
-// cannot print otherwise (%#v), e.g. `rbac.RoleRef{APIGroup:"...", ...}`.
-type goSyntax struct{ v any }
-
-// String returns the %#v form of the value.
-func (g goSyntax) String() string { return fmt.Sprintf("%#v", g.v) }
-
-func idx(p string, i int) string { return p + "[" + strconv.Itoa(i) + "]" }
 
 // ValidatePolicyRule mirrors upstream's ValidatePolicyRule: verbs are
 // required; a rule with nonResourceURLs may not be namespaced nor name
@@ -52,7 +42,7 @@ func ValidatePolicyRule(r *PolicyRule, namespaced bool, p string) meta.FieldErro
 func validateRules(rules []PolicyRule, namespaced bool) meta.FieldErrors {
 	var errs meta.FieldErrors
 	for i := range rules {
-		errs = append(errs, ValidatePolicyRule(&rules[i], namespaced, idx("rules", i))...)
+		errs = append(errs, ValidatePolicyRule(&rules[i], namespaced, meta.Index("rules", i))...)
 	}
 	return errs
 }
@@ -86,9 +76,9 @@ func ValidateClusterRole(r *ClusterRole) meta.FieldErrors {
 			// upstream then converts the selector, which fails exactly
 			// when validation found something, and reports the nil
 			// selector it got as the value
-			serrs := ValidateLabelSelector(&r.AggregationRule.ClusterRoleSelectors[i], idx(p, i))
+			serrs := meta.ValidateLabelSelector(&r.AggregationRule.ClusterRoleSelectors[i], meta.Index(p, i))
 			if len(serrs) > 0 {
-				serrs = append(serrs, meta.Invalid(idx(p, i), nil, "invalid label selector."))
+				serrs = append(serrs, meta.Invalid(meta.Index(p, i), nil, "invalid label selector."))
 			}
 			errs = append(errs, serrs...)
 		}
@@ -99,37 +89,6 @@ func ValidateClusterRole(r *ClusterRole) meta.FieldErrors {
 // ValidateClusterRoleUpdate mirrors ValidateClusterRoleUpdate.
 func ValidateClusterRoleUpdate(r, old *ClusterRole) meta.FieldErrors {
 	return append(ValidateClusterRole(r), meta.ValidateObjectMetaUpdate(&r.ObjectMeta, &old.ObjectMeta)...)
-}
-
-// ValidateLabelSelector mirrors metav1validation.ValidateLabelSelector:
-// label keys and values of matchLabels, then each expression's operator,
-// values, key and values.
-func ValidateLabelSelector(s *LabelSelector, p string) meta.FieldErrors {
-	errs := meta.ValidateLabels(s.MatchLabels, p+".matchLabels")
-	for i, r := range s.MatchExpressions {
-		rp := idx(p+".matchExpressions", i)
-		switch r.Operator {
-		case "In", "NotIn":
-			if len(r.Values) == 0 {
-				errs = append(errs, meta.Required(rp+".values", "must be specified when `operator` is 'In' or 'NotIn'"))
-			}
-		case "Exists", "DoesNotExist":
-			if len(r.Values) > 0 {
-				errs = append(errs, meta.Forbidden(rp+".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
-			}
-		default:
-			errs = append(errs, meta.Invalid(rp+".operator", r.Operator, "not a valid selector operator"))
-		}
-		for _, msg := range meta.IsQualifiedName(r.Key) {
-			errs = append(errs, meta.Invalid(rp+".key", r.Key, msg))
-		}
-		for vi, v := range r.Values {
-			for _, msg := range meta.IsValidLabelValue(v) {
-				errs = append(errs, meta.Invalid(idx(rp+".values", vi), v, msg))
-			}
-		}
-	}
-	return errs
 }
 
 // validateRoleRef checks roleRef: the RBAC group, a kind of kinds, a
@@ -193,7 +152,7 @@ func ValidateRoleBinding(b *RoleBinding) meta.FieldErrors {
 	errs := meta.ValidateObjectMeta(&b.ObjectMeta, true, ValidateName)
 	errs = append(errs, validateRoleRef(&b.RoleRef, []string{"Role", "ClusterRole"})...)
 	for i := range b.Subjects {
-		errs = append(errs, ValidateSubject(&b.Subjects[i], true, idx("subjects", i))...)
+		errs = append(errs, ValidateSubject(&b.Subjects[i], true, meta.Index("subjects", i))...)
 	}
 	return errs
 }
@@ -203,7 +162,7 @@ func ValidateRoleBinding(b *RoleBinding) meta.FieldErrors {
 func ValidateRoleBindingUpdate(b, old *RoleBinding) meta.FieldErrors {
 	errs := append(ValidateRoleBinding(b), meta.ValidateObjectMetaUpdate(&b.ObjectMeta, &old.ObjectMeta)...)
 	if b.RoleRef != old.RoleRef {
-		errs = append(errs, meta.Invalid("roleRef", goSyntax{b.RoleRef}, "cannot change roleRef"))
+		errs = append(errs, meta.Invalid("roleRef", meta.GoSyntax(fmt.Sprintf("%#v", b.RoleRef)), "cannot change roleRef"))
 	}
 	return errs
 }
@@ -213,7 +172,7 @@ func ValidateClusterRoleBinding(b *ClusterRoleBinding) meta.FieldErrors {
 	errs := meta.ValidateObjectMeta(&b.ObjectMeta, false, ValidateName)
 	errs = append(errs, validateRoleRef(&b.RoleRef, []string{"ClusterRole"})...)
 	for i := range b.Subjects {
-		errs = append(errs, ValidateSubject(&b.Subjects[i], false, idx("subjects", i))...)
+		errs = append(errs, ValidateSubject(&b.Subjects[i], false, meta.Index("subjects", i))...)
 	}
 	return errs
 }
@@ -223,7 +182,7 @@ func ValidateClusterRoleBinding(b *ClusterRoleBinding) meta.FieldErrors {
 func ValidateClusterRoleBindingUpdate(b, old *ClusterRoleBinding) meta.FieldErrors {
 	errs := append(ValidateClusterRoleBinding(b), meta.ValidateObjectMetaUpdate(&b.ObjectMeta, &old.ObjectMeta)...)
 	if b.RoleRef != old.RoleRef {
-		errs = append(errs, meta.Invalid("roleRef", goSyntax{b.RoleRef}, "cannot change roleRef"))
+		errs = append(errs, meta.Invalid("roleRef", meta.GoSyntax(fmt.Sprintf("%#v", b.RoleRef)), "cannot change roleRef"))
 	}
 	return errs
 }

@@ -118,25 +118,6 @@ func init() {
 					{Name: "Items", Doc: "The ClusterRoleBinding objects."},
 				},
 			},
-			{
-				Type:    reflect.TypeFor[LabelSelector](),
-				Doc:     "LabelSelector picks objects by their labels: an object matches when it meets every matchLabels entry and every matchExpressions requirement. An empty selector matches everything; an absent one nothing.",
-				Markers: apidoc.Markers{"structType": {"atomic"}, "upstreamPackage": {"k8s.io/apimachinery/pkg/apis/meta/v1"}},
-				Fields: []apidoc.Field{
-					{Name: "MatchLabels", Doc: "Labels the object must have with exactly these values.", Markers: apidoc.Markers{"optional": {""}}},
-					{Name: "MatchExpressions", Doc: "Further requirements on labels, all of which must hold.", Markers: apidoc.Markers{"listType": {"atomic"}, "optional": {""}}},
-				},
-			},
-			{
-				Type:    reflect.TypeFor[LabelSelectorRequirement](),
-				Doc:     "LabelSelectorRequirement is one condition on a label: its key, an operator and, for In and NotIn, the values.",
-				Markers: apidoc.Markers{"upstreamPackage": {"k8s.io/apimachinery/pkg/apis/meta/v1"}},
-				Fields: []apidoc.Field{
-					{Name: "Key", Doc: "The label's key."},
-					{Name: "Operator", Doc: "In, NotIn, Exists or DoesNotExist."},
-					{Name: "Values", Doc: "The values In and NotIn compare with (at least one); empty for Exists and DoesNotExist.", Markers: apidoc.Markers{"listType": {"atomic"}, "optional": {""}}},
-				},
-			},
 		},
 	})
 }
