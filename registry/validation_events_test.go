@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // decodeDefault decodes a request body as the REST layer does and applies
@@ -87,3 +88,29 @@ func TestValidateEventsQuotasLimits(t *testing.T) {
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// TestResourceQuotaScopesImmutable pins the immutable-scopes message as
+// kube-apiserver 1.33.13 prints it (kubectl patch resourcequota q --type=json
+// -p '[{"op":"remove","path":"/spec/scopes"}]' on a quota with scopes
+// [BestEffort]): the dropped list prints as Go's nil slice.
+func TestResourceQuotaScopesImmutable(t *testing.T) {
+	old := &core.ResourceQuota{ObjectMeta: meta.ObjectMeta{Name: "q", Namespace: "qtest", ResourceVersion: "1"}, Spec: core.ResourceQuotaSpec{Scopes: []string{"BestEffort"}}}
+	for _, c := range []struct {
+		scopes []string
+		want   string
+	}{
+		{nil, `spec.scopes: Invalid value: []core.ResourceQuotaScope(nil): field is immutable`},
+		{[]string{}, `spec.scopes: Invalid value: []core.ResourceQuotaScope{}: field is immutable`},
+	} {
+		q := *old
+		q.Spec.Scopes = c.scopes
+		errs := core.ValidateResourceQuotaUpdate(&q, old)
+		found := false
+		for _, e := range errs {
+			found = found || e.Error() == c.want
+		}
+		if !found {
+			t.Errorf("scopes %#v: %v, want %q", c.scopes, errs, c.want)
+		}
+	}
+}

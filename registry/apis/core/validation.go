@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"sort"
@@ -536,7 +537,7 @@ const MaxConfigMapSize = 1 << 20
 func ValidateConfigMap(c *ConfigMap) meta.FieldErrors {
 	errs := validateObjectMeta(&c.ObjectMeta, true, meta.NameIsDNSSubdomain)
 	total := 0
-	for _, k := range sortedKeys(c.Data) {
+	for _, k := range slices.Sorted(maps.Keys(c.Data)) {
 		for _, msg := range meta.IsConfigMapKey(k) {
 			errs = append(errs, meta.Invalid("data["+k+"]", k, msg))
 		}
@@ -581,15 +582,6 @@ func ValidateConfigMapUpdate(c, old *ConfigMap) meta.FieldErrors {
 		}
 	}
 	return append(errs, ValidateConfigMap(c)...)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func equalStringMaps(a, b map[string]string) bool {

@@ -243,14 +243,11 @@ func validateQuotaList(l ResourceList, path string) meta.FieldErrors {
 	return errs
 }
 
-// goScopes is upstream's %#v of a []core.ResourceQuotaScope. A nil list
-// prints as an empty one, as aggsim always answered; upstream's %#v would
-// print `[]core.ResourceQuotaScope(nil)` (reachable only by an update
-// that drops every scope; not compared with the reference yet).
+// goScopes is upstream's %#v of a []core.ResourceQuotaScope: an update
+// that drops every scope prints `[]core.ResourceQuotaScope(nil)` (measured:
+// kubectl patch --type=json remove /spec/scopes on the reference), an
+// explicit `[]` prints `{}`.
 func goScopes(scopes []string) meta.GoSyntax {
-	if scopes == nil {
-		scopes = []string{}
-	}
 	return meta.GoStringSlice("core.ResourceQuotaScope", scopes)
 }
 
