@@ -72,6 +72,7 @@ const (
 	FieldValueTooLong      FieldErrorType = "FieldValueTooLong"
 	FieldValueTooMany      FieldErrorType = "FieldValueTooMany"
 	InternalError          FieldErrorType = "InternalError"
+	FieldValueTypeInvalid  FieldErrorType = "FieldValueTypeInvalid" // a value of the wrong JSON type, printed "Invalid value"
 )
 
 // String returns the phrase upstream prints for the type ("Invalid value",
@@ -84,7 +85,7 @@ func (t FieldErrorType) String() string {
 		return "Required value"
 	case FieldValueDuplicate:
 		return "Duplicate value"
-	case FieldValueInvalid:
+	case FieldValueInvalid, FieldValueTypeInvalid:
 		return "Invalid value"
 	case FieldValueNotSupported:
 		return "Unsupported value"
