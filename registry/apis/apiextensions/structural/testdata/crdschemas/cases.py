@@ -1,0 +1,27 @@
+# Invalid openAPIV3Schema cases: name -> schema (the root). Each is sent in a one-version CRD.
+S = lambda **p: dict(type="object", properties=p)
+cases = {
+ "missing-types": S(spec={"properties": {"a": {}, "b": {"type": "array"}}}),
+ "root-additional-properties": {"type": "object", "additionalProperties": {"type": "string"}},
+ "props-and-additional": S(spec={"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "string"}}),
+ "forbidden-keywords": S(spec={"type": "object", "$ref": "#/x", "uniqueItems": True, "id": "x", "patternProperties": {"a": {"type": "string"}}, "definitions": {"d": {"type": "string"}}, "dependencies": {"a": ["b"]}, "additionalItems": False}),
+ "schema-keyword": S(spec={"type": "object", "$schema": "http://json-schema.org/draft-04/schema#"}),
+ "type-null-and-unknown": S(a={"type": "null"}, b={"type": "foo"}),
+ "preserve-false": S(a={"type": "object", "x-kubernetes-preserve-unknown-fields": False}),
+ "int-or-string-combos": S(a={"x-kubernetes-int-or-string": True, "x-kubernetes-preserve-unknown-fields": True}, b={"x-kubernetes-int-or-string": True, "x-kubernetes-embedded-resource": True}),
+ "embedded": S(a={"x-kubernetes-embedded-resource": True}, b={"type": "object", "x-kubernetes-embedded-resource": True}, c={"type": "string", "x-kubernetes-embedded-resource": True, "x-kubernetes-preserve-unknown-fields": True}),
+ "list-types": S(a={"type": "object", "x-kubernetes-list-type": "set"}, b={"type": "array", "items": {"type": "object", "properties": {"k": {"type": "string"}}}, "x-kubernetes-list-type": "map"}, c={"type": "array", "items": {"type": "string"}, "x-kubernetes-list-map-keys": ["k"]}, d={"type": "array", "items": {"type": "object", "properties": {"k": {"type": "string", "nullable": True}, "o": {"type": "object"}}}, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["k", "o", "z", "k"]}, e={"type": "array", "items": {"type": "object"}, "x-kubernetes-list-type": "set"}, f={"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "bag"}),
+ "map-types": S(a={"type": "string", "x-kubernetes-map-type": "atomic"}, b={"x-kubernetes-map-type": "weird", "type": "object"}),
+ "metadata": S(metadata={"type": "object", "properties": {"name": {"type": "string"}, "labels": {"type": "object"}}}, kind={"type": "integer"}, apiVersion={"type": "boolean"}),
+ "metadata-name-only": S(metadata={"type": "object", "properties": {"name": {"type": "string", "maxLength": 10}}}),
+ "metadata-default": S(metadata={"type": "object", "default": {"name": "x"}}),
+ "defaults": S(spec={"type": "object", "properties": {"n": {"type": "integer", "default": "x"}, "m": {"type": "integer", "minimum": 5, "default": 1}, "o": {"type": "object", "properties": {"a": {"type": "string"}}, "default": {"a": "x", "b": 1}}, "l": {"type": "array", "items": {"type": "string", "default": 3}}, "s": {"type": "string", "enum": ["a", "b"], "default": "c"}, "p": {"type": "string", "pattern": "^a+$", "default": "b"}}}),
+ "nested-value-validation": S(spec={"type": "object", "properties": {"a": {"type": "string"}}, "anyOf": [{"type": "object", "properties": {"a": {"description": "d", "nullable": True}}}], "allOf": [{"properties": {"zz": {"minLength": 1}}, "default": {}}], "oneOf": [{"x-kubernetes-preserve-unknown-fields": True, "title": "t"}], "not": {"properties": {"metadata": {"type": "object"}}, "x-kubernetes-validations": [{"rule": "true"}]}}),
+ "root-completeness": {"type": "object", "properties": {"a": {"type": "string"}}, "anyOf": [{"properties": {"b": {"minLength": 1}}}, {"required": ["a"]}], "not": {"items": {"minLength": 1}}},
+ "nullable-root": {"type": "object", "nullable": True},
+ "bad-pattern": S(a={"type": "string", "pattern": "a(b"}),
+ "root-type-string": {"type": "string"},
+ "validation-rules": S(spec={"type": "object", "properties": {"a": {"type": "string"}}, "x-kubernetes-validations": [{"rule": " "}, {"rule": "true", "message": " "}, {"rule": "true", "message": "a\nb"}, {"rule": "true\n&& true"}, {"rule": "true", "messageExpression": " "}, {"rule": "true", "reason": "Weird"}, {"rule": "true", "fieldPath": " "}, {"rule": "true", "fieldPath": ".b"}, {"rule": "true", "fieldPath": ".a"}]}),
+ "additional-false-with-props": S(spec={"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False}),
+ "embedded-inside-meta": {"type": "object", "properties": {"metadata": {"type": "object", "x-kubernetes-embedded-resource": True}}},
+}
