@@ -132,6 +132,7 @@ func isIntOrStringAnyOf(l []props) bool {
 // finishClear drops the parsed-only fields so two nodes compare by keywords.
 func (p *props) finishClear() {
 	p.defaultValue, p.hasDefault, p.enumValues = nil, false, nil
+	p.prop, p.defaulted = nil, nil
 }
 
 func structuralInvariants(s *props, lvl level, fldPath string) meta.FieldErrors {
@@ -221,8 +222,8 @@ func metadataInvariants(m props, checkMetadata bool, lvl level, fldPath string) 
 			m.Properties = nil
 		}
 		m.Type = ""
-		m.Default, m.defaultValue, m.hasDefault = nil, nil, false
-		m.enumValues = nil
+		m.Default = nil
+		m.finishClear()
 		if !reflect.DeepEqual(m, props{}) {
 			errs = append(errs, meta.Forbidden(fldPath, "must not specify anything other than name and generateName, but metadata is implicitly specified"))
 		}

@@ -58,8 +58,8 @@ func embeddedErrors(pth string, x any, s *props) meta.FieldErrors {
 			errs = append(errs, embeddedResourceErrors(pth, x)...)
 		}
 		for _, k := range sortedKeys(x) {
-			if p, ok := s.Properties[k]; ok {
-				errs = append(errs, embeddedErrors(child(pth, k), x[k], &p)...)
+			if p := s.property(k); p != nil {
+				errs = append(errs, embeddedErrors(child(pth, k), x[k], p)...)
 			} else if s.AdditionalProperties != nil {
 				errs = append(errs, embeddedErrors(key(pth, k), x[k], s.AdditionalProperties.Schema)...)
 			}
@@ -142,8 +142,8 @@ func listErrors(pth string, s *props, obj map[string]any) meta.FieldErrors {
 		}
 	}
 	for _, k := range keys {
-		if p, ok := s.Properties[k]; ok {
-			errs = append(errs, listErrorsValue(child(pth, k), &p, obj[k])...)
+		if p := s.property(k); p != nil {
+			errs = append(errs, listErrorsValue(child(pth, k), p, obj[k])...)
 		}
 	}
 	return errs
@@ -287,8 +287,8 @@ func prune(x any, s *props, path string, unknown *[]string, isRoot bool) {
 				}
 				continue
 			}
-			if p, ok := s.Properties[k]; ok {
-				prune(v, &p, appendKey(path, k), unknown, false)
+			if p := s.property(k); p != nil {
+				prune(v, p, appendKey(path, k), unknown, false)
 			} else if s.AdditionalProperties != nil {
 				prune(v, s.AdditionalProperties.Schema, appendKey(path, k), unknown, false)
 			} else {
@@ -323,8 +323,8 @@ func skipPrune(x any, s *props, path string, unknown *[]string, isRoot bool) {
 				}
 				continue
 			}
-			if p, ok := s.Properties[k]; ok {
-				prune(v, &p, appendKey(path, k), unknown, false)
+			if p := s.property(k); p != nil {
+				prune(v, p, appendKey(path, k), unknown, false)
 			} else if s.AdditionalProperties != nil {
 				prune(v, s.AdditionalProperties.Schema, appendKey(path, k), unknown, false)
 			}
@@ -377,24 +377,22 @@ func applyDefaults(x any, s *props) {
 	}
 	switch x := x.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(s.Properties) {
-			p := s.Properties[k]
-			if !p.hasDefault {
-				continue
-			}
-			if v, found := x[k]; !found || isNonNullableNull(v, &p) {
+		for _, k := range s.defaulted {
+			p := s.prop[k]
+			if v, found := x[k]; !found || isNonNullableNull(v, p) {
 				x[k] = deepCopy(p.defaultValue)
 			}
 		}
-		for _, k := range sortedKeys(x) {
-			if p, ok := s.Properties[k]; ok {
-				applyDefaults(x[k], &p)
+		for k, v := range x { // each key is visited once; order does not matter
+			if p := s.property(k); p != nil {
+				applyDefaults(v, p)
 			} else if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
 				ap := s.AdditionalProperties.Schema
-				if isNonNullableNull(x[k], ap) {
-					x[k] = deepCopy(ap.defaultValue)
+				if isNonNullableNull(v, ap) {
+					v = deepCopy(ap.defaultValue)
+					x[k] = v
 				}
-				applyDefaults(x[k], ap)
+				applyDefaults(v, ap)
 			}
 		}
 	case []any:
@@ -425,8 +423,8 @@ func fieldSchema(k string, s *props) *props {
 	if s == nil {
 		return nil
 	}
-	if p, ok := s.Properties[k]; ok {
-		return &p
+	if p := s.property(k); p != nil {
+		return p
 	}
 	if s.AdditionalProperties != nil {
 		return s.AdditionalProperties.Schema

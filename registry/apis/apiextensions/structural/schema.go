@@ -63,6 +63,18 @@ type props struct {
 	defaultValue any  // the default, decoded with UseNumber; nil when absent or null
 	hasDefault   bool // a non-null default is set
 	enumValues   []any
+
+	// lookup tables built by finish for the per-object walks
+	prop      map[string]*props // Properties by name, shared pointers
+	defaulted []string          // sorted names of properties with a default
+}
+
+// property returns the schema of property k, or nil.
+func (p *props) property(k string) *props {
+	if p == nil {
+		return nil
+	}
+	return p.prop[k]
 }
 
 // ValidationRule is one x-kubernetes-validations entry
@@ -192,6 +204,16 @@ func (p *props) finish() error {
 	}
 	if p.AdditionalProperties != nil {
 		visit(p.AdditionalProperties.Schema)
+	}
+	if len(p.Properties) > 0 {
+		p.prop = make(map[string]*props, len(p.Properties))
+		for _, k := range sortedKeys(p.Properties) {
+			c := p.Properties[k]
+			p.prop[k] = &c
+			if c.hasDefault {
+				p.defaulted = append(p.defaulted, k)
+			}
+		}
 	}
 	return err
 }

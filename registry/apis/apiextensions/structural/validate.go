@@ -514,21 +514,20 @@ func objectCheck(s *props, path string, val map[string]any) *result {
 	keys := sortedKeys(val)
 	if s.AdditionalProperties != nil && !s.AdditionalProperties.Allows {
 		for _, k := range keys {
-			if _, ok := s.Properties[k]; !ok {
+			if s.property(k) == nil {
 				res.add(verr{name: path, value: k, msg: fmt.Sprintf("%s.%s in %s is a forbidden property", path, k, in)})
 			}
 		}
 	} else if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
 		for _, k := range keys {
-			if _, ok := s.Properties[k]; !ok {
+			if s.property(k) == nil {
 				res.merge(validateValue(s.AdditionalProperties.Schema, path+"."+k, val[k]))
 			}
 		}
 	}
-	for _, k := range sortedKeys(s.Properties) {
-		if v, ok := val[k]; ok {
-			p := s.Properties[k]
-			res.merge(validateValue(&p, childName(path, k), v))
+	for _, k := range keys { // the declared properties present, in sorted order
+		if p := s.property(k); p != nil {
+			res.merge(validateValue(p, childName(path, k), val[k]))
 		}
 	}
 	for _, k := range s.Required {
