@@ -650,52 +650,166 @@ func validationRuleErrors(s *props, fldPath string) meta.FieldErrors {
 	return errs
 }
 
-// validFieldPath reports whether a rule's fieldPath (".a.b", ".a['b']",
-// ".list[0]") names a field of the schema, as cel.ValidFieldPath does for
-// the common forms.
+// validFieldPath reports whether a rule's fieldPath names a field of the
+// schema node the rule sits on (pathValid in validation.go, which skips
+// the check for a non-structural node).
 func validFieldPath(s *props, path string) bool {
 	if unsupportedField(s) != "" {
-		return true // upstream skips the check when the schema is not structural
+		return true
 	}
-	cur := s
-	rest := path
-	for rest != "" {
-		var name string
-		switch {
-		case strings.HasPrefix(rest, "."):
-			rest = rest[1:]
-			end := strings.IndexAny(rest, ".[")
-			if end < 0 {
-				end = len(rest)
+	_, _, err := lookupFieldPath(path, s, true)
+	return err == nil
+}
+
+// fieldPathTokens splits a JSON path into ".", "[", "]" and the names
+// between them; a token starting with a single quote runs to the next
+// unescaped quote (the scanner of cel.ValidFieldPath).
+func fieldPathTokens(path string) []string {
+	var toks []string
+	for len(path) > 0 {
+		if path[0] == '\'' {
+			end := len(path)
+			for i := 1; i < len(path); i++ {
+				if path[i] == '\'' && path[i-1] != '\\' {
+					end = i + 1
+					break
+				}
 			}
-			name, rest = rest[:end], rest[end:]
-			if name == "" {
-				return false
-			}
-		case strings.HasPrefix(rest, "['"):
-			end := strings.Index(rest, "']")
-			if end < 0 {
-				return false
-			}
-			name, rest = rest[2:end], rest[end+2:]
-		case strings.HasPrefix(rest, "["):
-			end := strings.Index(rest, "]")
-			if end < 0 || cur.Items == nil || cur.Items.Schema == nil {
-				return false
-			}
-			rest = rest[end+1:]
-			cur = cur.Items.Schema
+			toks = append(toks, path[:end])
+			path = path[end:]
 			continue
-		default:
-			return false
 		}
-		if p, ok := cur.Properties[name]; ok {
-			cur = &p
-		} else if cur.AdditionalProperties != nil && cur.AdditionalProperties.Schema != nil {
-			cur = cur.AdditionalProperties.Schema
-		} else {
-			return false
+		i := strings.IndexAny(path, ".[]")
+		switch {
+		case i == 0:
+			toks = append(toks, path[:1])
+			path = path[1:]
+		case i < 0:
+			toks = append(toks, path)
+			path = ""
+		default:
+			toks = append(toks, path[:i])
+			path = path[i:]
 		}
 	}
-	return true
+	return toks
+}
+
+var unescapeQuote = strings.NewReplacer(`\a`, "\a", `\b`, "\b", `\f`, "\f", `\n`, "\n", `\r`, "\r", `\t`, "\t", `\v`, "\v", `\'`, "'", `\\`, "\\")
+
+// lookupFieldPath mirrors cel.ValidFieldPath: it walks ".name" and
+// "['name']" steps through properties (or additionalProperties) and
+// returns the field.Path form of the path and the schema it names, or
+// upstream's error text.
+func lookupFieldPath(jsonPath string, s *props, allowArrayNotation bool) (string, *props, error) {
+	var out string
+	step := func(name string) error {
+		switch {
+		case s == nil:
+			return fmt.Errorf("does not refer to a valid field")
+		case s.Properties != nil:
+			out = child(out, name)
+			p, ok := s.Properties[name]
+			if !ok {
+				return fmt.Errorf("does not refer to a valid field")
+			}
+			s = &p
+		case s.AdditionalProperties != nil:
+			out = key(out, name)
+			s = s.AdditionalProperties.Schema
+		default:
+			return fmt.Errorf("does not refer to a valid field")
+		}
+		return nil
+	}
+	toks := fieldPathTokens(jsonPath)
+	for i := 0; i < len(toks); i++ {
+		switch tok := toks[i]; tok {
+		case "[":
+			if !allowArrayNotation {
+				return "", nil, fmt.Errorf("array notation is not allowed")
+			}
+			if i+1 >= len(toks) {
+				return "", nil, fmt.Errorf("unexpected end of JSON path")
+			}
+			i++
+			tok = toks[i]
+			if len(tok) < 2 || tok[0] != '\'' || tok[len(tok)-1] != '\'' {
+				return "", nil, fmt.Errorf("expected single quoted string but got %s", tok)
+			}
+			if err := step(unescapeQuote.Replace(tok[1 : len(tok)-1])); err != nil {
+				return "", nil, err
+			}
+			if i+1 >= len(toks) {
+				return "", nil, fmt.Errorf("unexpected end of JSON path")
+			}
+			i++
+			if toks[i] != "]" {
+				return "", nil, fmt.Errorf("expected ] but got %s", toks[i])
+			}
+		case ".":
+			if i+1 >= len(toks) {
+				return "", nil, fmt.Errorf("unexpected end of JSON path")
+			}
+			i++
+			if err := step(toks[i]); err != nil {
+				return "", nil, err
+			}
+		default:
+			return "", nil, fmt.Errorf("expected [ or . but got: %s", tok)
+		}
+	}
+	return out, s, nil
+}
+
+// MaxSelectableFields is how many selectableFields a CRD version may
+// declare (MaxSelectableFields in validation.go).
+const MaxSelectableFields = 8
+
+// SelectableFieldErrors checks a version's selectableFields jsonPaths
+// against the schema as ValidateCustomResourceSelectableFields does;
+// fldPath names the list ("spec.versions[0].selectableFields").
+func (s *Schema) SelectableFieldErrors(jsonPaths []string, fldPath string) meta.FieldErrors {
+	var errs meta.FieldErrors
+	seen := map[string]bool{}
+	for i, jp := range jsonPaths {
+		p := child(index(fldPath, i), "jsonPath")
+		if jp == "" {
+			errs = append(errs, meta.Required(p, ""))
+			continue
+		}
+		path, found, err := lookupFieldPath(jp, s.root, false)
+		if err != nil {
+			errs = append(errs, meta.Invalid(p, jp, "is an invalid path: "+err.Error()))
+			continue
+		}
+		if path == "metadata" || strings.HasPrefix(path, "metadata.") || strings.HasPrefix(path, "metadata[") {
+			errs = append(errs, meta.Invalid(p, jp, "must not point to fields in metadata"))
+		}
+		if found == nil || (found.Type != "string" && found.Type != "boolean" && found.Type != "integer") {
+			errs = append(errs, meta.Invalid(p, jp, "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."))
+		}
+		if seen[path] {
+			errs = append(errs, &meta.FieldError{Type: meta.FieldValueDuplicate, Field: p, BadValue: jp})
+		}
+		seen[path] = true
+	}
+	if len(seen) > MaxSelectableFields {
+		errs = append(errs, &meta.FieldError{Type: meta.FieldValueTooMany, Field: fldPath, BadValue: len(seen), Detail: fmt.Sprintf("must have at most %d items", MaxSelectableFields)})
+	}
+	return errs
+}
+
+// FieldSchemaType returns the type and format of the field a
+// ".spec.replicas"-style path names (for printer columns and the scale
+// subresource's paths), and whether the path names a field.
+func (s *Schema) FieldSchemaType(jsonPath string) (typ, format string, ok bool) {
+	if s == nil {
+		return "", "", false
+	}
+	_, found, err := lookupFieldPath(jsonPath, s.root, true)
+	if err != nil || found == nil {
+		return "", "", false
+	}
+	return found.Type, found.Format, true
 }
