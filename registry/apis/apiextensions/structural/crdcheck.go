@@ -813,3 +813,90 @@ func (s *Schema) FieldSchemaType(jsonPath string) (typ, format string, ok bool) 
 	}
 	return found.Type, found.Format, true
 }
+
+// allowedAtStatusRoot are the JSONSchemaProps fields a root schema may set
+// when the status subresource is enabled (allowedFieldsAtRootSchema in
+// validation.go), in upstream's order for the message.
+var allowedAtStatusRoot = []string{"Description", "Type", "Format", "Title", "Maximum", "ExclusiveMaximum", "Minimum", "ExclusiveMinimum", "MaxLength", "MinLength", "Pattern", "MaxItems", "MinItems", "UniqueItems", "MultipleOf", "Required", "Items", "Properties", "ExternalDocs", "Example", "XPreserveUnknownFields", "XValidations"}
+
+// setRootFields lists the JSONSchemaProps fields the root sets, in the
+// field order of upstream's internal JSONSchemaProps struct.
+func setRootFields(p *props) []string {
+	var out []string
+	add := func(set bool, name string) {
+		if set {
+			out = append(out, name)
+		}
+	}
+	add(p.ID != "", "ID")
+	add(p.Schema != "", "Schema")
+	add(p.Ref != nil, "Ref")
+	add(p.Description != "", "Description")
+	add(p.Type != "", "Type")
+	add(p.Nullable, "Nullable")
+	add(p.Format != "", "Format")
+	add(p.Title != "", "Title")
+	add(p.hasDefault, "Default")
+	add(p.Maximum != nil, "Maximum")
+	add(p.ExclusiveMaximum, "ExclusiveMaximum")
+	add(p.Minimum != nil, "Minimum")
+	add(p.ExclusiveMinimum, "ExclusiveMinimum")
+	add(p.MaxLength != nil, "MaxLength")
+	add(p.MinLength != nil, "MinLength")
+	add(p.Pattern != "", "Pattern")
+	add(p.MaxItems != nil, "MaxItems")
+	add(p.MinItems != nil, "MinItems")
+	add(p.UniqueItems, "UniqueItems")
+	add(p.MultipleOf != nil, "MultipleOf")
+	add(p.Enum != nil, "Enum")
+	add(p.MaxProperties != nil, "MaxProperties")
+	add(p.MinProperties != nil, "MinProperties")
+	add(p.Required != nil, "Required")
+	add(p.Items != nil, "Items")
+	add(p.AllOf != nil, "AllOf")
+	add(p.OneOf != nil, "OneOf")
+	add(p.AnyOf != nil, "AnyOf")
+	add(p.Not != nil, "Not")
+	add(p.Properties != nil, "Properties")
+	add(p.AdditionalProperties != nil, "AdditionalProperties")
+	add(p.PatternProperties != nil, "PatternProperties")
+	add(p.Dependencies != nil, "Dependencies")
+	add(p.AdditionalItems != nil, "AdditionalItems")
+	add(p.Definitions != nil, "Definitions")
+	add(len(p.ExternalDocs) > 0, "ExternalDocs")
+	add(len(p.Example) > 0, "Example")
+	add(p.XPreserveUnknownFields != nil, "XPreserveUnknownFields")
+	add(p.XEmbeddedResource, "XEmbeddedResource")
+	add(p.XIntOrString, "XIntOrString")
+	add(p.XListMapKeys != nil, "XListMapKeys")
+	add(p.XListType != nil, "XListType")
+	add(p.XMapType != nil, "XMapType")
+	add(p.XValidations != nil, "XValidations")
+	return out
+}
+
+// StatusSubresourceErrors are the checks upstream runs on the root schema
+// of a version with the status subresource (validateCustomResourceDefinitionValidation,
+// before New's checks): only "object" as the root type, and only the
+// fields of allowedFieldsAtRootSchema; at most one error. fldPath names the
+// schema ("...openAPIV3Schema"), as for New. Upstream prints the whole
+// schema as a Go struct for the second error; this prints the
+// placeholder `apiextensions.JSONSchemaProps{...}`.
+func (s *Schema) StatusSubresourceErrors(fldPath string) meta.FieldErrors {
+	if s == nil {
+		return nil
+	}
+	for _, f := range setRootFields(s.root) {
+		if f == "Type" {
+			if s.root.Type != "object" {
+				return meta.FieldErrors{meta.Invalid(child(fldPath, "type"), s.root.Type, `only "object" is allowed as the type at the root of the schema if the status subresource is enabled`)}
+			}
+			continue
+		}
+		if !contains(allowedAtStatusRoot, f) {
+			return meta.FieldErrors{meta.Invalid(fldPath, meta.GoSyntax("apiextensions.JSONSchemaProps{...}"),
+				fmt.Sprintf("only [%s] fields are allowed at the root of the schema if the status subresource is enabled", strings.Join(allowedAtStatusRoot, " ")))}
+		}
+	}
+	return nil
+}

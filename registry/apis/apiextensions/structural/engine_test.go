@@ -167,3 +167,19 @@ func TestValidateAt(t *testing.T) {
 		t.Errorf("unknown property: %v", errs)
 	}
 }
+
+// TestStatusSubresourceErrors: texts as a real 1.33 answered a one-version
+// CRD with the status subresource and a root anyOf (its bad value, the
+// whole schema as a Go struct, is not reproduced).
+func TestStatusSubresourceErrors(t *testing.T) {
+	s := mustNew(t, `{"type":"object","anyOf":[{"required":["spec"]}],"properties":{"spec":{"type":"object"}}}`)
+	errs := s.StatusSubresourceErrors("spec.validation.openAPIV3Schema")
+	want := `spec.validation.openAPIV3Schema: Invalid value: apiextensions.JSONSchemaProps{...}: only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled`
+	if len(errs) != 1 || errs[0].Error() != want {
+		t.Errorf("got %v", errs)
+	}
+	ok := mustNew(t, `{"type":"object","required":["spec"],"description":"d","properties":{"spec":{"type":"object"}},"x-kubernetes-preserve-unknown-fields":true}`)
+	if errs := ok.StatusSubresourceErrors("p"); errs != nil {
+		t.Errorf("allowed root rejected: %v", errs)
+	}
+}
