@@ -51,7 +51,7 @@ func (s *Server) ensureBootstrapPolicy(ctx context.Context, namespacesDone <-cha
 			// Written as kube-apiserver's rbac/bootstrap-roles hook writes
 			// it, through a loopback client: an Update entry of manager
 			// kube-apiserver (measured on the reference).
-			st := rest.ObjectWriter{Store: s.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: w.resource}), Manager: "kube-apiserver"}
+			st := rest.ObjectWriter{Store: s.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: w.resource}), Manager: "kube-apiserver", CreateFields: bootstrapCreateFields(w.resource)}
 			errs[i] = ensureObjects(ctx, st, w.kind, w.objs, reviseRBAC)
 		}()
 	}

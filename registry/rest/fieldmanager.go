@@ -1042,6 +1042,14 @@ func TrackCreate(r *http.Request, obj meta.Object, apiVersion string, now time.T
 type ObjectWriter struct {
 	Store   *registry.Store
 	Manager string
+	// CreateFields, when set, returns the fieldsV1 a create of obj (after
+	// the scheme defaults) records for Manager, computed ahead of time, or
+	// false to compute them. The server's bootstrap objects use a
+	// generated table of them: recording ownership is a JSON round trip and
+	// a walk per object, a third of the CPU of a fresh start-up with 127
+	// bootstrap RBAC objects. The entry written is the one trackUpdate
+	// would write (a test compares the table with it).
+	CreateFields func(obj meta.Object) (meta.FieldsV1, bool)
 }
 
 // Get returns the stored object (registry.Store.Get).
@@ -1059,10 +1067,25 @@ func (w ObjectWriter) Names(ctx context.Context, namespace string) ([]string, er
 // store's (AlreadyExists, Invalid, NotFound for a missing namespace).
 func (w ObjectWriter) Create(ctx context.Context, obj meta.Object) (meta.Object, error) {
 	applyDefaults(w.Store, obj)
-	if err := trackUpdate(w.Store, nil, obj, w.Manager, ""); err != nil {
+	if f, ok := w.createFields(obj); ok {
+		t := meta.NewTime(w.Store.Now())
+		obj.GetObjectMeta().ManagedFields = []meta.ManagedFieldsEntry{{
+			Manager: w.Manager, Operation: operationUpdate, APIVersion: w.Store.Info().APIVersion(),
+			Time: &t, FieldsType: "FieldsV1", FieldsV1: f,
+		}}
+	} else if err := trackUpdate(w.Store, nil, obj, w.Manager, ""); err != nil {
 		return nil, err
 	}
 	return w.Store.Create(ctx, obj)
+}
+
+// createFields asks CreateFields, when set, for obj's precomputed fields.
+// A create that carries managedFields of its own computes them.
+func (w ObjectWriter) createFields(obj meta.Object) (meta.FieldsV1, bool) {
+	if w.CreateFields == nil || len(obj.GetObjectMeta().ManagedFields) != 0 {
+		return nil, false
+	}
+	return w.CreateFields(obj)
 }
 
 // Update records the change from live (the stored object obj replaces,
