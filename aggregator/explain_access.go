@@ -399,9 +399,11 @@ func (s *Server) serveDebugAccess(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.Contains(r.Header.Get("Accept"), "application/json") {
-		b, _ := json.MarshalIndent(e, "", "  ")
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(append(b, '\n'))
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(e)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
