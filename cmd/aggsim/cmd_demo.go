@@ -155,6 +155,8 @@ func demoBanner(in demoBannerInput) string {
 		"  kubectl get apiservices",
 		"  kubectl get flunders",
 		"  kubectl create -f testdata/demo/flunder.yaml",
+		"  kubectl auth can-i list flunders --as=jane",
+		"  kubectl create rolebinding jane-view --clusterrole=view --user=jane",
 		"  kubectl get fl --as=jane",
 		"  curl -sS " + admin + " " + in.Server + "/apis",
 		"  curl -sS " + admin + " -H '" + "Accept: " + aggregatedDiscoveryAccept + "' " + in.Server + "/apis",
