@@ -204,7 +204,8 @@ func (s *Server) authorizationModes() []string {
 func (s *Server) accessAdvice(e *AccessExplanation, req *rbac.RequestAttributes) []string {
 	r := &e.Request
 	if s.rbac == nil {
-		return []string{fmt.Sprintf("authorization mode %q decides without roles: only system:masters is allowed", strings.Join(e.Modes[1:], ","))}
+		modes := slices.DeleteFunc(slices.Clone(e.Modes), func(m string) bool { return m == GroupMasters })
+		return []string{fmt.Sprintf("authorization mode %q decides without roles: only system:masters is allowed", strings.Join(modes, ","))}
 	}
 	var out []string
 	for _, m := range e.NearMisses {
