@@ -21,7 +21,8 @@ import (
 // as-group (repeated), verb (required), and either resource
 // (RESOURCE[.GROUP] as kubectl auth can-i takes it, resolved through
 // discovery) with subresource, namespace and name, or path (a non-resource
-// URL).
+// URL). Without a namespace parameter a namespaced resource is asked in
+// "default"; namespace= (empty) asks for all namespaces.
 //
 // Like every non-resource path, the endpoint itself is authorised as a
 // `get` of the non-resource URL /debug/aggsim/access (as upstream authorises
@@ -83,6 +84,10 @@ type AccessExplanation struct {
 type AccessQuery struct {
 	User, Verb, Resource, Subresource, Namespace, Name, Path string
 	Groups                                                   []string
+	// NamespaceDefaulted is true when no namespace was given: a namespaced
+	// resource is then asked in "default" (kubectl's default), a
+	// cluster-scoped one without a warning.
+	NamespaceDefaulted bool
 }
 
 // accessQueryOf reads an AccessQuery from DebugAccessPath's query
@@ -90,7 +95,8 @@ type AccessQuery struct {
 // neither of resource and path.
 func accessQueryOf(v url.Values) (AccessQuery, error) {
 	q := AccessQuery{User: v.Get("as"), Groups: v["as-group"], Verb: v.Get("verb"), Resource: v.Get("resource"),
-		Subresource: v.Get("subresource"), Namespace: v.Get("namespace"), Name: v.Get("name"), Path: v.Get("path")}
+		Subresource: v.Get("subresource"), Namespace: v.Get("namespace"), Name: v.Get("name"), Path: v.Get("path"),
+		NamespaceDefaulted: !v.Has("namespace")}
 	switch {
 	case q.User == "":
 		return q, meta.NewBadRequest("the user is required: " + DebugAccessPath + "?as=<user>&verb=<verb>&resource=<resource>[.<group>] (or path=<url>)")
@@ -144,9 +150,15 @@ func (s *Server) ExplainAccess(ctx context.Context, q AccessQuery) (*AccessExpla
 		e.Request.APIGroup, e.Request.Resource = rr.group, rr.resource
 		e.Request.Subresource, e.Request.Namespace, e.Request.Name = q.Subresource, q.Namespace, q.Name
 		switch {
+		case q.NamespaceDefaulted && rr.namespaced:
+			e.Request.Namespace = "default"
+		case q.NamespaceDefaulted:
+			e.Request.Namespace = ""
+		}
+		switch {
 		case !rr.found:
 			e.Warnings = append(e.Warnings, fmt.Sprintf("the server doesn't have a resource type '%s'", q.Resource))
-		case !rr.namespaced && q.Namespace != "":
+		case !rr.namespaced && e.Request.Namespace != "":
 			e.Warnings = append(e.Warnings, fmt.Sprintf("%s is cluster-scoped: its requests name no namespace, so %q is ignored", rr.groupResource(), q.Namespace))
 			e.Request.Namespace = ""
 		}

@@ -99,6 +99,24 @@ func TestExplainAccessEndpoint(t *testing.T) {
 		t.Errorf("advice %q", e.Advice)
 	}
 
+	// Without a namespace a namespaced resource is asked in "default"; a
+	// cluster-scoped one drops a namespace given, with a warning.
+	for _, c := range []struct{ query, namespace, warning string }{
+		{"as=bob&verb=list&resource=flunders.wardle.example.com", "default", ""},
+		{"as=bob&verb=list&resource=flunders&namespace=", "", ""},
+		{"as=bob&verb=list&resource=apiservices&namespace=team", "", `apiservices.apiregistration.k8s.io is cluster-scoped: its requests name no namespace, so "team" is ignored`},
+		{"as=bob&verb=list&resource=nosuchthings", "default", "the server doesn't have a resource type 'nosuchthings'"},
+	} {
+		code, body := do(srv.Client(), aggregator.DebugAccessPath+"?"+c.query, "", "application/json")
+		var e aggregator.AccessExplanation
+		if err := json.Unmarshal([]byte(body), &e); code != 200 || err != nil {
+			t.Fatalf("%s: %d %s", c.query, code, body)
+		}
+		if e.Request.Namespace != c.namespace || strings.Join(e.Warnings, "|") != c.warning {
+			t.Errorf("%s: namespace %q warnings %q, want %q %q", c.query, e.Request.Namespace, e.Warnings, c.namespace, c.warning)
+		}
+	}
+
 	ctx := context.Background()
 	api := srv.Aggregator().API()
 	if _, err := api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: "clusterroles"}).Create(ctx, &rbac.ClusterRole{

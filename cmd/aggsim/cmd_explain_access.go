@@ -62,7 +62,7 @@ that non-resource URL: system:masters and cluster-admin may).`,
 	f := cmd.Flags()
 	f.StringVar(&o.as, "as", "", "the user to explain for (required)")
 	f.StringArrayVar(&o.asGroups, "as-group", nil, "a group of the user; repeat for several")
-	f.StringVarP(&o.namespace, "namespace", "n", "default", "the namespace of a namespaced resource")
+	f.StringVarP(&o.namespace, "namespace", "n", "", "the namespace of a namespaced resource (default \"default\")")
 	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "ask for all namespaces (a cluster-wide request)")
 	f.StringVar(&o.subresource, "subresource", "", "the subresource, e.g. status")
 	return cmd
@@ -99,7 +99,10 @@ func (o *explainAccessOptions) query(args []string) (url.Values, error) {
 	if o.subresource != "" {
 		v.Set("subresource", o.subresource)
 	}
-	if !o.allNamespaces && o.namespace != "" {
+	switch {
+	case o.allNamespaces:
+		v.Set("namespace", "")
+	case o.namespace != "":
 		v.Set("namespace", o.namespace)
 	}
 	return v, nil

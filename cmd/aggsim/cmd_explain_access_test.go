@@ -19,10 +19,11 @@ func TestExplainAccessQuery(t *testing.T) {
 		want  string
 		err   string
 	}{
+		{args: []string{"list", "flunders"}, flags: explainAccessOptions{as: "bob"}, want: "as=bob&resource=flunders&verb=list"},
 		{args: []string{"list", "flunders"}, flags: explainAccessOptions{as: "bob", namespace: "default"}, want: "as=bob&namespace=default&resource=flunders&verb=list"},
 		{args: []string{"get", "flunders.wardle.example.com/x"}, flags: explainAccessOptions{as: "bob", asGroups: []string{"a", "b"}, namespace: "team", subresource: "status"},
 			want: "as=bob&as-group=a&as-group=b&name=x&namespace=team&resource=flunders.wardle.example.com&subresource=status&verb=get"},
-		{args: []string{"delete", "fl", "x"}, flags: explainAccessOptions{as: "bob", namespace: "default", allNamespaces: true}, want: "as=bob&name=x&resource=fl&verb=delete"},
+		{args: []string{"delete", "fl", "x"}, flags: explainAccessOptions{as: "bob", namespace: "default", allNamespaces: true}, want: "as=bob&name=x&namespace=&resource=fl&verb=delete"},
 		{args: []string{"get", "/healthz"}, flags: explainAccessOptions{as: "bob", namespace: "default"}, want: "as=bob&path=%2Fhealthz&verb=get"},
 		{args: []string{"get", "/healthz", "x"}, flags: explainAccessOptions{as: "bob"}, err: "a non-resource URL takes no NAME or --subresource"},
 		{args: []string{"get", "fl/x", "y"}, flags: explainAccessOptions{as: "bob"}, err: `name given twice: "fl/x" and "y"`},
