@@ -1,11 +1,14 @@
 package aggregator
 
 import (
+	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/apis/rbac"
+	"github.com/aggsim/aggsim/registry/storage"
 )
 
 var flunderRead = rbac.PolicyRule{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{"wardle.example.com"}, Resources: []string{"flunders"}}
@@ -163,5 +166,36 @@ func TestExplainAccessNearMisses(t *testing.T) {
 				t.Errorf("near misses\n%+v\nwant\n%+v", misses, c.want)
 			}
 		})
+	}
+}
+
+// TestExplainAccessModes: what allowed a request when RBAC did not (the
+// privileged group, AlwaysAllow after RBAC), and the advice of a mode
+// without roles.
+func TestExplainAccessModes(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		mode, user    string
+		groups        []string
+		allowed       bool
+		allowedBy     string
+		modes, advice string
+	}{
+		{"RBAC", "root", []string{GroupMasters}, true, GroupMasters, "system:masters,RBAC", ""},
+		{"RBAC,AlwaysAllow", "bob", nil, true, ModeAlwaysAllow, "system:masters,RBAC,AlwaysAllow", ""},
+		{"AlwaysAllow", "bob", nil, true, ModeAlwaysAllow, "AlwaysAllow", ""},
+		{"AlwaysDeny", "bob", nil, false, "", "system:masters,AlwaysDeny", `authorization mode "AlwaysDeny" decides without roles: only system:masters is allowed`},
+	} {
+		s, _ := runServer(t, Options{Storage: storage.NewMemory(), AuthorizationMode: c.mode})
+		e, err := s.ExplainAccess(ctx, AccessQuery{User: c.user, Groups: c.groups, Verb: "list", Resource: "configmaps", Namespace: "default"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Allowed != c.allowed || e.AllowedBy != c.allowedBy || strings.Join(e.Modes, ",") != c.modes || strings.Join(e.Advice, "|") != c.advice || e.Grant != nil {
+			t.Errorf("%s as %s: %+v", c.mode, c.user, e)
+		}
+		if !c.allowed && (e.Reason != "Everything is forbidden." || e.Forbidden != `configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" in the namespace "default": Everything is forbidden.`) {
+			t.Errorf("%s: reason %q forbidden %q", c.mode, e.Reason, e.Forbidden)
+		}
 	}
 }
