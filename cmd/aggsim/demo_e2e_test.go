@@ -162,6 +162,10 @@ var walkExpectations = map[string]walkExpect{
 	`curl -sS --cacert $AGGSIM_DATA/demo/ca.crt --cert $AGGSIM_DATA/pki/front-proxy-client.crt --key $AGGSIM_DATA/pki/front-proxy-client.key -H 'X-Remote-User: inspector' "$DEMO_URL/debug/requests?user=system:serviceaccount:kube-system:namespace-controller"`: {
 		contains: []string{`"method":"DELETE","path":"/apis/wardle.example.com/v1alpha1/namespaces/tmpns/flunders"`, `"user":"system:serviceaccount:kube-system:namespace-controller"`},
 	},
+	// The RBAC part: kube-apiserver 1.33.13 answers the kubectl commands
+	// with the same bytes and exit codes (compared with flunders served by a
+	// CRD, the demo's ClusterRoles applied and view's aggregated rules set
+	// as kube-controller-manager sets them).
 	"kubectl auth can-i list flunders --as=bob": {exit: 1, regexps: []*regexp.Regexp{regexp.MustCompile(`\Ano\n\z`)}},
 	"kubectl get flunders --as=bob": {exit: 1, regexps: []*regexp.Regexp{regexp.MustCompile(
 		`\AError from server \(Forbidden\): flunders\.wardle\.example\.com is forbidden: User "bob" cannot list resource "flunders" in API group "wardle\.example\.com" in the namespace "default"\n\z`)}},
