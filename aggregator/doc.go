@@ -34,7 +34,9 @@
 //     deletes of aggregated content go through the proxy; explain_namespace.go
 //     explains a namespace it cannot finish.
 //   - The review APIs a k8s.io/apiserver backend calls back into
-//     (reviews.go), health checks, metrics and the explain/debug views.
+//     (reviews.go), health checks, metrics and the explain/debug views
+//     (explain_access.go and explain_access_rbac.go: why a user may or may
+//     not do something, from the RBAC authorizer's index).
 //
 // # What it must not do
 //

@@ -440,4 +440,5 @@ func (s *Server) installMetricsAndDebugRoutes() {
 	s.mux.UnlistedHandle(DebugAPIServicesPath, http.HandlerFunc(s.serveDebugAPIServices))
 	s.mux.UnlistedHandlePrefix(DebugAPIServicesPath+"/", http.HandlerFunc(s.serveDebugAPIServices))
 	s.mux.UnlistedHandlePrefix(DebugNamespacesPath+"/", http.HandlerFunc(s.serveDebugNamespaces)) // explain_namespace.go
+	s.mux.UnlistedHandle(DebugAccessPath, http.HandlerFunc(s.serveDebugAccess))                   // explain_access.go
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/apis/rbac"
 	"github.com/aggsim/aggsim/registry/rest"
 )
 
@@ -98,6 +99,12 @@ func resourceOf(obj meta.Object) (meta.GroupResource, error) {
 		return meta.GroupResource{Resource: "endpoints"}, nil
 	case *apiregistration.APIService:
 		return meta.GroupResource{Group: apiregistration.GroupAPIRegistration, Resource: "apiservices"}, nil
+	case *rbac.ClusterRole:
+		return meta.GroupResource{Group: rbac.GroupRBAC, Resource: "clusterroles"}, nil
+	case *rbac.ClusterRoleBinding:
+		return meta.GroupResource{Group: rbac.GroupRBAC, Resource: "clusterrolebindings"}, nil
+	case *rbac.RoleBinding:
+		return meta.GroupResource{Group: rbac.GroupRBAC, Resource: "rolebindings"}, nil
 	}
 	return meta.GroupResource{}, fmt.Errorf("demo: no resource for %T", obj)
 }

@@ -30,8 +30,10 @@ const aggregatedDiscoveryAccept = "application/json;g=apidiscovery.k8s.io;v=v2;a
 // the one-command sandbox): a serving cert for api.wardle.svc signed by the
 // CA in <dataDir>/demo (created on first use), flunders kept in
 // <dataDir>/demo/wardle.db, Namespace wardle, Service and Endpoints
-// wardle/api, and both APIServices with the real caBundle. It waits until
-// both are Available (demoAvailableTimeout), then prints what to try next
+// wardle/api, both APIServices with the real caBundle, and the RBAC
+// objects a real deployment applies (demo.Objects; serve --demo runs with
+// --authorization-mode=RBAC unless told otherwise). It waits until both
+// are Available (demoAvailableTimeout), then prints what to try next
 // to out. The backend stops when runCtx ends.
 func startDemo(ctx, runCtx context.Context, srv *aggregator.Server, pki *certs.PKI, dataDir string, out io.Writer, logger *slog.Logger) error {
 	dir := filepath.Join(dataDir, "demo")
@@ -68,7 +70,7 @@ func startDemo(ctx, runCtx context.Context, srv *aggregator.Server, pki *certs.P
 		_ = st.Close()
 	}()
 	port := b.Addr().Port
-	if err := demo.Apply(ctx, srv.API(), demo.Registration(int32(port), bc.CA.CertPEM)); err != nil {
+	if err := demo.Apply(ctx, srv.API(), demo.Objects(int32(port), bc.CA.CertPEM)); err != nil {
 		return fmt.Errorf("register the demo backend: %w", err)
 	}
 	fmt.Fprintf(out, "demo: wardle.example.com backend serving on %s (Service %s/%s, Endpoints 127.0.0.1:%d, CA %s)\n",
@@ -153,6 +155,8 @@ func demoBanner(in demoBannerInput) string {
 		"  kubectl get apiservices",
 		"  kubectl get flunders",
 		"  kubectl create -f testdata/demo/flunder.yaml",
+		"  kubectl auth can-i list flunders --as=jane",
+		"  kubectl create rolebinding jane-view --clusterrole=view --user=jane",
 		"  kubectl get fl --as=jane",
 		"  curl -sS " + admin + " " + in.Server + "/apis",
 		"  curl -sS " + admin + " -H '" + "Accept: " + aggregatedDiscoveryAccept + "' " + in.Server + "/apis",

@@ -95,6 +95,7 @@ Reads GET ` + aggregator.DebugNamespacesPath + `/NAME from the aggsim server.`,
 	}
 	no.addFlags(nsCmd)
 	explain.AddCommand(nsCmd)
+	explain.AddCommand(newExplainAccessCommand()) // cmd_explain_access.go
 	return explain
 }
 
@@ -113,14 +114,21 @@ func runExplainPath(o *explainOptions, base, name string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if name != "" {
+		base += "/" + url.PathEscape(name)
+	}
+	return getExplanation(o, cfg, base, out)
+}
+
+// getExplanation GETs pathAndQuery from the server cfg names and prints
+// the answer; a non-200 answer is an error (kubectl's `Error from server
+// (Reason): message` for a Status).
+func getExplanation(o *explainOptions, cfg *certs.KubeconfigClient, pathAndQuery string, out io.Writer) error {
 	client, err := explainHTTPClient(cfg, o.requestTimout)
 	if err != nil {
 		return err
 	}
-	u := strings.TrimRight(cfg.Server, "/") + base
-	if name != "" {
-		u += "/" + url.PathEscape(name)
-	}
+	u := strings.TrimRight(cfg.Server, "/") + pathAndQuery
 	req, err := http.NewRequest(http.MethodGet, u, nil)
 	if err != nil {
 		return err

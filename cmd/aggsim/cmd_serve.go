@@ -78,7 +78,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.StringSliceVar(&o.requestheaderExtraHeadersPrefix, "requestheader-extra-headers-prefix", []string{"X-Remote-Extra-"}, "request header prefixes to take extra user attributes from")
 	f.StringVar(&o.proxyClientCertFile, "proxy-client-cert-file", "", "front-proxy client certificate presented to backends (default: <data-dir>/pki/front-proxy-client.crt); reloaded when it changes")
 	f.StringVar(&o.proxyClientKeyFile, "proxy-client-key-file", "", "front-proxy client key (default: <data-dir>/pki/front-proxy-client.key)")
-	f.StringVar(&o.authorizationMode, "authorization-mode", "AlwaysAllow", "comma-separated authorizers asked in order, the first decision winning: RBAC, AlwaysAllow, AlwaysDeny (system:masters is always allowed first)")
+	f.StringVar(&o.authorizationMode, "authorization-mode", "AlwaysAllow", "comma-separated authorizers asked in order, the first decision winning: RBAC, AlwaysAllow, AlwaysDeny (system:masters is always allowed first); --demo defaults to RBAC")
 	f.DurationVar(&o.requestTimeout, "request-timeout", aggregator.DefaultRequestTimeout, "bound on non-long-running requests (not watch, exec, attach, port-forward, log, proxy); a request's ?timeout= may only shorten it")
 	f.DurationVar(&o.availabilityCheckInterval, "availability-check-interval", aggregator.DefaultAvailabilityCheckInterval, "how often each remote APIService is probed (upstream: 30s)")
 	f.DurationVar(&o.discoveryRefreshInterval, "discovery-refresh-interval", 60*time.Second, "how often backends' discovery documents are re-fetched (upstream: 60s)")
@@ -111,6 +111,9 @@ func newServeCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if o.demo && !cmd.Flags().Changed("authorization-mode") { // the demo runs as a cluster does (cmd_demo.go)
+				o.authorizationMode = aggregator.ModeRBAC
+			}
 			return runServe(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}

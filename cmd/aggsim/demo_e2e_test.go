@@ -108,6 +108,9 @@ type walkExpect struct {
 	// ready (background commands only) must appear before the next command
 	// runs, so the watch has listed before anything changes.
 	ready string
+	// exit is the exit code the command must end with (a refusal: kubectl
+	// auth can-i answering no, a 403); 0 when not set.
+	exit int
 }
 
 // walkExpectations maps each walkthrough command (as written) to its
@@ -159,6 +162,32 @@ var walkExpectations = map[string]walkExpect{
 	`curl -sS --cacert $AGGSIM_DATA/demo/ca.crt --cert $AGGSIM_DATA/pki/front-proxy-client.crt --key $AGGSIM_DATA/pki/front-proxy-client.key -H 'X-Remote-User: inspector' "$DEMO_URL/debug/requests?user=system:serviceaccount:kube-system:namespace-controller"`: {
 		contains: []string{`"method":"DELETE","path":"/apis/wardle.example.com/v1alpha1/namespaces/tmpns/flunders"`, `"user":"system:serviceaccount:kube-system:namespace-controller"`},
 	},
+	// The RBAC part: kube-apiserver 1.33.13 answers the kubectl commands
+	// with the same bytes and exit codes (compared with flunders served by a
+	// CRD, the demo's ClusterRoles applied and view's aggregated rules set
+	// as kube-controller-manager sets them).
+	"kubectl auth can-i list flunders --as=bob": {exit: 1, regexps: []*regexp.Regexp{regexp.MustCompile(`\Ano\n\z`)}},
+	"kubectl get flunders --as=bob": {exit: 1, regexps: []*regexp.Regexp{regexp.MustCompile(
+		`\AError from server \(Forbidden\): flunders\.wardle\.example\.com is forbidden: User "bob" cannot list resource "flunders" in API group "wardle\.example\.com" in the namespace "default"\n\z`)}},
+	"bin/aggsim explain access --as=bob list flunders": {contains: []string{
+		"Request:      list flunders.wardle.example.com in namespace \"default\"\n",
+		"Decision:     denied (NoOpinion)\n",
+		"Response:     403 Forbidden: flunders.wardle.example.com is forbidden: User \"bob\" cannot list resource \"flunders\" in API group \"wardle.example.com\" in the namespace \"default\"\n",
+		"  - kubectl create rolebinding <name> --clusterrole=view --user=bob -n default (ClusterRole \"view\" allows it)\n",
+	}},
+	"kubectl create rolebinding flunder-readers --clusterrole=view --user=bob --group=devs": {contains: []string{"rolebinding.rbac.authorization.k8s.io/flunder-readers created"}},
+	"kubectl auth can-i list flunders --as=bob --namespace=default":                         {regexps: []*regexp.Regexp{regexp.MustCompile(`\Ayes\n\z`)}},
+	"kubectl get fl --as=bob": {regexps: []*regexp.Regexp{regexp.MustCompile(`(?m)^NAME\s+AGE\n+my-first-flunder\s+\d+s\s*$`)}},
+	"bin/aggsim explain access --as=bob list flunders --namespace=default": {contains: []string{
+		"Decision:     allowed (by RBAC)\n",
+		"Reason:       RBAC: allowed by RoleBinding \"flunder-readers/default\" of ClusterRole \"view\" to User \"bob\"\n",
+		`{APIGroups:["wardle.example.com"], Resources:["flunders" "fischers"], Verbs:["get" "list" "watch"]}`,
+	}},
+	"bin/aggsim explain access --as=bob delete flunders my-first-flunder": {contains: []string{
+		"Decision:     denied (NoOpinion)\n",
+		"  - [verb] RoleBinding \"flunder-readers/default\" of ClusterRole \"view\" to User \"bob\" has a rule for [\"get\" \"list\" \"watch\"] of [\"flunders\" \"fischers\"] but not \"delete\"\n",
+	}},
+	"kubectl delete rolebinding flunder-readers":                {contains: []string{`rolebinding.rbac.authorization.k8s.io "flunder-readers" deleted`}},
 	"kubectl label fl my-first-flunder color=blue":              {contains: []string{"flunder.wardle.example.com/my-first-flunder labeled"}},
 	"kubectl get fl my-first-flunder --as=jane --as-group=devs": {regexps: []*regexp.Regexp{regexp.MustCompile(`(?m)^my-first-flunder\s+\d+s`)}},
 	"kubectl delete fl my-first-flunder":                        {contains: []string{`flunder.wardle.example.com "my-first-flunder" deleted`}},
@@ -234,6 +263,8 @@ func TestDemoBanner(t *testing.T) {
   kubectl get apiservices
   kubectl get flunders
   kubectl create -f testdata/demo/flunder.yaml
+  kubectl auth can-i list flunders --as=jane
+  kubectl create rolebinding jane-view --clusterrole=view --user=jane
   kubectl get fl --as=jane
   curl -sS --cacert /d/pki/ca.crt --cert /d/pki/admin.crt --key /d/pki/admin.key https://127.0.0.1:6443/apis
   curl -sS --cacert /d/pki/ca.crt --cert /d/pki/admin.crt --key /d/pki/admin.key -H 'Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' https://127.0.0.1:6443/apis
@@ -594,8 +625,14 @@ func runWalkthrough(t *testing.T, cmds []walkCommand, kubectl, xdg string) {
 			}
 			out, err := w.command(ctx, line).CombinedOutput()
 			cancel()
-			if err != nil {
-				t.Errorf("%s: %v\n%s", c.line, err, out)
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				code = -1
+			}
+			if want := walkExpectations[c.line].exit; code != want {
+				t.Errorf("%s: exit code %d (%v), want %d\n%s", c.line, code, err, want, out)
 				continue
 			}
 			checkOutput(t, c.line, string(out))
