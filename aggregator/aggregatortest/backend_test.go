@@ -243,7 +243,7 @@ func TestAddBackendNotAvailableExplains(t *testing.T) {
 		}),
 		Group:    "broken.example.com",
 		Versions: []string{"v1"},
-		Timeout:  300 * time.Millisecond,
+		Timeout:  2 * time.Second, // bounds the wait; the first probe (1 s resync) must have failed by then, also on a loaded machine,
 	})
 	if err == nil {
 		t.Fatal("AddBackend succeeded for a backend that answers 500")
