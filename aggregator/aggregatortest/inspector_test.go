@@ -1,0 +1,165 @@
+package aggregatortest_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aggsim/aggsim/aggregator"
+	"github.com/aggsim/aggsim/aggregator/aggregatortest"
+)
+
+// TestInspectorRecordsProxiedRequest checks what the inspector records for
+// an impersonated request proxied to a backend: the identity, the headers
+// removed and sent, the backend's answer, and secrets redacted; and that
+// /debug/aggsim/requests serves it with its filters.
+func TestInspectorRecordsProxiedRequest(t *testing.T) {
+	srv := aggregatortest.Start(t, aggregatortest.WithAggregatorOptions(func(o *aggregator.Options) { o.InspectorRingSize = 3 }))
+	gotc := make(chan http.Header, 1)
+	srv.RegisterBackend(t, aggregatortest.BackendOptions{
+		Group: "wardle.example.com", Versions: []string{"v1alpha1"},
+		Handler: srv.RequireFrontProxy(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			if !strings.HasSuffix(r.URL.Path, "/flunders") {
+				io.WriteString(w, `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"wardle.example.com/v1alpha1","resources":[]}`)
+				return
+			}
+			select {
+			case gotc <- func() http.Header {
+				h := r.Header.Clone()
+				if u, ok := aggregatortest.UserFrom(r); ok {
+					h.Set("X-Remote-User", u.Username) // RequireFrontProxy took it off
+				}
+				return h
+			}():
+			default:
+			}
+			w.Header().Set("X-Backend", "yes")
+			io.WriteString(w, `{"kind":"FlunderList","apiVersion":"wardle.example.com/v1alpha1","items":[]}`)
+		})),
+	})
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/apis/wardle.example.com/v1alpha1/namespaces/default/flunders?token=s3cret", nil)
+	req.Header.Set("Impersonate-User", "jane")
+	req.Header.Set("Impersonate-Group", "devs")
+	req.Header.Set("X-Remote-User", "mallory")
+	req.Header.Set("X-Api-Token", "s3cret")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	got := <-gotc
+	if got.Get("X-Remote-User") != "jane" || got.Get("Impersonate-User") != "" {
+		t.Fatalf("backend got X-Remote-User %q Impersonate-User %q", got.Get("X-Remote-User"), got.Get("Impersonate-User"))
+	}
+
+	ins := srv.Aggregator().Inspector()
+	var rec *aggregator.InspectedRequest
+	for _, r := range ins.Requests(aggregator.RequestFilter{User: "jane"}) {
+		rec = r
+	}
+	if rec == nil {
+		t.Fatal("no request of jane recorded")
+	}
+	if rec.Verb != "list" || rec.GroupVersion != "wardle.example.com/v1alpha1" || rec.Code != 200 || rec.Query != "token=%3Credacted%3E" {
+		t.Errorf("verb %q gv %q code %d query %q", rec.Verb, rec.GroupVersion, rec.Code, rec.Query)
+	}
+	if a := rec.Authentication; a.Method != "x509 client certificate" || a.User == nil || a.User.Username != "aggsim-admin" {
+		t.Errorf("authentication %+v", a)
+	}
+	if im := rec.Impersonation; im == nil || im.User == nil || im.User.Username != "jane" || !slices.Equal(im.User.Groups, []string{"devs", "system:authenticated"}) {
+		t.Errorf("impersonation %+v", im)
+	}
+	if az := rec.Authorization; az == nil || az.Decision != "Allow" {
+		t.Errorf("authorization %+v", az)
+	}
+	if v := rec.Client.Header.Get("X-Api-Token"); v != "<redacted>" {
+		t.Errorf("client X-Api-Token recorded as %q", v)
+	}
+	rt := rec.Route
+	if rt.Kind != "proxied" || rt.APIService != "v1alpha1.wardle.example.com" || rt.ServerName != "wardle-example-com.default.svc" || !strings.HasPrefix(rt.Address, "127.0.0.1:") {
+		t.Errorf("route %+v", rt)
+	}
+	if want := []string{"Impersonate-Group", "Impersonate-User", "X-Remote-User"}; !slices.Equal(rt.RemovedHeaders, want) {
+		t.Errorf("removed %q, want %q", rt.RemovedHeaders, want)
+	}
+	if rt.SentHeader.Get("X-Remote-User") != "jane" || !slices.Equal(rt.SentHeader["X-Remote-Group"], []string{"devs", "system:authenticated"}) {
+		t.Errorf("sent %v", rt.SentHeader)
+	}
+	if rt.ClientCertificate == nil || rt.ClientCertificate.Subject != "CN=front-proxy-client" {
+		t.Errorf("client certificate %+v", rt.ClientCertificate)
+	}
+	if rt.BackendCode != 200 || rt.ResponseHeader.Get("X-Backend") != "yes" || rt.BackendCertificate == "" {
+		t.Errorf("backend answer %d %v %q", rt.BackendCode, rt.ResponseHeader, rt.BackendCertificate)
+	}
+
+	// The ring keeps 3; the JSON filters.
+	for i := 0; i < 4; i++ {
+		r, err := srv.Client().Get(srv.URL + "/version")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+	}
+	if n := len(ins.Requests(aggregator.RequestFilter{})); n != 3 {
+		t.Errorf("ring holds %d, want 3", n)
+	}
+	r, err := srv.Client().Get(srv.URL + aggregator.DebugRequestsPath + "?code=2xx&user=aggsim-admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	var list struct {
+		Size  int
+		Items []aggregator.InspectedRequest
+	}
+	if err := json.NewDecoder(r.Body).Decode(&list); err != nil {
+		t.Fatal(err)
+	}
+	if list.Size != 3 || len(list.Items) != 3 || list.Items[2].Path != "/version" || list.Items[0].ID+2 != list.Items[2].ID {
+		t.Errorf("list %+v", list)
+	}
+}
+
+// TestInspectorRecordsRefusals checks the step that refused a request and
+// the authorizer's reason.
+func TestInspectorRecordsRefusals(t *testing.T) {
+	srv := aggregatortest.Start(t, aggregatortest.WithAggregatorOptions(func(o *aggregator.Options) {
+		o.InspectorRingSize = 10
+		o.AuthorizationMode = "RBAC"
+	}), aggregatortest.WithToken("tok-bob", "bob"))
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/apis/apiregistration.k8s.io/v1/apiservices", nil)
+	req.Header.Set("Authorization", "Bearer tok-bob")
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: srv.AdminTLSConfig().Clone()}, Timeout: 10 * time.Second}
+	c.Transport.(*http.Transport).TLSClientConfig.Certificates = nil
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	recs := srv.Aggregator().Inspector().Requests(aggregator.RequestFilter{User: "bob"})
+	if len(recs) != 1 {
+		t.Fatalf("%d records of bob", len(recs))
+	}
+	rec := recs[0]
+	if rec.StoppedAt != "authorization" || rec.Code != 403 || rec.Authentication.Method != "bearer token" || rec.Authorization.Decision != "NoOpinion" {
+		t.Errorf("record %+v %+v", rec, rec.Authorization)
+	}
+	if v := rec.Client.Header.Get("Authorization"); v != "Bearer <redacted>" {
+		t.Errorf("Authorization recorded as %q", v)
+	}
+	if rec.Route.Kind != "local" {
+		t.Errorf("route %+v", rec.Route)
+	}
+}
