@@ -163,3 +163,93 @@ func TestInspectorRecordsRefusals(t *testing.T) {
 		t.Errorf("route %+v", rec.Route)
 	}
 }
+
+// TestDiscoveryOrderExplained checks /debug/aggsim/discovery-order: the
+// groups and versions in /apis order, each with upstream's rule for it.
+func TestDiscoveryOrderExplained(t *testing.T) {
+	srv := aggregatortest.Start(t)
+	srv.RegisterBackend(t, aggregatortest.BackendOptions{Group: "wardle.example.com", Versions: []string{"v1alpha1", "v1beta1"}, GroupPriorityMinimum: 1000})
+	srv.RegisterBackend(t, aggregatortest.BackendOptions{Group: "zeta.example.com", Versions: []string{"v1"}, GroupPriorityMinimum: 1000})
+	resp, err := srv.Client().Get(srv.URL + aggregator.DebugDiscoveryOrderPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var o aggregator.DiscoveryOrder
+	if err := json.NewDecoder(resp.Body).Decode(&o); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	why := map[string]string{}
+	for _, g := range o.Groups {
+		for _, v := range g.Versions {
+			names = append(names, v.Name)
+			why[v.Name] = v.Why
+		}
+		why[g.Name] = g.Why
+	}
+	n := len(names)
+	if n < 4 || !slices.Equal(names[n-3:], []string{"v1.zeta.example.com", "v1beta1.wardle.example.com", "v1alpha1.wardle.example.com"}) {
+		t.Fatalf("order %q", names)
+	}
+	if names[0] != "v1." || o.Groups[1].Name != "apiregistration.k8s.io" {
+		t.Errorf("first groups %q, %q", names[0], o.Groups[1].Name)
+	}
+	for name, want := range map[string]string{
+		// "v1." sorts before "v1alpha1.": upstream ties by APIService name
+		"wardle.example.com":          "same groupPriorityMinimum as zeta.example.com (1000): APIService v1alpha1.wardle.example.com sorts after v1.zeta.example.com by name",
+		"v1beta1.wardle.example.com":  "preferred version: versionPriority 15 like v1alpha1, and v1beta1 is the later Kubernetes version",
+		"v1alpha1.wardle.example.com": "same versionPriority as v1beta1 (15): v1alpha1 is an earlier Kubernetes version (GA, then beta, then alpha; higher numbers first)",
+	} {
+		if why[name] != want {
+			t.Errorf("%s: why %q, want %q", name, why[name], want)
+		}
+	}
+}
+
+// TestRequestEvents checks the event stream: recorded requests first,
+// then new ones as they happen, filtered.
+func TestRequestEvents(t *testing.T) {
+	srv := aggregatortest.Start(t, aggregatortest.WithAggregatorOptions(func(o *aggregator.Options) { o.InspectorRingSize = 50 }))
+	get := func(p string) {
+		r, err := srv.Client().Get(srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+	}
+	get("/version")
+	resp, err := srv.Client().Get(srv.URL + aggregator.DebugRequestEventsPath + "?code=404")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	get("/nothing-here")
+	get("/version")
+	get("/nothing-either")
+	buf := make([]byte, 0, 4096)
+	tmp := make([]byte, 4096)
+	for strings.Count(string(buf), "event: request") < 2 {
+		n, err := resp.Body.Read(tmp)
+		if err != nil {
+			t.Fatalf("after %q: %v", buf, err)
+		}
+		buf = append(buf, tmp[:n]...)
+	}
+	var paths []string
+	for _, line := range strings.Split(string(buf), "\n") {
+		if d, ok := strings.CutPrefix(line, "data: "); ok {
+			var rec aggregator.InspectedRequest
+			if err := json.Unmarshal([]byte(d), &rec); err != nil {
+				t.Fatal(err)
+			}
+			paths = append(paths, rec.Path)
+		}
+	}
+	if !slices.Equal(paths, []string{"/nothing-here", "/nothing-either"}) {
+		t.Errorf("streamed %q", paths)
+	}
+}
