@@ -3,9 +3,9 @@ package aggregator
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"maps"
 	"net/http"
 	"net/url"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -276,9 +276,9 @@ func (in *Inspector) add(r *InspectedRequest) {
 
 // inspection is one request's record while the chain serves it.
 type inspection struct {
-	rec InspectedRequest
-	hop proxy.Hop
-	proxied   bool
+	rec     InspectedRequest
+	hop     proxy.Hop
+	proxied bool
 	// stage is the step running: authentication, impersonation,
 	// authorization, or "" once the handler runs.
 	stage string
