@@ -50,7 +50,7 @@ var requestsPanel = panelTemplate("requests", `{{if not .On}}<p>Request recordin
 <div id="request-stream">{{template "request-list" .}}</div>{{end}}
 {{define "request-list"}}<div id="request-list" data-events="/events/requests?{{.Query}}"></div>{{end}}`)
 
-var requestRow = panelTemplate("row", `<details class="req {{codeClass .Code}}" data-id="{{.ID}}" data-user="{{.EffectiveUser}}">
+var requestRow = panelTemplate("row", `<details class="req {{codeClass .Code}}" data-id="{{.ID}}" data-user="{{.EffectiveUser}}" data-path="{{.Path}}" data-code="{{.Code}}">
 <summary><span class="rid">#{{.ID}}</span><span class="time">{{clock .Time}}</span><span class="who">{{with .Authentication.User}}{{.Username}}{{else}}(unauthenticated){{end}}{{with .Impersonation}}{{with .User}} → <b class="as">{{.Username}}</b>{{end}}{{end}}</span><span class="verb">{{.Verb}}</span><span class="path">{{.Path}}{{with .Query}}?{{.}}{{end}}</span><span class="decision">{{with .Authentication.Method}}{{.}}{{else}}not authenticated{{end}}{{with .Impersonation}} · impersonation {{if .User}}allowed{{else}}refused{{end}}{{end}}{{with .Authorization}}{{with .Decision}} · {{.}}{{end}}{{end}}</span><span class="route">{{if eq .Route.Kind "proxied"}}→ {{.Route.APIService}}{{else}}local{{end}}</span><span class="code">{{.Code}}</span><span class="lat">{{micros .LatencyMicros}}</span></summary>
 <div class="detail">
 <section class="client"><h4>Client sent</h4>
