@@ -25,7 +25,7 @@ var apiServicesPanel = panelTemplate("apiservices", `<table class="apiservices">
 <tr class="grouprow"><th colspan="5">{{if .Name}}{{.Name}}{{else}}core (/api){{end}}</th><td class="why">{{.Why}}</td></tr>
 {{range .Versions}}<tr class="apiservice" data-name="{{.Name}}" data-available="{{.Available}}">
 <td><a href="#apiservice" hx-get="/panels/apiservice?name={{.Name}}" hx-target="#apiservice">{{.Name}}</a></td>
-<td>{{.GroupPriorityMinimum}} / {{.VersionPriority}}</td><td>{{.Service}}</td>
+<td>{{if or .GroupPriorityMinimum .VersionPriority}}{{.GroupPriorityMinimum}} / {{.VersionPriority}}{{else}}—{{end}}</td><td>{{.Service}}</td>
 <td class="avail {{lower .Available}}"><b>{{.Available}}</b>{{with .Reason}} ({{.}}){{end}}{{with .Message}}<div class="msg">{{.}}</div>{{end}}</td>
 <td>{{with .LastTransitionTime}}{{since .Time}}{{end}}</td><td class="why">{{.Why}}</td></tr>
 {{end}}</tbody>
