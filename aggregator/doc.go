@@ -35,6 +35,12 @@
 //     explains a namespace it cannot finish.
 //   - The review APIs a k8s.io/apiserver backend calls back into
 //     (reviews.go), health checks, metrics and the explain/debug views.
+//   - The inspector's data (inspector.go, inspector_api.go): with
+//     Options.InspectorRingSize the chain records every request (identity,
+//     decisions, route, the proxy hop through proxy.Hop) into a bounded
+//     ring, served as JSON and server-sent events under /debug/aggsim/,
+//     with the discovery order explained and the discovery documents.
+//     aggregator/inspectorpage renders it as a page.
 //
 // # What it must not do
 //
