@@ -44,7 +44,9 @@ type InspectedClient struct {
 	// Certificate is the client certificate the client presented, nil
 	// without one.
 	Certificate *InspectedCertificate `json:"certificate,omitempty"`
-	Header      http.Header           `json:"header"`
+	// Header is the request header as the chain received it, plus the
+	// Audit-Id aggsim gave a request that came without one.
+	Header http.Header `json:"header"`
 }
 
 // InspectedAuthentication is who aggsim decided the caller is and how.
@@ -105,8 +107,8 @@ type InspectedRoute struct {
 }
 
 // InspectedRequest is one request as the inspector recorded it: one entry
-// of the ring GET /debug/aggsim/requests lists. Once recorded it is never
-// changed.
+// of the ring GET /debug/aggsim/requests lists. It is recorded when the
+// request ends (a watch when it closes). Once recorded it is never changed.
 type InspectedRequest struct {
 	// ID increases by one per recorded request, from 1.
 	ID      uint64    `json:"id"`

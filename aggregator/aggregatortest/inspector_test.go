@@ -253,3 +253,27 @@ func TestRequestEvents(t *testing.T) {
 		t.Errorf("streamed %q", paths)
 	}
 }
+
+// TestInspectorOff checks that without a ring nothing is recorded and the
+// request paths are not served, while the discovery views are.
+func TestInspectorOff(t *testing.T) {
+	srv := aggregatortest.Start(t)
+	if srv.Aggregator().Inspector() != nil {
+		t.Fatal("an inspector without InspectorRingSize")
+	}
+	for path, want := range map[string]int{
+		aggregator.DebugRequestsPath:       http.StatusNotFound,
+		aggregator.DebugRequestEventsPath:  http.StatusNotFound,
+		aggregator.DebugDiscoveryOrderPath: http.StatusOK,
+		aggregator.DebugDiscoveryPath:      http.StatusOK,
+	} {
+		r, err := srv.Client().Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if r.StatusCode != want {
+			t.Errorf("%s: %d, want %d", path, r.StatusCode, want)
+		}
+	}
+}

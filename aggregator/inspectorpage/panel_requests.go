@@ -40,7 +40,7 @@ func renderRequests(p *Page, w io.Writer, r *http.Request) error {
 }
 
 var requestsPanel = panelTemplate("requests", `{{if not .On}}<p>Request recording is off (<code>--inspector-ring-size=0</code>).</p>{{else}}
-<form class="filters" hx-get="/panels/requests?part=list" hx-target="#request-stream" hx-trigger="input changed delay:400ms, submit">
+<form class="filters" hx-get="/panels/requests?part=list" hx-target="#request-stream" hx-trigger="input delay:400ms, submit">
 <label>user <input name="user" value="{{.F.User}}" placeholder="jane"></label>
 <label>group/version <input name="groupVersion" value="{{.F.GroupVersion}}" placeholder="wardle.example.com"></label>
 <label>code <input name="code" value="{{.F.Code}}" placeholder="403 or 4xx"></label>

@@ -38,7 +38,7 @@ func chromiumPath() string {
 // the banner's one-time URL, sees both wardle APIServices Available in
 // discovery order, runs `kubectl get fl --as=jane` and sees that request
 // appear live with X-Remote-User: jane sent and Impersonate-User removed,
-// then breaks the demo backend (POST /debug/fail?status=503) and sees the
+// filters the list by user, then breaks the demo backend (POST /debug/fail?status=503) and sees the
 // APIService turn unavailable with upstream's reason,
 // FailedDiscoveryCheck. Each step's screenshot is saved in the test's
 // temporary directory (AGGSIM_INSPECTOR_SCREENSHOTS=<dir> keeps copies).
@@ -163,6 +163,15 @@ func TestInspectorBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	shot("request-jane")
+
+	// The user filter: the list is rebuilt from the stream for jane only.
+	if err := chromedp.Do(ctx, chromedp.SendKeys(`input[name="user"]`, "jane")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS("the list filtered to jane", `(() => {
+		const l = document.getElementById('request-list'), rows = l ? l.querySelectorAll('details.req') : [];
+		return l && l.dataset.events == '/events/requests?user=jane' && rows.length > 0 && Array.from(rows).every(e => e.dataset.user == 'jane');
+	})()`)
 
 	// 4. Break the backend: the APIService turns unavailable with
 	// upstream's reason.
