@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/negotiation"
 )
@@ -33,7 +35,40 @@ const (
 	// DebugDiscoveryPath shows the discovery documents: legacy and
 	// aggregated /apis with their ETags, and per group its documents.
 	DebugDiscoveryPath = "/debug/aggsim/discovery"
+	// DebugNamespacesPath (without a name) lists the namespaces that are
+	// Terminating with the namespace controller's conditions
+	// (TerminatingNamespaces); DebugNamespacesPath/<name> explains one.
 )
+
+// TerminatingNamespace is a namespace being deleted, as
+// DebugNamespacesPath lists it.
+type TerminatingNamespace struct {
+	Name              string                    `json:"name"`
+	DeletionTimestamp *meta.Time                `json:"deletionTimestamp,omitempty"`
+	Finalizers        []string                  `json:"finalizers,omitempty"`
+	Conditions        []core.NamespaceCondition `json:"conditions,omitempty"`
+}
+
+// TerminatingNamespaces lists the namespaces in phase Terminating, by
+// name, with their spec finalizers and conditions (what blocks each is
+// ExplainNamespace's to say). Errors: the store's.
+func (s *Server) TerminatingNamespaces(ctx context.Context) ([]TerminatingNamespace, error) {
+	objs, _, _, err := s.api.Store(meta.GroupResource{Resource: "namespaces"}).List(ctx, "", registry.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := []TerminatingNamespace{}
+	for _, o := range objs {
+		ns := o.(*core.Namespace)
+		if ns.Status.Phase != core.NamespaceTerminating {
+			continue
+		}
+		out = append(out, TerminatingNamespace{Name: ns.Name, DeletionTimestamp: ns.DeletionTimestamp,
+			Finalizers: ns.Spec.Finalizers, Conditions: ns.Status.Conditions})
+	}
+	slices.SortFunc(out, func(a, b TerminatingNamespace) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
 
 // Inspector returns the request recorder; nil when
 // Options.InspectorRingSize is 0.
@@ -298,6 +333,14 @@ func (s *Server) installInspectorRoutes() {
 	}))
 	s.mux.UnlistedHandle(DebugDiscoveryPath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeDebugJSON(w, s.DiscoveryDocuments())
+	}))
+	s.mux.UnlistedHandle(DebugNamespacesPath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		list, err := s.TerminatingNamespaces(r.Context())
+		if err != nil {
+			negotiation.WriteStatus(w, r, err)
+			return
+		}
+		writeDebugJSON(w, list)
 	}))
 	if s.inspector == nil {
 		return

@@ -29,6 +29,10 @@ type Source interface {
 	DiscoveryDocuments() *aggregator.DiscoveryDocuments
 	// ExplainAPIService is DebugAPIServicesPath/<name>.
 	ExplainAPIService(ctx context.Context, name string) (*aggregator.Explanation, error)
+	// TerminatingNamespaces is DebugNamespacesPath.
+	TerminatingNamespaces(ctx context.Context) ([]aggregator.TerminatingNamespace, error)
+	// ExplainNamespace is DebugNamespacesPath/<name>.
+	ExplainNamespace(ctx context.Context, name string) (*aggregator.NamespaceExplanation, error)
 }
 
 //go:embed assets

@@ -136,3 +136,40 @@ func TestPanels(t *testing.T) {
 		}
 	}
 }
+
+// TestNamespacesPanel: a namespace deleted while the namespace controller
+// is off stays Terminating; the panel lists it and the namespace panel
+// says why.
+func TestNamespacesPanel(t *testing.T) {
+	srv := aggregatortest.Start(t, aggregatortest.WithAggregatorOptions(func(o *aggregator.Options) { o.Controllers = []string{"-namespace-controller"} }))
+	p, err := inspectorpage.New(srv.Aggregator(), inspectorpage.Options{Server: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(p)
+	defer hs.Close()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	if code, _ := body(t, c, hs.URL+p.LoginPath()); code != 200 {
+		t.Fatal("login failed")
+	}
+	if _, ns := body(t, c, hs.URL+"/panels/namespaces"); !strings.Contains(ns, `<p class="note">none</p>`) {
+		t.Errorf("namespaces panel with none terminating:\n%s", ns)
+	}
+	resp, err := srv.Client().Post(srv.URL+"/api/v1/namespaces", "application/json", strings.NewReader(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"stuck"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	req, _ := http.NewRequest(http.MethodDelete, srv.URL+"/api/v1/namespaces/stuck", nil)
+	if resp, err = srv.Client().Do(req); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if _, ns := body(t, c, hs.URL+"/panels/namespaces"); !strings.Contains(ns, `<tr class="namespace" data-name="stuck">`) || !strings.Contains(ns, "<td>kubernetes</td>") {
+		t.Errorf("namespaces panel:\n%s", ns)
+	}
+	if _, one := body(t, c, hs.URL+"/panels/namespace?name=stuck"); !strings.Contains(one, "phase <b>Terminating</b>, finalizers <code>kubernetes</code>; the namespace controller is off") {
+		t.Errorf("namespace panel:\n%s", one)
+	}
+}
