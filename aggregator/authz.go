@@ -487,7 +487,7 @@ func WithAuthorization(h http.Handler, a Authorizer, logger *slog.Logger) http.H
 			internalError(w, r, fmt.Errorf("no RequestInfo found in the context"))
 			return
 		}
-		if authorizeRequest(w, r, ri, a, logger) {
+		if authorizeRequest(w, r, ri, a, logger, nil) {
 			h.ServeHTTP(w, r)
 		}
 	})
@@ -495,7 +495,7 @@ func WithAuthorization(h http.Handler, a Authorizer, logger *slog.Logger) http.H
 
 // authorizeRequest is the authorization step of the chain (and of
 // WithAuthorization): true when a allows r; otherwise it has answered.
-func authorizeRequest(w http.ResponseWriter, r *http.Request, ri *request.RequestInfo, a Authorizer, logger *slog.Logger) bool {
+func authorizeRequest(w http.ResponseWriter, r *http.Request, ri *request.RequestInfo, a Authorizer, logger *slog.Logger, note *InspectedAuthorization) bool {
 	ctx := r.Context()
 	u, ok := request.UserFrom(ctx)
 	if !ok {
@@ -507,6 +507,12 @@ func authorizeRequest(w http.ResponseWriter, r *http.Request, ri *request.Reques
 	if logger.Enabled(ctx, slog.LevelDebug) { // the arguments allocate; skip them when not logged
 		logger.Debug("authorization", "user", u.Username, "verb", attrs.Verb, "resource", attrs.Resource,
 			"namespace", attrs.Namespace, "name", attrs.Name, "path", attrs.Path, "decision", decision.String(), "reason", reason)
+	}
+	if note != nil { // the inspector records (inspector.go)
+		note.Decision, note.Reason = decision.String(), reason
+		if err != nil && reason == "" {
+			note.Reason = err.Error()
+		}
 	}
 	if decision == DecisionAllow {
 		return true

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/aggregator/request"
+	"github.com/aggsim/aggsim/proxy"
 	"github.com/aggsim/aggsim/registry/apis/authentication"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/negotiation"
@@ -41,6 +42,9 @@ type ChainOptions struct {
 	// request id and access log, including those refused by
 	// authentication (the request metrics).
 	Observer RequestObserver
+	// Inspector, when set, records every request (inspector.go); nil
+	// costs nothing.
+	Inspector *Inspector
 	// Logger receives access logs (debug), authn/authz decisions (debug)
 	// and panics (error); nil means slog.Default().
 	Logger *slog.Logger
@@ -125,6 +129,7 @@ func BuildHandlerChain(h http.Handler, opts ChainOptions) http.Handler {
 		router:        router,
 		logger:        logger,
 		observer:      opts.Observer,
+		inspector:     opts.Inspector,
 		authn:         newAuthenticator(opts.Authn, logger),
 		impersonation: ImpersonationAuthorizer{ImpersonatorGroups: opts.ImpersonatorGroups, Delegate: authz},
 		authz:         authz,
@@ -138,6 +143,7 @@ type handlerChain struct {
 	router        Router // h as a Router, or nil
 	logger        *slog.Logger
 	observer      RequestObserver
+	inspector     *Inspector
 	authn         *authenticator
 	impersonation Authorizer
 	authz         Authorizer
@@ -166,6 +172,10 @@ func (c *handlerChain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.observer.RequestStarted(r, ri, proxied)
 		defer c.observe(st, r, ri, proxied)
 	}
+	if c.inspector != nil {
+		c.inspector.begin(st, r, ri, proxied)
+		defer c.inspector.finish(st, r)
+	}
 	c.serve(st, r, h, ri, riErr, proxied)
 	st.completed = true
 }
@@ -185,11 +195,22 @@ func (c *handlerChain) serve(st *requestState, r *http.Request, h http.Handler, 
 		return
 	}
 	st.user = u
+	ins := st.insp
+	if ins != nil {
+		ins.authenticated(r, u)
+	}
 	if r, ok = impersonateRequest(w, r, c.impersonation, c.logger); !ok {
 		return
 	}
-	if !authorizeRequest(w, r, ri, c.authz, c.logger) {
+	var note *InspectedAuthorization
+	if ins != nil {
+		note = ins.impersonated(r)
+	}
+	if !authorizeRequest(w, r, ri, c.authz, c.logger, note) {
 		return
+	}
+	if ins != nil {
+		ins.stage = ""
 	}
 	c.timeout.serve(w, r, h, ri, proxied)
 }
@@ -219,14 +240,16 @@ type requestState struct {
 	rec             requestRecord
 	ri              *request.RequestInfo     // nil until parsed, or when the path did not parse
 	user            *authentication.UserInfo // nil until authenticated
+	insp            *inspection              // the inspector's record, nil when it is off
 	start           time.Time
 	// completed is set when everything inside the access log returned
 	// normally (not set: the handler panicked).
 	completed bool
 }
 
-// Value answers requestRecordKey, request.RequestInfoKey (once parsed) and
-// request.UserKey (once authenticated) and delegates every other key.
+// Value answers requestRecordKey, request.RequestInfoKey (once parsed),
+// request.UserKey (once authenticated) and, when the inspector records,
+// proxy.HopKey, and delegates every other key.
 func (s *requestState) Value(key any) any {
 	switch key.(type) {
 	case requestRecordKey:
@@ -238,6 +261,10 @@ func (s *requestState) Value(key any) any {
 	case request.UserKey:
 		if s.user != nil {
 			return s.user
+		}
+	case proxy.HopKey:
+		if s.insp != nil {
+			return &s.insp.hop
 		}
 	}
 	return s.Context.Value(key)
@@ -300,7 +327,8 @@ const DefaultRequestTimeout = 60 * time.Second
 // as kube-apiserver's BasicLongRunningRequestCheck
 // (apiserver/pkg/server/filters/longrunning.go) configured with verbs
 // watch, proxy and subresources attach, exec, proxy, log, portforward; plus
-// non-resource paths under /debug/pprof/.
+// non-resource paths under /debug/pprof/ and aggsim's own event stream
+// DebugRequestEventsPath.
 func IsLongRunning(ri *request.RequestInfo) bool {
 	switch ri.Verb {
 	case "watch", "proxy":
@@ -313,7 +341,7 @@ func IsLongRunning(ri *request.RequestInfo) bool {
 		}
 		return false
 	}
-	return strings.HasPrefix(ri.Path, "/debug/pprof/")
+	return strings.HasPrefix(ri.Path, "/debug/pprof/") || ri.Path == DebugRequestEventsPath
 }
 
 // newTimeoutStatus mirrors apierrors.NewTimeoutError(

@@ -37,6 +37,12 @@
 //     (reviews.go), health checks, metrics and the explain/debug views
 //     (explain_access.go and explain_access_rbac.go: why a user may or may
 //     not do something, from the RBAC authorizer's index).
+//   - The inspector's data (inspector.go, inspector_api.go): with
+//     Options.InspectorRingSize the chain records every request (identity,
+//     decisions, route, the proxy hop through proxy.Hop) into a bounded
+//     ring, served as JSON and server-sent events under /debug/aggsim/,
+//     with the discovery order explained and the discovery documents.
+//     aggregator/inspectorpage renders it as a page.
 //
 // # What it must not do
 //

@@ -123,6 +123,11 @@ type Options struct {
 	// by default, "foo" enables foo, "-foo" disables it. Known:
 	// KnownControllers. nil or empty means ["*"].
 	Controllers []string
+	// InspectorRingSize is how many requests the inspector keeps
+	// (inspector.go, issue 18): every request through the chain is
+	// recorded, proxied ones with their hop to the backend, and served at
+	// DebugRequestsPath. 0 turns recording off (it then costs nothing).
+	InspectorRingSize int
 }
 
 // KnownControllers are the kube-controller-manager controllers aggsim
@@ -273,6 +278,8 @@ type Server struct {
 	// review resources (reviews.go).
 	builtin       *builtinAPI
 	extensionAuth *extensionAuthWriter
+	// inspector records requests; nil when Options.InspectorRingSize is 0.
+	inspector *Inspector
 }
 
 // New assembles a Server. Errors: a missing Storage, an unknown
@@ -391,6 +398,9 @@ func New(opts Options) (*Server, error) {
 	s.openapi = openapiaggregator.NewController(s.fetchOpenAPI, logger, now) // OpenAPI aggregation (aggregator/openapiaggregator)
 
 	s.metrics = newMetrics(opts.Registerer, opts.Gatherer)
+	if opts.InspectorRingSize > 0 { // inspector.go
+		s.inspector = NewInspector(opts.InspectorRingSize, opts.ProxyClientCertificate)
+	}
 	s.mux = NewMux(logger)
 	s.installStaticRoutes()
 	// Review resources and the extension-apiserver-authentication writer.
@@ -428,6 +438,7 @@ func New(opts Options) (*Server, error) {
 		ImpersonatorGroups: impersonators,
 		RequestTimeout:     opts.RequestTimeout,
 		Observer:           requestMetrics{s}, // request metrics, metrics.go
+		Inspector:          s.inspector,
 		Logger:             logger,
 	})
 	if ControllerEnabled("namespace-controller", opts.Controllers) {
@@ -698,6 +709,7 @@ func (s *Server) installStaticRoutes() {
 	s.installHealthRoutes()
 	s.installOpenAPIRoutes()
 	s.installMetricsAndDebugRoutes() // /metrics, /debug/aggsim/apiservices (metrics.go, explain.go)
+	s.installInspectorRoutes()       // /debug/aggsim/requests, discovery (inspector_api.go)
 }
 
 // serveLegacy serves the /api tree while the v1. APIService is local:
@@ -744,6 +756,7 @@ func (s *Server) newProxyHandler() *proxy.Handler {
 		Transports: s.transports,
 		Logger:     s.logger,
 		OnRequest:  s.onProxyRequest,
+		RecordHops: s.inspector != nil,
 		InterceptError: func(w http.ResponseWriter, r *http.Request, _ error) bool {
 			if !requestTimedOut(r.Context()) {
 				return false

@@ -30,6 +30,10 @@
 //     backend offers it and wraps "never connected" failures in *DialError.
 //     CaptureChain does the same handshake without verification, for
 //     explain.
+//   - The inspector's hop record (inspect.go): a Handler built with
+//     Options.RecordHops fills the *Hop the request's context carries
+//     (address, server name, headers sent and received, the backend's
+//     certificate); without the option it never looks.
 //   - The errors (errors.go): the resolver's typed errors with upstream's
 //     texts, and ClassifyError, the one place a backend error is sorted
 //     into dial, tls, resolve, unavailable or other.

@@ -47,6 +47,7 @@ func (h *Handler) forward(w http.ResponseWriter, in *http.Request, b *backend, c
 		out.Body = noopCloseBody{in.Body}
 	}
 	rewriteRequest(out, in, c.host, c.user)
+	c.recordRequest(out.Header)
 
 	res, err := b.entry.rt.RoundTrip(out)
 	if err != nil {

@@ -83,6 +83,9 @@ type Options struct {
 	// turns them into 502 `the backend attempted to redirect this request,
 	// which is not permitted`.
 	AllowForwardingRedirects bool
+	// RecordHops makes the Handler fill the *Hop a request's context
+	// answers for HopKey{} (the inspector); false: it never looks.
+	RecordHops bool
 }
 
 // ServiceRef is an APIService's spec.service.
@@ -127,6 +130,7 @@ type Handler struct {
 	intercept func(http.ResponseWriter, *http.Request, error) bool
 	onRequest func(string, int, time.Duration, error)
 	redirects bool
+	record    bool // Options.RecordHops
 	buffers   bufferPool
 	// viaReverseProxy sends every request through httputil.ReverseProxy
 	// instead of forward (tests compare the two).
@@ -161,6 +165,7 @@ func NewHandler(opts Options) *Handler {
 		intercept: opts.InterceptError,
 		onRequest: opts.OnRequest,
 		redirects: opts.AllowForwardingRedirects,
+		record:    opts.RecordHops,
 	}
 	if h.resolver == nil {
 		h.resolver = ResolverFunc(serviceDNSResolver)
@@ -307,6 +312,12 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, c *proxyCall) *b
 		http.NotFound(w, r)
 		return b
 	}
+	if h.record {
+		if c.hop = hopFrom(r.Context()); c.hop != nil {
+			c.hop.APIService, c.hop.Available = b.target.APIServiceName, b.target.Available
+			c.hop.ServerName = b.target.Service.Name + "." + b.target.Service.Namespace + ".svc"
+		}
+	}
 	if !b.target.Available {
 		http.Error(w, msgServiceUnavailable, http.StatusServiceUnavailable)
 		return b
@@ -336,6 +347,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, c *proxyCall) *b
 		c.Context = ctx
 	}
 	c.host, c.user = loc.Host, user
+	if c.hop != nil {
+		c.hop.Address = loc.Host
+	}
 	if forwardable(r) && !h.viaReverseProxy {
 		h.forward(w, r, b, c)
 	} else {
@@ -404,6 +418,7 @@ type proxyCall struct {
 	user     *authentication.UserInfo
 	err      error // first error that ended the request
 	upgraded bool  // the backend answered 101
+	hop      *Hop  // the inspector's record (Options.RecordHops), or nil
 	// rec is the writer handed to the ReverseProxy when Options.OnRequest
 	// is set and the incoming writer is not already a fresh
 	// request.StatusRecorder (unused otherwise). OnRequest gets the code the Handler wrote
@@ -442,6 +457,7 @@ func callFrom(ctx context.Context) *proxyCall {
 func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 	c := callFrom(pr.In.Context())
 	rewriteRequest(pr.Out, pr.In, c.host, c.user)
+	c.recordRequest(pr.Out.Header)
 }
 
 // rewriteRequest makes out, a copy of in, the request to send to the
@@ -504,8 +520,11 @@ func (h *Handler) modifyResponse(resp *http.Response) error {
 		}
 	}
 	if h.modify != nil {
-		return h.modify(resp)
+		if err := h.modify(resp); err != nil {
+			return err
+		}
 	}
+	c.recordResponse(resp)
 	return nil
 }
 
@@ -530,6 +549,9 @@ func rejectRedirect(resp *http.Response) {
 func (h *Handler) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
 	c := callFrom(r.Context())
 	c.setErr(err)
+	if c.hop != nil && c.hop.Err == "" {
+		c.hop.Err = err.Error()
+	}
 	if h.intercept != nil && h.intercept(w, r, err) {
 		return
 	}

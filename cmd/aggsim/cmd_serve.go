@@ -57,6 +57,7 @@ type serveOptions struct {
 	shutdownTimeout           time.Duration
 	logLevel                  string
 	demo                      bool
+	inspector                 inspectorFlags // cmd_serve_inspector.go
 }
 
 func (o *serveOptions) addFlags(cmd *cobra.Command) {
@@ -88,6 +89,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests may take to finish on SIGINT/SIGTERM")
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.BoolVar(&o.demo, "demo", false, "also start the demo wardle.example.com backend and register it")
+	o.inspector.add(cmd)
 }
 
 // defaultDataDir is <user state dir>/aggsim: $XDG_STATE_HOME/aggsim or
@@ -224,6 +226,7 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		ClientCAPEM:               clientCAs.PEM,
 		FrontProxyCAPEM:           frontProxyCA.PEM,
 		Version:                   version,
+		InspectorRingSize:         o.inspector.ringSize,
 	}
 	if o.requestheaderClientCAFile != "" {
 		rhCA, err := certs.NewDynamicCAFile(o.requestheaderClientCAFile, certs.ReloadOptions{Logger: logger})
@@ -274,6 +277,10 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	srvErr := make(chan error, 1)
 	go func() { srvErr <- httpServer.ServeTLS(ln, "", "") }()
 	go srv.Run(runCtx)
+	inspectorURL, stopInspector, err := startInspector(o.inspector, srv, server, logger)
+	if err != nil {
+		return err
+	}
 	phases.mark("listen")
 
 	if o.demo {
@@ -291,6 +298,7 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	fmt.Fprintf(out, "aggsim %s (Kubernetes %s) serving on %s\n", version, kubeGitVersion(), server)
 	fmt.Fprintf(out, "data dir: %s (storage: %s)\n", dataDir, o.storage)
 	fmt.Fprintf(out, "ready in %s\n", time.Since(started).Round(time.Millisecond))
+	printInspector(out, inspectorURL)
 	fmt.Fprintf(out, "export KUBECONFIG=%s\n", kubeconfigPath)
 
 	select {
@@ -304,6 +312,7 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	srv.Shutdown() // ends watches so Shutdown below does not wait for them
 	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
 	defer cancel()
+	stopInspector(sctx)
 	if err := httpServer.Shutdown(sctx); err != nil {
 		logger.Warn("in-flight requests did not finish in time", "err", err)
 		_ = httpServer.Close()

@@ -21,6 +21,7 @@ var rank = map[string]int{
 	"cmd/aggsim":                          90,
 	"demo":                                80, // a backend: uses the aggregator's filters, never imported by it
 	"aggregator/aggregatortest":           75,
+	"aggregator/inspectorpage":            72, // the web inspector: a view of aggregator's /debug/aggsim data
 	"aggregator":                          70,
 	"aggregator/openapiaggregator":        60,
 	"discovery":                           50,

@@ -1,0 +1,557 @@
+package aggregator
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aggsim/aggsim/aggregator/request"
+	"github.com/aggsim/aggsim/proxy"
+	"github.com/aggsim/aggsim/registry/apis/authentication"
+)
+
+// DefaultInspectorRingSize is how many requests the inspector keeps when
+// Options.InspectorRingSize is not set by `aggsim serve`'s flag.
+const DefaultInspectorRingSize = 500
+
+// InspectedUser is a user as the inspector shows it.
+type InspectedUser struct {
+	Username string              `json:"username"`
+	UID      string              `json:"uid,omitempty"`
+	Groups   []string            `json:"groups,omitempty"`
+	Extra    map[string][]string `json:"extra,omitempty"`
+}
+
+// InspectedCertificate is a client or serving certificate, by name only.
+type InspectedCertificate struct {
+	Subject string `json:"subject"`
+	Issuer  string `json:"issuer,omitempty"`
+}
+
+// InspectedClient is what the client sent: its connection and its header
+// (secrets redacted, see redactHeader).
+type InspectedClient struct {
+	RemoteAddr string `json:"remoteAddr,omitempty"`
+	Protocol   string `json:"protocol,omitempty"`
+	// Certificate is the client certificate the client presented, nil
+	// without one.
+	Certificate *InspectedCertificate `json:"certificate,omitempty"`
+	// Header is the request header as the chain received it, plus the
+	// Audit-Id aggsim gave a request that came without one.
+	Header http.Header `json:"header"`
+}
+
+// InspectedAuthentication is who aggsim decided the caller is and how.
+type InspectedAuthentication struct {
+	// Method is how the user was authenticated: "x509 client certificate",
+	// "bearer token", "ServiceAccount token", "front-proxy headers",
+	// "anonymous", "in-process" (aggsim's own controllers) or "" when
+	// authentication failed (Result then says so).
+	Method string `json:"method,omitempty"`
+	// User is the authenticated user; nil when authentication failed.
+	User *InspectedUser `json:"user,omitempty"`
+}
+
+// InspectedImpersonation is present when the request asked to impersonate.
+type InspectedImpersonation struct {
+	// Requested are the Impersonate-* headers the client sent.
+	Requested http.Header `json:"requested"`
+	// User is the user the request ran as; nil when impersonation was
+	// refused.
+	User *InspectedUser `json:"user,omitempty"`
+}
+
+// InspectedAuthorization is the authorizer's decision for the request's
+// attributes (as the effective user).
+type InspectedAuthorization struct {
+	// Decision is the authorizer's: "Allow", "Deny" or "NoOpinion" (which
+	// is refused).
+	Decision string `json:"decision"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// InspectedRoute is where the request went.
+type InspectedRoute struct {
+	// Kind is "local" (aggsim served it) or "proxied".
+	Kind string `json:"kind"`
+	// The fields below are set for proxied requests (see proxy.Hop).
+	APIService string `json:"apiService,omitempty"`
+	Available  bool   `json:"available,omitempty"`
+	Address    string `json:"address,omitempty"`
+	ServerName string `json:"serverName,omitempty"`
+	// ClientCertificate is the front-proxy client certificate aggsim
+	// presents to backends.
+	ClientCertificate *InspectedCertificate `json:"clientCertificate,omitempty"`
+	// BackendCertificate is the subject of the certificate the backend
+	// presented.
+	BackendCertificate string `json:"backendCertificate,omitempty"`
+	// RemovedHeaders are the client's header fields not passed on:
+	// credentials, Impersonate-*, client-sent X-Remote-*, hop-by-hop and
+	// client X-Forwarded-*.
+	RemovedHeaders []string `json:"removedHeaders,omitempty"`
+	// SentHeader is the header sent to the backend.
+	SentHeader http.Header `json:"sentHeader,omitempty"`
+	// BackendCode and ResponseHeader are the backend's answer.
+	BackendCode    int         `json:"backendCode,omitempty"`
+	ResponseHeader http.Header `json:"responseHeader,omitempty"`
+	// Error is the transport error that ended the exchange.
+	Error string `json:"error,omitempty"`
+}
+
+// InspectedRequest is one request as the inspector recorded it: one entry
+// of the ring GET /debug/aggsim/requests lists. It is recorded when the
+// request ends (a watch when it closes). Once recorded it is never changed.
+type InspectedRequest struct {
+	// ID increases by one per recorded request, from 1.
+	ID      uint64    `json:"id"`
+	AuditID string    `json:"auditID"`
+	Time    time.Time `json:"time"`
+	Method  string    `json:"method"`
+	// Verb is the Kubernetes verb (RequestInfo): get, list, watch, ...
+	Verb string `json:"verb"`
+	Path string `json:"path"`
+	// Query is the raw query with secret-looking parameters redacted.
+	Query string `json:"query,omitempty"`
+	// GroupVersion is "<group>/<version>" ("v1" for the core group) of a
+	// resource or API path; empty for other paths.
+	GroupVersion   string                  `json:"groupVersion,omitempty"`
+	Client         InspectedClient         `json:"client"`
+	Authentication InspectedAuthentication `json:"authentication"`
+	Impersonation  *InspectedImpersonation `json:"impersonation,omitempty"`
+	Authorization  *InspectedAuthorization `json:"authorization,omitempty"`
+	// StoppedAt names the step that refused the request:
+	// "authentication", "impersonation" or "authorization"; empty when the
+	// request reached its handler.
+	StoppedAt string         `json:"stoppedAt,omitempty"`
+	Route     InspectedRoute `json:"route"`
+	// Code is the status code sent to the client.
+	Code int `json:"code"`
+	// LatencyMicros is the time in the chain, in microseconds.
+	LatencyMicros int64 `json:"latencyMicros"`
+}
+
+// EffectiveUser is the user the request ran as (impersonated or
+// authenticated); "" when authentication failed.
+func (r *InspectedRequest) EffectiveUser() string {
+	if r.Impersonation != nil && r.Impersonation.User != nil {
+		return r.Impersonation.User.Username
+	}
+	if r.Authentication.User != nil {
+		return r.Authentication.User.Username
+	}
+	return ""
+}
+
+// RequestFilter selects recorded requests; a zero field matches all.
+type RequestFilter struct {
+	// User matches the effective or the authenticated user name exactly.
+	User string
+	// GroupVersion matches InspectedRequest.GroupVersion exactly, or its
+	// group when it has no '/'.
+	GroupVersion string
+	// Code is an exact code ("403") or a class ("4xx").
+	Code string
+	// After keeps only requests with a larger ID.
+	After uint64
+}
+
+// ParseRequestFilter reads a RequestFilter from the query parameters user,
+// groupVersion, code and after (an ID; a bad number counts as 0).
+func ParseRequestFilter(q url.Values) RequestFilter {
+	after, _ := strconv.ParseUint(q.Get("after"), 10, 64)
+	return RequestFilter{User: q.Get("user"), GroupVersion: q.Get("groupVersion"), Code: q.Get("code"), After: after}
+}
+
+// Match reports whether r passes f.
+func (f RequestFilter) Match(r *InspectedRequest) bool {
+	if r.ID <= f.After {
+		return false
+	}
+	if f.User != "" && r.EffectiveUser() != f.User && (r.Authentication.User == nil || r.Authentication.User.Username != f.User) {
+		return false
+	}
+	if gv := f.GroupVersion; gv != "" && r.GroupVersion != gv {
+		if strings.Contains(gv, "/") {
+			return false
+		}
+		if g, _, _ := strings.Cut(r.GroupVersion, "/"); g != gv {
+			return false
+		}
+	}
+	if c := f.Code; c != "" {
+		code := strconv.Itoa(r.Code)
+		if len(c) == 3 && strings.HasSuffix(c, "xx") {
+			return code[0] == c[0]
+		}
+		return code == c
+	}
+	return true
+}
+
+// Inspector records requests for the web inspector in a bounded ring
+// (oldest dropped first) and tells subscribers about each as it is
+// recorded. It is safe for concurrent use. aggsim's own; upstream has only
+// its audit log.
+type Inspector struct {
+	proxyCert func(*tls.CertificateRequestInfo) (*tls.Certificate, error)
+
+	mu     sync.Mutex
+	ring   []*InspectedRequest // len == size; ring[next] is the oldest once full
+	next   int
+	seq    uint64
+	subs   map[chan *InspectedRequest]struct{}
+	certMu sync.Mutex
+	certOf *tls.Certificate // the proxy client certificate cert describes
+	cert   *InspectedCertificate
+	// certs caches describe's answers by certificate.
+	certs     sync.Map // *x509.Certificate → *InspectedCertificate
+	certCount atomic.Int32
+}
+
+// NewInspector returns an Inspector keeping the last size requests
+// (size < 1 means 1). proxyCert is the front-proxy client certificate
+// source (may be nil), described in proxied requests.
+func NewInspector(size int, proxyCert func(*tls.CertificateRequestInfo) (*tls.Certificate, error)) *Inspector {
+	if size < 1 {
+		size = 1
+	}
+	return &Inspector{ring: make([]*InspectedRequest, size), proxyCert: proxyCert, subs: map[chan *InspectedRequest]struct{}{}}
+}
+
+// Size is the ring's capacity.
+func (in *Inspector) Size() int { return len(in.ring) }
+
+// Requests returns the recorded requests that f matches, oldest first.
+func (in *Inspector) Requests(f RequestFilter) []*InspectedRequest {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	out := []*InspectedRequest{}
+	n := len(in.ring)
+	for i := 0; i < n; i++ {
+		r := in.ring[(in.next+i)%n]
+		if r != nil && f.Match(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Subscribe returns a channel that receives each request recorded from
+// now on, and the function that ends the subscription. A subscriber that
+// does not keep up misses requests (the channel holds 256); it can list
+// them with RequestFilter.After.
+func (in *Inspector) Subscribe() (<-chan *InspectedRequest, func()) {
+	ch := make(chan *InspectedRequest, 256)
+	in.mu.Lock()
+	in.subs[ch] = struct{}{}
+	in.mu.Unlock()
+	return ch, func() {
+		in.mu.Lock()
+		delete(in.subs, ch)
+		in.mu.Unlock()
+	}
+}
+
+// add records r, giving it the next ID.
+func (in *Inspector) add(r *InspectedRequest) {
+	in.mu.Lock()
+	in.seq++
+	r.ID = in.seq
+	in.ring[in.next] = r
+	in.next = (in.next + 1) % len(in.ring)
+	for ch := range in.subs {
+		select {
+		case ch <- r:
+		default:
+		}
+	}
+	in.mu.Unlock()
+}
+
+// inspection is one request's record while the chain serves it.
+type inspection struct {
+	rec     InspectedRequest
+	hop     proxy.Hop
+	proxied bool
+	// stage is the step running: authentication, impersonation,
+	// authorization, or "" once the handler runs.
+	stage string
+}
+
+// begin starts st's record: called by the chain before authentication.
+func (in *Inspector) begin(st *requestState, r *http.Request, ri *request.RequestInfo, proxied bool) {
+	ins := &inspection{proxied: proxied, stage: "authentication"}
+	rec := &ins.rec
+	rec.AuditID, rec.Time, rec.Method = st.rec.id, st.start, r.Method
+	rec.Verb, rec.Path, rec.Query = ri.Verb, r.URL.Path, redactQuery(r.URL.RawQuery)
+	if ri.APIVersion != "" {
+		rec.GroupVersion = ri.APIVersion
+		if ri.APIGroup != "" {
+			rec.GroupVersion = ri.APIGroup + "/" + ri.APIVersion
+		}
+	}
+	// A copy of the map sharing the values: the chain deletes fields from
+	// r.Header (credentials, Impersonate-*) but never changes a value.
+	rec.Client = InspectedClient{RemoteAddr: r.RemoteAddr, Protocol: r.Proto, Header: redactHeader(maps.Clone(r.Header), true)}
+	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+		rec.Client.Certificate = in.describe(r.TLS.PeerCertificates[0])
+	}
+	if asksImpersonation(r.Header) {
+		req := http.Header{}
+		for k, v := range r.Header {
+			if strings.HasPrefix(k, "Impersonate-") {
+				req[k] = v
+			}
+		}
+		rec.Impersonation = &InspectedImpersonation{Requested: req}
+	}
+	st.insp = ins
+}
+
+// authenticated notes the authenticated user u of r.
+func (ins *inspection) authenticated(r *http.Request, u *authentication.UserInfo) {
+	ins.rec.Authentication = InspectedAuthentication{Method: authnMethod(r, ins.rec.Client.Header, u), User: inspectedUser(u)}
+	ins.stage = "impersonation"
+}
+
+// impersonated notes the user r runs as after impersonation and returns
+// the authorization record to fill.
+func (ins *inspection) impersonated(r *http.Request) *InspectedAuthorization {
+	if ins.rec.Impersonation != nil {
+		u, _ := request.UserFrom(r.Context())
+		ins.rec.Impersonation.User = inspectedUser(u)
+	}
+	ins.stage = "authorization"
+	ins.rec.Authorization = &InspectedAuthorization{}
+	return ins.rec.Authorization
+}
+
+// authnMethod tells how u was authenticated from what r carried.
+func authnMethod(r *http.Request, h http.Header, u *authentication.UserInfo) string {
+	if v, ok := r.Context().Value(inProcessUserKey{}).(*authentication.UserInfo); ok && v == u {
+		return "in-process"
+	}
+	if u.Username == UserAnonymous {
+		return "anonymous"
+	}
+	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+		if slices.ContainsFunc(standardRequestHeaders.UsernameHeaders, func(k string) bool { return h.Get(k) == u.Username && u.Username != "" }) &&
+			r.TLS.PeerCertificates[0].Subject.CommonName != u.Username {
+			return "front-proxy headers"
+		}
+		if r.TLS.PeerCertificates[0].Subject.CommonName == u.Username {
+			return "x509 client certificate"
+		}
+	}
+	if strings.HasPrefix(h.Get("Authorization"), "Bearer ") { // kept by redactHeader
+		if strings.HasPrefix(u.Username, serviceAccountUsernamePrefix) {
+			return "ServiceAccount token"
+		}
+		return "bearer token"
+	}
+	return "front-proxy headers"
+}
+
+// finish completes st's record and adds it to the ring: the chain's
+// deferred call.
+func (in *Inspector) finish(st *requestState, r *http.Request) {
+	ins := st.insp
+	rec := &ins.rec
+	rec.Code = st.sw.Code()
+	switch {
+	case !st.completed:
+		rec.Code = http.StatusInternalServerError
+	case rec.Code == 0:
+		rec.Code = http.StatusOK
+	}
+	rec.LatencyMicros = time.Since(st.start).Microseconds()
+	rec.StoppedAt = ins.stage
+	if rec.Impersonation != nil && rec.Impersonation.User == nil && rec.StoppedAt == "" {
+		rec.Impersonation = nil // the Impersonate-* headers named nobody
+	}
+	rec.Route = InspectedRoute{Kind: "local"}
+	if ins.proxied && ins.stage == "" {
+		h := &ins.hop
+		rec.Route = InspectedRoute{Kind: "proxied", APIService: h.APIService, Available: h.Available, Address: h.Address,
+			ServerName: h.ServerName, BackendCode: h.Code, Error: h.Err}
+		if h.BackendCertificate != nil {
+			rec.Route.BackendCertificate = in.describe(h.BackendCertificate).Subject
+		}
+		if h.RequestHeader != nil {
+			// The maps are the exchange's own, which nothing changes once
+			// the request is over: copied only to redact.
+			rec.Route.SentHeader = redactHeader(h.RequestHeader, false)
+			rec.Route.ResponseHeader = redactHeader(h.ResponseHeader, false)
+			rec.Route.RemovedHeaders = removedHeaders(rec.Client.Header, h.RequestHeader)
+			rec.Route.ClientCertificate = in.proxyCertificate()
+		}
+	}
+	in.add(rec)
+}
+
+// describe names c, from a cache: the same certificate (one per TLS
+// connection) comes with every request on it, and formatting a
+// distinguished name allocates.
+func (in *Inspector) describe(c *x509.Certificate) *InspectedCertificate {
+	if v, ok := in.certs.Load(c); ok {
+		return v.(*InspectedCertificate)
+	}
+	d := &InspectedCertificate{Subject: c.Subject.String(), Issuer: c.Issuer.String()}
+	if in.certCount.Add(1) > maxDescribedCerts { // start over rather than grow
+		in.certs.Clear()
+		in.certCount.Store(1)
+	}
+	in.certs.Store(c, d)
+	return d
+}
+
+// maxDescribedCerts bounds Inspector.certs.
+const maxDescribedCerts = 256
+
+// proxyCertificate describes the current front-proxy client certificate.
+func (in *Inspector) proxyCertificate() *InspectedCertificate {
+	if in.proxyCert == nil {
+		return nil
+	}
+	c, err := in.proxyCert(&tls.CertificateRequestInfo{})
+	if err != nil || c == nil || len(c.Certificate) == 0 {
+		return nil
+	}
+	in.certMu.Lock()
+	defer in.certMu.Unlock()
+	if in.certOf != c {
+		leaf := c.Leaf
+		if leaf == nil {
+			if leaf, err = x509.ParseCertificate(c.Certificate[0]); err != nil {
+				return nil
+			}
+		}
+		in.certOf, in.cert = c, &InspectedCertificate{Subject: leaf.Subject.String(), Issuer: leaf.Issuer.String()}
+	}
+	return in.cert
+}
+
+// removedHeaders lists, sorted, the client's header fields that were not
+// passed on as they came: absent from sent, or identity headers the proxy
+// always replaces (X-Remote-*).
+func removedHeaders(client, sent http.Header) []string {
+	var out []string
+	for k := range client {
+		if _, ok := sent[k]; !ok || hasPrefixFold(k, "X-Remote-") {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+func inspectedUser(u *authentication.UserInfo) *InspectedUser {
+	if u == nil {
+		return nil
+	}
+	return &InspectedUser{Username: u.Username, UID: u.UID, Groups: u.Groups, Extra: u.Extra}
+}
+
+// redacted replaces a secret.
+const redacted = "<redacted>"
+
+// redactHeader returns h with secrets replaced: Authorization and
+// Proxy-Authorization keep only their scheme ("Bearer <redacted>"), Cookie
+// and Set-Cookie and every field whose name mentions a token, secret,
+// password or API or private key are replaced whole. With own set h is
+// the caller's copy and is changed in place; otherwise h is returned as
+// it is when it holds no secret, else a copy (sharing the other values).
+func redactHeader(h http.Header, own bool) http.Header {
+	if h == nil {
+		return nil
+	}
+	out, copied := h, own
+	for k, vv := range h {
+		if !secretHeader(k) {
+			continue
+		}
+		if !copied {
+			out, copied = maps.Clone(h), true
+		}
+		lk := strings.ToLower(k)
+		switch {
+		case lk == "authorization" || lk == "proxy-authorization":
+			r := make([]string, len(vv))
+			for i, v := range vv {
+				scheme, _, ok := strings.Cut(v, " ")
+				if ok {
+					r[i] = scheme + " " + redacted
+				} else {
+					r[i] = redacted
+				}
+			}
+			out[k] = r
+		default:
+			out[k] = []string{redacted}
+		}
+	}
+	return out
+}
+
+// secretNames memoises secretHeader for the header names seen (at most
+// maxSecretNames, since clients choose names).
+var (
+	secretNames     sync.Map // canonical name → bool
+	secretNameCount atomic.Int32
+)
+
+const maxSecretNames = 1024
+
+// secretHeader reports whether the field k carries a secret (see
+// redactHeader).
+func secretHeader(k string) bool {
+	if v, ok := secretNames.Load(k); ok {
+		return v.(bool)
+	}
+	lk := strings.ToLower(k)
+	secret := lk == "authorization" || lk == "proxy-authorization" || lk == "cookie" || lk == "set-cookie" || isSecretName(lk)
+	if secretNameCount.Load() < maxSecretNames {
+		if _, loaded := secretNames.LoadOrStore(k, secret); !loaded {
+			secretNameCount.Add(1)
+		}
+	}
+	return secret
+}
+
+// isSecretName reports whether a lower-case header or parameter name
+// looks like it carries a secret.
+func isSecretName(lk string) bool {
+	for _, s := range []string{"token", "secret", "password", "passwd", "apikey", "api-key", "private-key"} {
+		if strings.Contains(lk, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactQuery replaces the values of secret-looking query parameters.
+func redactQuery(raw string) string {
+	if raw == "" || !isSecretName(strings.ToLower(raw)) {
+		return raw
+	}
+	parts := strings.Split(raw, "&")
+	for i, p := range parts {
+		k, _, ok := strings.Cut(p, "=")
+		if ok && isSecretName(strings.ToLower(k)) {
+			parts[i] = k + "=" + url.QueryEscape(redacted)
+		}
+	}
+	return strings.Join(parts, "&")
+}
