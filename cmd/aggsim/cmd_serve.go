@@ -32,6 +32,7 @@ type serveOptions struct {
 	securePort  int
 	dataDir     string
 	storage     string
+	etcd        etcdFlags
 
 	tlsCertFile, tlsPrivateKeyFile string
 	clientCAFile                   string
@@ -64,7 +65,8 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.bindAddress, "bind-address", "127.0.0.1", "IP address to serve HTTPS on")
 	f.IntVar(&o.securePort, "secure-port", 6443, "port to serve HTTPS on; 0 picks a free port (the chosen address is printed)")
 	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "directory for the store, the generated PKI and the kubeconfig")
-	f.StringVar(&o.storage, "storage", "bbolt", "storage backend: bbolt (one file in --data-dir) or memory (lost on exit)")
+	f.StringVar(&o.storage, "storage", "bbolt", "storage backend: bbolt (one file in --data-dir), memory (lost on exit) or etcd (--etcd-servers; several replicas may share it)")
+	o.etcd.addFlags(f)
 	f.StringVar(&o.tlsCertFile, "tls-cert-file", "", "serving certificate (default: <data-dir>/pki/apiserver.crt)")
 	f.StringVar(&o.tlsPrivateKeyFile, "tls-private-key-file", "", "serving key (default: <data-dir>/pki/apiserver.key)")
 	f.StringVar(&o.clientCAFile, "client-ca-file", "", "CA bundle that verifies client certificates (default: <data-dir>/pki/ca.crt)")
@@ -170,8 +172,12 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		}
 	case "memory":
 		st = storage.NewMemory()
+	case "etcd":
+		if st, err = o.etcd.open(logger); err != nil {
+			return err
+		}
 	default:
-		return fmt.Errorf("--storage: unknown backend %q (want bbolt or memory)", o.storage)
+		return fmt.Errorf("--storage: unknown backend %q (want bbolt, memory or etcd)", o.storage)
 	}
 	defer st.Close()
 	phases.mark("storage")

@@ -267,7 +267,9 @@ func (e *Etcd) ListAt(ctx context.Context, prefix string, rev int64, start strin
 		if err != nil {
 			return nil, 0, false, e.etcdErr(ctx, err)
 		}
-		rev = resp.Header.Revision // later pages read this snapshot
+		if rev == 0 {
+			rev = resp.Header.Revision // later pages read this snapshot
+		}
 		for _, kv := range resp.Kvs {
 			k, ok := e.keys.fromEtcd(string(kv.Key))
 			if !ok || !strings.HasPrefix(k, prefix) || (start != "" && k < start) {
