@@ -51,10 +51,10 @@ func TestEtcdKeyLayout(t *testing.T) {
 		"/registry/core/namespaces/default":                                        "/registry/namespaces/default",
 		"/registry/rbac.authorization.k8s.io/clusterroles/admin":                   "/registry/clusterroles/admin",
 		"/registry/apiregistration.k8s.io/apiservices/v1.wardle.example.com":       "/registry/apiregistration.k8s.io/apiservices/v1.wardle.example.com",
-		"/registry/coordination.k8s.io/leases/kube-system/kube-controller-manager":  "/registry/leases/kube-system/kube-controller-manager",
+		"/registry/coordination.k8s.io/leases/kube-system/kube-controller-manager": "/registry/leases/kube-system/kube-controller-manager",
 		"/registry/ranges/serviceips":                                              "/registry/ranges/serviceips",
 		"/registry/wardle.example.com/flunders/ns/f":                               "/registry/wardle.example.com/flunders/ns/f",
-		"/plain":                                                                   "/registry/:raw/plain",
+		"/plain": "/registry/:raw/plain",
 	}
 	for key := range cases {
 		if _, err := s.Create(ctx, key, []byte(`{"k":"`+key+`"}`)); err != nil {
