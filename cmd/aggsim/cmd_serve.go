@@ -222,6 +222,7 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		ServeAggregatedV2Beta1:    o.serveAggregatedV2Beta1,
 		Profiling:                 o.profiling,
 		Controllers:               o.controllers,
+		LeaderElection:            o.storage == "etcd", // replicas may share the store (serve_etcd.go)
 		AuthorizationMode:         o.authorizationMode,
 		TokenAuthFile:             o.tokenAuthFile,
 		ClientCAPEM:               clientCAs.PEM,
@@ -276,7 +277,8 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	}
 	srvErr := make(chan error, 1)
 	go func() { srvErr <- httpServer.ServeTLS(ln, "", "") }()
-	go srv.Run(runCtx)
+	runDone := make(chan struct{})
+	go func() { defer close(runDone); srv.Run(runCtx) }()
 	phases.mark("listen")
 
 	if o.demo {
@@ -312,6 +314,10 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		_ = httpServer.Close()
 	}
 	cancelRun()
+	select { // the controllers stop (a held Lease is released) before the store closes
+	case <-runDone:
+	case <-time.After(3 * time.Second):
+	}
 	return nil
 }
 

@@ -34,6 +34,7 @@ var rank = map[string]int{
 	"registry/apis/apiregistration":       12,
 	"registry/apis/admissionregistration": 12,
 	"registry/apis/flowcontrol":           12,
+	"registry/apis/coordination":          12,
 	"registry/apis/core":                  12,
 	"registry/apis/authorization":         12,
 	"registry/apis/rbac":                  12,
