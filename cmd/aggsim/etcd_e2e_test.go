@@ -200,6 +200,20 @@ func TestEtcdReplicasE2E(t *testing.T) {
 		if err := json.Unmarshal(body, &list); err != nil || list.User == "" {
 			t.Fatalf("backend answer %s: the proxy must set X-Remote-User", body)
 		}
+		// Three availability controllers (one per replica, probing every
+		// second) agree: the status is written once, not flapping.
+		as, err := c.dyn.Resource(gvr).Get(ctx, "v1.e2e.example.com", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(3 * time.Second)
+		again, err := a.dyn.Resource(gvr).Get(ctx, "v1.e2e.example.com", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if as.GetResourceVersion() != again.GetResourceVersion() {
+			t.Fatalf("APIService rewritten by the availability controllers: resourceVersion %s, 3 s later %s", as.GetResourceVersion(), again.GetResourceVersion())
+		}
 		groups, err := b.cs.Discovery().ServerGroups()
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@
 //   - every successful write gets a revision strictly greater than any
 //     revision returned before, also across restarts of a bbolt store;
 //   - watchers receive events in revision order, and an event is delivered
-//     only after its write is durable (bbolt: committed and fsynced);
+//     only after its write is durable (bbolt: committed and fsynced; etcd:
+//     committed by etcd and seen on the replica's shared watch);
 //   - a write that returned nil survives a crash (kill -9) of the process.
 package storage
