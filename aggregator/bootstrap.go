@@ -88,6 +88,13 @@ func missingObjects(ctx context.Context, w bootstrapWriter, objs []meta.Object) 
 func ensureObject(ctx context.Context, w bootstrapWriter, obj meta.Object, revise func(live, want meta.Object) meta.Object) error {
 	if revise == nil {
 		if _, err := w.Create(ctx, obj); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
+			// A replica sharing the store may have created it meanwhile
+			// and failed this create some other way (the kubernetes
+			// Service's ClusterIP already allocated by that create).
+			m := obj.GetObjectMeta()
+			if _, gerr := w.Get(ctx, m.Namespace, m.Name); gerr == nil {
+				return nil
+			}
 			return err
 		}
 		return nil // created, or created meanwhile: left alone

@@ -26,6 +26,9 @@ type clusterRoleAggregator struct {
 	client loopback
 	logger *slog.Logger
 	kick   chan struct{}
+	// leading gates the writes to the replica holding the
+	// kube-controller-manager Lease (nil: always).
+	leading func() bool
 }
 
 // newClusterRoleAggregator registers its handler on roles (before the
@@ -49,8 +52,18 @@ func (c *clusterRoleAggregator) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-c.kick:
-			c.sync(ctx)
+			if c.leading == nil || c.leading() {
+				c.sync(ctx)
+			}
 		}
+	}
+}
+
+// kickOnce asks for a pass (this replica just became the leader).
+func (c *clusterRoleAggregator) kickOnce() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
 	}
 }
 

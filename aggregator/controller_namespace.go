@@ -87,6 +87,9 @@ type namespaceController struct {
 	logger     *slog.Logger
 	now        func() time.Time
 	queue      *nsQueue
+	// leading gates deletions to the replica holding the
+	// kube-controller-manager Lease (nil: always); the others requeue.
+	leading func() bool
 }
 
 func newNamespaceController(api http.Handler, namespaces *Informer, logger *slog.Logger, now func() time.Time) *namespaceController {
@@ -123,6 +126,10 @@ func (c *namespaceController) Run(ctx context.Context) {
 				name, ok := c.queue.get()
 				if !ok {
 					return
+				}
+				if c.leading != nil && !c.leading() {
+					c.queue.done(name, DefaultRetryPeriod) // the leader deletes it
+					continue
 				}
 				after, err := c.sync(ctx, name)
 				switch {

@@ -104,7 +104,7 @@ func (w *extensionAuthWriter) Run(ctx context.Context) {
 	t := time.NewTicker(w.interval)
 	defer t.Stop()
 	for {
-		if err := w.sync(ctx); err != nil && ctx.Err() == nil {
+		if err := w.syncRetrying(ctx); err != nil && ctx.Err() == nil {
 			w.logger.Error("sync extension-apiserver-authentication", "err", err)
 		}
 		select {
@@ -151,6 +151,21 @@ func (w *extensionAuthWriter) proxyCN() string {
 		return defaultProxyClientCN
 	}
 	return leaf.Subject.CommonName
+}
+
+// syncRetrying runs sync again, at most five times, while it loses a race
+// with another replica sharing the store (AlreadyExists on create,
+// Conflict on update): each attempt re-reads and merges what the other
+// replica wrote, as upstream's controller requeues on those errors.
+func (w *extensionAuthWriter) syncRetrying(ctx context.Context) error {
+	var err error
+	for range 5 {
+		err = w.sync(ctx)
+		if !errors.Is(err, meta.ErrAlreadyExists) && !errors.Is(err, meta.ErrConflict) {
+			return err
+		}
+	}
+	return err
 }
 
 // sync writes the ConfigMap when its combined content differs from what

@@ -128,6 +128,14 @@ type Options struct {
 	// recorded, proxied ones with their hop to the backend, and served at
 	// DebugRequestsPath. 0 turns recording off (it then costs nothing).
 	InspectorRingSize int
+
+	// LeaderElection runs the controllers that must run once among
+	// replicas sharing a store (namespace controller, ClusterRole
+	// aggregation) only while this replica holds the Lease
+	// kube-system/kube-controller-manager, as kube-controller-manager's
+	// --leader-elect (leaderelection.go). false: this replica always runs
+	// them and writes no Lease.
+	LeaderElection bool
 }
 
 // KnownControllers are the kube-controller-manager controllers aggsim
@@ -232,6 +240,8 @@ type Server struct {
 	// namespaces feeds the namespace controller (nil when it is off).
 	namespaces   *Informer
 	nsController *namespaceController
+	// leader gates the run-once controllers (leaderelection.go).
+	leader *leaderElector
 	// apfProducer creates and keeps the bootstrap FlowSchemas and
 	// PriorityLevelConfigurations; apfConsumer writes the FlowSchemas'
 	// Dangling condition (controller_apf.go).
@@ -441,9 +451,17 @@ func New(opts Options) (*Server, error) {
 		Inspector:          s.inspector,
 		Logger:             logger,
 	})
+	s.leader = alwaysLeader()
+	if opts.LeaderElection {
+		s.leader = newLeaderElector(s.api.Store(meta.GroupResource{Group: registry.GroupCoordination, Resource: "leases"}), logger, now)
+	}
+	s.aggregator.leading = s.leader.Leading
+	s.leader.OnStartedLeading(s.aggregator.kickOnce)
 	if ControllerEnabled("namespace-controller", opts.Controllers) {
 		s.namespaces = NewInformer(s.api.Store(meta.GroupResource{Resource: "namespaces"}), logger)
 		s.nsController = newNamespaceController(s.handler, s.namespaces, logger, now)
+		s.nsController.leading = s.leader.Leading
+		s.leader.OnStartedLeading(s.nsController.requeueAll)
 		// A blocked namespace may go on once an APIService changes
 		// (turns Available, is deleted) or discovery is rebuilt.
 		s.apiServices.AddHandler(func(_, _ meta.Object) { s.nsController.requeueAll() })
@@ -556,6 +574,18 @@ func (s *Server) Run(ctx context.Context) {
 		}
 		apf.Wait()
 	}()
+	if s.opts.LeaderElection { // leaderelection.go, once ready
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-s.ready:
+			case <-ctx.Done():
+				return
+			}
+			s.leader.Run(ctx)
+		}()
+	}
 	if s.nsController != nil { // the namespace controller, once ready
 		wg.Add(1)
 		go func() {
@@ -609,7 +639,7 @@ func (s *Server) localAPIServices() []*apiregistration.APIService {
 		// groups of the delegated-authentication surface (builtin-priorities.txt):
 		authentication.GroupAuthentication: {17700, 15}, authorization.GroupAuthorization: {17600, 15},
 		registry.GroupAdmissionRegistration: {16700, 15}, registry.GroupFlowControl: {16100, 21},
-		registry.GroupRBAC: {17000, 15},
+		registry.GroupRBAC: {17000, 15}, registry.GroupCoordination: {16500, 15},
 	}
 	var out []*apiregistration.APIService
 	for _, gv := range s.api.GroupVersions() {

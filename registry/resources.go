@@ -37,6 +37,7 @@ func Strategies(now func() time.Time) []Strategy {
 	}
 	out = append(out, AdmissionStrategies(now)...)
 	out = append(out, FlowControlStrategies(now)...)
+	out = append(out, CoordinationStrategies(now)...)
 	return append(out, RBACStrategies(now)...)
 }
 

@@ -116,6 +116,8 @@ func TestStrategiesInfo(t *testing.T) {
 		"clusterroles":                      "ClusterRole cluster [] [] ",
 		"rolebindings":                      "RoleBinding namespaced [] [] ",
 		"roles":                             "Role namespaced [] [] ",
+		// kube-apiserver 1.33.13's /apis/coordination.k8s.io/v1.
+		"leases": "Lease namespaced [] [] ",
 	}
 	for _, s := range Strategies(nil) {
 		i := s.Info()

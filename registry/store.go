@@ -502,9 +502,11 @@ func parseResourceVersion(rv string) (int64, error) {
 // List returns the objects in namespace ("" = all namespaces, ignored for
 // cluster-scoped resources) that match the selectors of opts, in key
 // order, with the list's resourceVersion and, when opts.Limit cut the list
-// short, the continue token of the next page. Later pages are read from
-// the current state (storage has no snapshot reads) but report the first
-// page's resourceVersion.
+// short, the continue token of the next page. On a storage that keeps
+// history (storage.SnapshotLister, etcd) later pages and
+// resourceVersionMatch=Exact read the snapshot of their revision; on the
+// others they read the current state but report the first page's
+// resourceVersion.
 func (s *Store) List(ctx context.Context, namespace string, opts ListOptions) (items []meta.Object, resourceVersion string, continueToken string, err error) {
 	r, err := s.ListPage(ctx, namespace, opts)
 	if err != nil {
@@ -520,23 +522,28 @@ func (s *Store) ListPage(ctx context.Context, namespace string, opts ListOptions
 	if err != nil {
 		return ListResult{}, err
 	}
-	if _, err := parseRV(opts.ResourceVersion); err != nil {
+	rv, err := parseRV(opts.ResourceVersion)
+	if err != nil {
 		return ListResult{}, err
 	}
 	if opts.Limit < 0 {
 		opts.Limit = 0
 	}
 	prefix := s.listPrefix(namespace)
-	kvs, rev, err := s.st.List(ctx, prefix)
-	if err != nil {
-		return ListResult{}, meta.NewInternalError(err)
-	}
-	var start string
+	var tok *continueToken
 	if opts.Continue != "" {
-		tok, err := decodeContinue(opts.Continue)
+		t, err := decodeContinue(opts.Continue)
 		if err != nil {
 			return ListResult{}, err
 		}
+		tok = &t
+	}
+	kvs, rev, err := s.listKVs(ctx, prefix, opts, rv, tok) // store_snapshot.go
+	if err != nil {
+		return ListResult{}, err
+	}
+	var start string
+	if tok != nil {
 		rev = tok.ResourceVersion
 		start = prefix + tok.StartKey
 	}

@@ -92,6 +92,9 @@ type GenericStrategy struct {
 	SetPaths, AtomicPaths []string
 	// Now is the clock for AGE cells; nil means time.Now.
 	Now func() time.Time
+	// NoGeneration leaves metadata.generation alone, for kinds upstream
+	// tracks no generation for (Lease).
+	NoGeneration bool
 }
 
 var (
@@ -168,7 +171,9 @@ func (s GenericStrategy) PrepareForCreate(obj meta.Object) {
 	if s.Shape == ShapeSpecStatus {
 		o.Status = json.RawMessage("{}")
 	}
-	o.Generation = 1 // admission and flow-control kinds track generation upstream
+	if !s.NoGeneration {
+		o.Generation = 1 // admission and flow-control kinds track generation upstream
+	}
 }
 
 // PrepareForUpdate keeps the old status and bumps generation when spec
@@ -177,6 +182,9 @@ func (s GenericStrategy) PrepareForUpdate(obj, old meta.Object) {
 	o, p := obj.(*GenericObject), old.(*GenericObject)
 	s.shapeFields(o)
 	o.Status = p.Status
+	if s.NoGeneration {
+		return
+	}
 	changed := !jsonEqual(o.Spec, p.Spec) || !jsonEqual(o.Webhooks, p.Webhooks)
 	BumpGeneration(&o.ObjectMeta, &p.ObjectMeta, changed)
 }

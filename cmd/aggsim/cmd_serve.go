@@ -32,6 +32,7 @@ type serveOptions struct {
 	securePort  int
 	dataDir     string
 	storage     string
+	etcd        etcdFlags
 
 	tlsCertFile, tlsPrivateKeyFile string
 	clientCAFile                   string
@@ -65,7 +66,8 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.bindAddress, "bind-address", "127.0.0.1", "IP address to serve HTTPS on")
 	f.IntVar(&o.securePort, "secure-port", 6443, "port to serve HTTPS on; 0 picks a free port (the chosen address is printed)")
 	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "directory for the store, the generated PKI and the kubeconfig")
-	f.StringVar(&o.storage, "storage", "bbolt", "storage backend: bbolt (one file in --data-dir) or memory (lost on exit)")
+	f.StringVar(&o.storage, "storage", "bbolt", "storage backend: bbolt (one file in --data-dir), memory (lost on exit) or etcd (--etcd-servers; several replicas may share it)")
+	o.etcd.addFlags(f)
 	f.StringVar(&o.tlsCertFile, "tls-cert-file", "", "serving certificate (default: <data-dir>/pki/apiserver.crt)")
 	f.StringVar(&o.tlsPrivateKeyFile, "tls-private-key-file", "", "serving key (default: <data-dir>/pki/apiserver.key)")
 	f.StringVar(&o.clientCAFile, "client-ca-file", "", "CA bundle that verifies client certificates (default: <data-dir>/pki/ca.crt)")
@@ -175,8 +177,12 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		}
 	case "memory":
 		st = storage.NewMemory()
+	case "etcd":
+		if st, err = o.etcd.open(logger); err != nil {
+			return err
+		}
 	default:
-		return fmt.Errorf("--storage: unknown backend %q (want bbolt or memory)", o.storage)
+		return fmt.Errorf("--storage: unknown backend %q (want bbolt, memory or etcd)", o.storage)
 	}
 	defer st.Close()
 	phases.mark("storage")
@@ -221,6 +227,7 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		ServeAggregatedV2Beta1:    o.serveAggregatedV2Beta1,
 		Profiling:                 o.profiling,
 		Controllers:               o.controllers,
+		LeaderElection:            o.storage == "etcd", // replicas may share the store (serve_etcd.go)
 		AuthorizationMode:         o.authorizationMode,
 		TokenAuthFile:             o.tokenAuthFile,
 		ClientCAPEM:               clientCAs.PEM,
@@ -276,7 +283,8 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	}
 	srvErr := make(chan error, 1)
 	go func() { srvErr <- httpServer.ServeTLS(ln, "", "") }()
-	go srv.Run(runCtx)
+	runDone := make(chan struct{})
+	go func() { defer close(runDone); srv.Run(runCtx) }()
 	inspectorURL, stopInspector, err := startInspector(o.inspector, srv, server, logger)
 	if err != nil {
 		return err
@@ -318,6 +326,10 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		_ = httpServer.Close()
 	}
 	cancelRun()
+	select { // the controllers stop (a held Lease is released) before the store closes
+	case <-runDone:
+	case <-time.After(3 * time.Second):
+	}
 	return nil
 }
 

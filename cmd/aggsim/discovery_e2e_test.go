@@ -18,6 +18,7 @@ const wantAPIVersions = `admissionregistration.k8s.io/v1
 apiregistration.k8s.io/v1
 authentication.k8s.io/v1
 authorization.k8s.io/v1
+coordination.k8s.io/v1
 flowcontrol.apiserver.k8s.io/v1
 rbac.authorization.k8s.io/v1
 v1
@@ -44,6 +45,7 @@ localsubjectaccessreviews                        authorization.k8s.io/v1        
 selfsubjectaccessreviews                         authorization.k8s.io/v1           false        SelfSubjectAccessReview
 selfsubjectrulesreviews                          authorization.k8s.io/v1           false        SelfSubjectRulesReview
 subjectaccessreviews                             authorization.k8s.io/v1           false        SubjectAccessReview
+leases                                           coordination.k8s.io/v1            true         Lease
 flowschemas                                      flowcontrol.apiserver.k8s.io/v1   false        FlowSchema
 prioritylevelconfigurations                      flowcontrol.apiserver.k8s.io/v1   false        PriorityLevelConfiguration
 clusterrolebindings                              rbac.authorization.k8s.io/v1      false        ClusterRoleBinding

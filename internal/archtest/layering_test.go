@@ -35,6 +35,7 @@ var rank = map[string]int{
 	"registry/apis/apiregistration":       12,
 	"registry/apis/admissionregistration": 12,
 	"registry/apis/flowcontrol":           12,
+	"registry/apis/coordination":          12,
 	"registry/apis/core":                  12,
 	"registry/apis/authorization":         12,
 	"registry/apis/rbac":                  12,
@@ -43,6 +44,7 @@ var rank = map[string]int{
 	"registry/apis/meta":                  10,
 	"certs":                               10,
 	"internal/latencybench":               5,
+	"internal/etcdtest":                   5,  // runs a real etcd for tests; imported by tests only
 	"internal/refsuite":                   2,  // the differential suite: HTTPS and kubectl only, imports no server package
 	"internal/refsuite/cmd/refsuite":      3,  // its command, run by make e2e-reference
 	"internal/apidoc":                     5,  // the doc model the wire types register
