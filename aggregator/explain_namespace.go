@@ -161,6 +161,9 @@ func namespaceAdvice(e *NamespaceExplanation) []string {
 	var out []string
 	switch {
 	case e.DeletionTimestamp == nil:
+		if gc := gcAdvice(e.GarbageCollector); len(gc) > 0 { // explain_gc.go
+			return gc
+		}
 		return []string{"the namespace is Active: nothing to unblock"}
 	case !e.ControllerEnabled:
 		out = append(out, "the namespace controller is off (--controllers without namespace), as with a bare kube-apiserver: nothing deletes the content or removes the kubernetes finalizer; delete the content yourself, then PUT /api/v1/namespaces/"+e.Name+"/finalize with spec.finalizers emptied")

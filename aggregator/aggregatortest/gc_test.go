@@ -93,13 +93,12 @@ func cmRef(name, uid string, block bool) string {
 // when cond never holds.
 func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
 	t.Helper()
-	if d, ok := waitNS(t, limit, cond); !ok {
+	d, ok := waitNS(t, limit, cond)
+	if !ok {
 		t.Fatalf("not within %v: %s", limit, what)
-	} else if testing.Verbose() {
-		t.Logf("%s: %v", what, d)
 	}
-	if false {
-		t.Fatalf("not within %v: %s", limit, what)
+	if testing.Verbose() {
+		t.Logf("%s: %v", what, d)
 	}
 }
 
@@ -303,6 +302,19 @@ func TestGarbageCollectorAggregated(t *testing.T) {
 	}
 	if got := fmt.Sprint(e.GarbageCollector.FailedGroupVersions); got != "map[wardle.example.com/v1alpha1:stale GroupVersion discovery: wardle.example.com/v1alpha1 wardle.example.com/v1beta1:stale GroupVersion discovery: wardle.example.com/v1beta1]" {
 		t.Fatalf("failed group versions: %s", got)
+	}
+	var text strings.Builder
+	if err := e.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Garbage collector:\n  discovery fails: wardle.example.com/v1alpha1 (stale GroupVersion discovery: wardle.example.com/v1alpha1)\n  discovery fails: wardle.example.com/v1beta1 (stale GroupVersion discovery: wardle.example.com/v1beta1)\n  waiting: [v1/ConfigMap, namespace: gc, name: dep-of-ghost-2, uid: ",
+		"]: unable to get REST mapping for wardle.example.com/v1beta1/Flunder.\n",
+		"  - discovery of wardle.example.com/v1alpha1, wardle.example.com/v1beta1 fails, so owners of those kinds cannot be looked up: make APIService v1alpha1.wardle.example.com, v1beta1.wardle.example.com Available again",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("explanation lacks %q:\n%s", want, text.String())
+		}
 	}
 	if gcGet(t, srv, cms+"/dep-of-ghost-2") == nil {
 		t.Fatal("dependent of an unresolvable owner deleted")
