@@ -911,9 +911,14 @@ func (l loopback) stream(ctx context.Context, path, query, accept string) (io.Re
 	pr, pw := io.Pipe()
 	w := &pipeWriter{header: http.Header{}, pw: pw, started: make(chan struct{})}
 	go func() {
+		defer func() {
+			if p := recover(); p != nil && p != http.ErrAbortHandler {
+				panic(p)
+			}
+			w.start(http.StatusOK)
+			pw.Close()
+		}()
 		l.api.ServeHTTP(w, r)
-		w.start(http.StatusOK)
-		pw.Close()
 	}()
 	select {
 	case <-w.started:
