@@ -231,6 +231,9 @@ func TestGarbageCollectorNamespaceOrphan(t *testing.T) {
 		o.Controllers = []string{"*", "-garbagecollector"}
 	}))
 	gcNamespace(t, bare, "doomed")
+	if code, body := nsReq(t, bare, http.MethodGet, aggregator.DebugGarbageCollectorPath, ""); code != http.StatusOK || !strings.HasPrefix(string(body), "Garbage collector: off (--controllers=-garbagecollector)\nTo unblock:\n  - the garbage collector is off") {
+		t.Errorf("explain without the collector: %d %s", code, body)
+	}
 	if code, b := nsReq(t, bare, http.MethodDelete, "/api/v1/namespaces/doomed?propagationPolicy=Orphan", ""); code != http.StatusOK {
 		t.Fatalf("delete: %d %s", code, b)
 	}
@@ -314,6 +317,17 @@ func TestGarbageCollectorAggregated(t *testing.T) {
 	} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("explanation lacks %q:\n%s", want, text.String())
+		}
+	}
+	code, body := nsReq(t, srv, http.MethodGet, aggregator.DebugGarbageCollectorPath, "")
+	for _, want := range []string{
+		"Garbage collector: on\nMonitored:    ",
+		"\n  discovery fails: wardle.example.com/v1alpha1 (stale GroupVersion discovery: wardle.example.com/v1alpha1)\n",
+		"\n  waiting: [v1/ConfigMap, namespace: gc, name: dep-of-ghost-2, uid: ",
+		"\nTo unblock:\n  - the garbage collector cannot process [v1/ConfigMap, namespace: gc, name: dep-of-ghost-2, uid: ",
+	} {
+		if code != http.StatusOK || !strings.Contains(string(body), want) {
+			t.Errorf("%s: %d, lacks %q:\n%s", aggregator.DebugGarbageCollectorPath, code, want, body)
 		}
 	}
 	if gcGet(t, srv, cms+"/dep-of-ghost-2") == nil {

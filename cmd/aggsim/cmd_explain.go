@@ -95,6 +95,7 @@ Reads GET ` + aggregator.DebugNamespacesPath + `/NAME from the aggsim server.`,
 	}
 	no.addFlags(nsCmd)
 	explain.AddCommand(nsCmd)
+	explain.AddCommand(newExplainGCCommand()) // cmd_explain_gc.go
 	return explain
 }
 
