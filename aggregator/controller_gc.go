@@ -18,6 +18,7 @@ import (
 
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/authentication"
+	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/rest"
 )
@@ -126,6 +127,7 @@ type garbageCollector struct {
 	monitors   map[string]context.CancelFunc  // gr -> stop its monitor
 	failed     discoveryFailedError           // group versions whose discovery failed
 	errs       map[string]string              // uid -> why its last processing failed
+	reported   map[string]bool                // "<dependent uid>/<owner uid>" with an OwnerRefInvalidNamespace event
 }
 
 func newGarbageCollector(chain http.Handler, api *rest.API, logger *slog.Logger) *garbageCollector {
@@ -133,7 +135,7 @@ func newGarbageCollector(chain http.Handler, api *rest.API, logger *slog.Logger)
 		client: loopback{api: chain, user: &garbageCollectorIdentity, userAgent: garbageCollectorUserAgent},
 		api:    api, logger: logger, queue: newNSQueue(), resync: make(chan struct{}, 1),
 		nodes: map[string]*gcNode{}, dependents: map[string]map[string]struct{}{},
-		mapping: map[string]gcResource{}, monitors: map[string]context.CancelFunc{}, errs: map[string]string{},
+		mapping: map[string]gcResource{}, monitors: map[string]context.CancelFunc{}, errs: map[string]string{}, reported: map[string]bool{},
 	}
 }
 
@@ -684,14 +686,20 @@ func (g *garbageCollector) ownerState(ctx context.Context, n *gcNode, ref meta.O
 	if !mapped {
 		return 0, fmt.Errorf("unable to get REST mapping for %s/%s.", ref.APIVersion, ref.Kind)
 	}
-	if n.namespace == "" && res.namespaced {
-		return ownerInvalid, nil
-	}
 	ns := ""
 	if res.namespaced {
 		ns = n.namespace
 	}
-	if on := g.node(ref.UID); on != nil && on.namespace == ns && on.name == ref.Name && on.res.kind == ref.Kind && on.res.group == res.group {
+	on := g.node(ref.UID)
+	if on != nil && on.namespace != ns {
+		// The uid belongs to an object elsewhere (upstream's graph builder
+		// reportInvalidNamespaceOwnerRef).
+		g.reportInvalidNamespaceOwnerRef(ctx, n, ref, ns)
+	}
+	if n.namespace == "" && res.namespaced {
+		return ownerInvalid, nil
+	}
+	if on != nil && on.namespace == ns && on.name == ref.Name && on.res.kind == ref.Kind && on.res.group == res.group {
 		if on.deleting && slices.Contains(on.finalizers, meta.FinalizerDeleteDependents) {
 			return ownerWaiting, nil
 		}
@@ -707,6 +715,53 @@ func (g *garbageCollector) ownerState(ctx context.Context, n *gcNode, ref meta.O
 		return ownerWaiting, nil
 	}
 	return ownerSolid, nil
+}
+
+// reportInvalidNamespaceOwnerRef records, once per dependent and owner uid,
+// kube-controller-manager's Warning event OwnerRefInvalidNamespace on
+// dependent n: `ownerRef [<apiVersion>/<Kind>, namespace: <ns>, name: <name>,
+// uid: <uid>] does not exist in namespace "<ns>"` (in namespace default for
+// a cluster-scoped dependent, as client-go's event recorder does).
+func (g *garbageCollector) reportInvalidNamespaceOwnerRef(ctx context.Context, n *gcNode, ref meta.OwnerReference, ns string) {
+	key := n.uid + "/" + ref.UID
+	g.mu.Lock()
+	done := g.reported[key]
+	g.reported[key] = true
+	g.mu.Unlock()
+	if done {
+		return
+	}
+	evNS := n.namespace
+	if evNS == "" {
+		evNS = "default"
+	}
+	now := time.Now()
+	ts := meta.NewTime(now)
+	ev := core.Event{
+		TypeMeta:       meta.TypeMeta{APIVersion: "v1", Kind: "Event"},
+		ObjectMeta:     meta.ObjectMeta{Name: fmt.Sprintf("%s.%x", n.name, now.UnixNano()), Namespace: evNS},
+		InvolvedObject: core.ObjectReference{APIVersion: n.res.apiVersion(), Kind: n.res.kind, Namespace: n.namespace, Name: n.name, UID: n.uid},
+		Reason:         "OwnerRefInvalidNamespace",
+		Message: fmt.Sprintf("ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace %q",
+			ref.APIVersion, ref.Kind, ns, ref.Name, ref.UID, ns),
+		Source:              core.EventSource{Component: "garbage-collector-controller"},
+		FirstTimestamp:      ts,
+		LastTimestamp:       ts,
+		Count:               1,
+		Type:                "Warning",
+		ReportingController: "garbage-collector-controller",
+	}
+	b, err := json.Marshal(&ev)
+	if err != nil {
+		return
+	}
+	code, body, err := g.client.send(ctx, http.MethodPost, "/api/v1/namespaces/"+url.PathEscape(evNS)+"/events", "", "application/json", "application/json", b)
+	if err == nil && code >= 300 {
+		err = statusErrorOf(code, body)
+	}
+	if err != nil {
+		g.logger.Info("could not record event OwnerRefInvalidNamespace", "item", n.String(), "err", err)
+	}
 }
 
 // processDeletingDependents handles an owner deleted in the foreground:

@@ -135,6 +135,42 @@ func TestGarbageCollectorBackgroundAndDangling(t *testing.T) {
 		h := gcGet(t, srv, cms+"/half")
 		return h != nil && len(h.Metadata.OwnerReferences) == 1 && h.Metadata.OwnerReferences[0].UID == realUID
 	})
+	// kube-controller-manager 1.33.13 recorded these Warning events for a
+	// dependent naming an owner's uid from another namespace (deleted) and
+	// for a cluster-scoped dependent of a namespaced owner (kept)
+	// (kubectl get events -A --field-selector reason=OwnerRefInvalidNamespace).
+	gcCreate(t, srv, "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"owned-ns","ownerReferences":[`+cmRef("real", realUID, false)+`]}}`)
+	wantEvents := map[string]string{
+		"gc-other": `{"involvedObject":{"kind":"ConfigMap","namespace":"gc-other","name":"elsewhere","apiVersion":"v1"},"reason":"OwnerRefInvalidNamespace","message":"ownerRef [v1/ConfigMap, namespace: gc-other, name: real, uid: ` + realUID + `] does not exist in namespace \"gc-other\"","source":{"component":"garbage-collector-controller"},"count":1,"type":"Warning","reportingComponent":"garbage-collector-controller","reportingInstance":""}`,
+		"default":  `{"involvedObject":{"kind":"Namespace","name":"owned-ns","apiVersion":"v1"},"reason":"OwnerRefInvalidNamespace","message":"ownerRef [v1/ConfigMap, namespace: , name: real, uid: ` + realUID + `] does not exist in namespace \"\"","source":{"component":"garbage-collector-controller"},"count":1,"type":"Warning","reportingComponent":"garbage-collector-controller","reportingInstance":""}`,
+	}
+	for ns, want := range wantEvents {
+		var got string
+		waitFor(t, 10*time.Second, "OwnerRefInvalidNamespace event in "+ns, func() bool {
+			_, b := nsReq(t, srv, http.MethodGet, "/api/v1/namespaces/"+ns+"/events?fieldSelector=reason%3DOwnerRefInvalidNamespace", "")
+			var l struct{ Items []map[string]any }
+			if err := json.Unmarshal(b, &l); err != nil || len(l.Items) != 1 {
+				return false
+			}
+			ev := l.Items[0]
+			for _, k := range []string{"metadata", "firstTimestamp", "lastTimestamp", "eventTime", "apiVersion", "kind"} {
+				delete(ev, k)
+			}
+			delete(ev["involvedObject"].(map[string]any), "uid")
+			b, _ = json.Marshal(ev)
+			got = string(b)
+			return true
+		})
+		var g, w any
+		_ = json.Unmarshal([]byte(got), &g)
+		_ = json.Unmarshal([]byte(want), &w)
+		if gb, wb := fmt.Sprint(g), fmt.Sprint(w); gb != wb {
+			t.Errorf("event in %s:\n%s\nwant\n%s", ns, got, want)
+		}
+	}
+	if ns, _ := nsGet(t, srv, "owned-ns"); ns == nil {
+		t.Error("a cluster-scoped dependent of a namespaced owner was deleted")
+	}
 	if gcGet(t, srv, cms+"/dep-1") == nil || gcGet(t, srv, cms+"/dep-2") == nil || gcGet(t, srv, cms+"/real") == nil {
 		t.Fatal("a dependent with a live owner was deleted")
 	}
