@@ -1162,11 +1162,19 @@ func markAsDeleting(m *meta.ObjectMeta, now time.Time) {
 }
 
 // DeleteCollection deletes every object in namespace matching the
-// selectors of opts, each with the DeleteOptions del (nil: the defaults),
-// and returns the objects as listed and the list's resourceVersion, as
-// upstream's DeleteCollection. Objects deleted concurrently by someone
-// else are skipped.
-func (s *Store) DeleteCollection(ctx context.Context, namespace string, opts ListOptions, del *meta.DeleteOptions) ([]meta.Object, string, error) {
+// selectors of opts with the default DeleteOptions and returns the objects
+// as listed; see DeleteCollectionWithOptions.
+func (s *Store) DeleteCollection(ctx context.Context, namespace string, opts ListOptions) ([]meta.Object, error) {
+	items, _, err := s.DeleteCollectionWithOptions(ctx, namespace, opts, nil)
+	return items, err
+}
+
+// DeleteCollectionWithOptions deletes every object in namespace matching
+// the selectors of opts, each with the DeleteOptions del (nil: the
+// defaults; preconditions are not applied), and returns the objects as
+// listed and the list's resourceVersion, as upstream's DeleteCollection.
+// Objects deleted concurrently by someone else are skipped.
+func (s *Store) DeleteCollectionWithOptions(ctx context.Context, namespace string, opts ListOptions, del *meta.DeleteOptions) ([]meta.Object, string, error) {
 	opts.Limit, opts.Continue = 0, ""
 	items, rv, _, err := s.List(ctx, namespace, opts)
 	if err != nil {

@@ -985,7 +985,7 @@ func (a *API) serveDeleteCollection(w http.ResponseWriter, r *http.Request, rq r
 	if err != nil {
 		return err
 	}
-	items, rv, err := rq.store.DeleteCollection(o.ctx(r.Context()), rq.namespace, opts, &d)
+	items, rv, err := rq.store.DeleteCollectionWithOptions(o.ctx(r.Context()), rq.namespace, opts, &d)
 	if err != nil {
 		return err
 	}
