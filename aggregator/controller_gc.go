@@ -37,9 +37,12 @@ var garbageCollectorUserAgent = fmt.Sprintf("kube-controller-manager/%s (%s/%s) 
 
 const (
 	// gcResyncInterval is how often the collector re-reads discovery to
-	// start and stop monitors (upstream: 30 s); it also does so at once
-	// when an APIService changes.
+	// start and stop monitors (upstream: 30 s); it also does so soon after
+	// aggsim's discovery is rebuilt (an APIService changed or turned
+	// (un)available).
 	gcResyncInterval = 5 * time.Second
+	// gcResyncDelay coalesces discovery rebuilds that come in a burst.
+	gcResyncDelay = 20 * time.Millisecond
 	// gcWorkers is how many items are processed at once (upstream's
 	// --concurrent-gc-syncs is 20; the machine has 2 cores).
 	gcWorkers = 4
@@ -139,7 +142,7 @@ func newGarbageCollector(chain http.Handler, api *rest.API, logger *slog.Logger)
 	}
 }
 
-// requestResync asks for a discovery resync soon (an APIService changed).
+// requestResync asks for a discovery resync soon (discovery was rebuilt).
 func (g *garbageCollector) requestResync() {
 	select {
 	case g.resync <- struct{}{}:
@@ -169,6 +172,14 @@ func (g *garbageCollector) Run(ctx context.Context) {
 				return
 			case <-t.C:
 			case <-g.resync:
+				// coalesce a burst of rebuilds into one read
+				if !sleepCtx(ctx, gcResyncDelay) {
+					continue
+				}
+				select {
+				case <-g.resync:
+				default:
+				}
 			}
 		}
 	}()

@@ -447,8 +447,7 @@ func New(opts Options) (*Server, error) {
 		s.apiServices.AddHandler(func(_, _ meta.Object) { s.nsController.requeueAll() })
 	}
 	if ControllerEnabled("garbage-collector-controller", opts.Controllers) { // controller_gc.go
-		s.gc = newGarbageCollector(s.handler, s.api, logger)
-		s.apiServices.AddHandler(func(_, _ meta.Object) { s.gc.requestResync() })
+		s.gc = newGarbageCollector(s.handler, s.api, logger) // re-reads discovery on its rebuilds (OnRebuild above)
 	}
 	return s, nil
 }
