@@ -130,7 +130,7 @@ type garbageCollector struct {
 	monitors   map[string]context.CancelFunc  // gr -> stop its monitor
 	failed     discoveryFailedError           // group versions whose discovery failed
 	errs       map[string]string              // uid -> why its last processing failed
-	reported   map[string]bool                // "<dependent uid>/<owner uid>" with an OwnerRefInvalidNamespace event
+	reported   map[string]map[string]bool     // dependent uid -> owner uids with an OwnerRefInvalidNamespace event
 }
 
 func newGarbageCollector(chain http.Handler, api *rest.API, logger *slog.Logger) *garbageCollector {
@@ -138,7 +138,7 @@ func newGarbageCollector(chain http.Handler, api *rest.API, logger *slog.Logger)
 		client: loopback{api: chain, user: &garbageCollectorIdentity, userAgent: garbageCollectorUserAgent},
 		api:    api, logger: logger, queue: newNSQueue(), resync: make(chan struct{}, 1),
 		nodes: map[string]*gcNode{}, dependents: map[string]map[string]struct{}{},
-		mapping: map[string]gcResource{}, monitors: map[string]context.CancelFunc{}, errs: map[string]string{}, reported: map[string]bool{},
+		mapping: map[string]gcResource{}, monitors: map[string]context.CancelFunc{}, errs: map[string]string{}, reported: map[string]map[string]bool{},
 	}
 }
 
@@ -531,6 +531,7 @@ func (g *garbageCollector) observe(r gcResource, m *meta.ObjectMeta, deleted boo
 	if deleted {
 		delete(g.nodes, uid)
 		delete(g.errs, uid)
+		delete(g.reported, uid)
 		for dep := range g.dependents[uid] {
 			g.queue.add(dep, 0)
 		}
@@ -734,10 +735,12 @@ func (g *garbageCollector) ownerState(ctx context.Context, n *gcNode, ref meta.O
 // uid: <uid>] does not exist in namespace "<ns>"` (in namespace default for
 // a cluster-scoped dependent, as client-go's event recorder does).
 func (g *garbageCollector) reportInvalidNamespaceOwnerRef(ctx context.Context, n *gcNode, ref meta.OwnerReference, ns string) {
-	key := n.uid + "/" + ref.UID
 	g.mu.Lock()
-	done := g.reported[key]
-	g.reported[key] = true
+	done := g.reported[n.uid][ref.UID]
+	if g.reported[n.uid] == nil {
+		g.reported[n.uid] = map[string]bool{}
+	}
+	g.reported[n.uid][ref.UID] = true
 	g.mu.Unlock()
 	if done {
 		return
