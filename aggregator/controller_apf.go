@@ -57,8 +57,18 @@ type loopback struct {
 	userAgent string                   // "": none
 }
 
-// send sends one request and returns the status code and body.
-func (l loopback) send(ctx context.Context, method, path, query, contentType, accept string, body []byte) (int, []byte, error) {
+// send sends one request and returns the status code and body. A handler
+// aborted with http.ErrAbortHandler (the chain's request timeout does so,
+// as upstream's; an http.Server would recover it) is an error.
+func (l loopback) send(ctx context.Context, method, path, query, contentType, accept string, body []byte) (code int, out []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p != http.ErrAbortHandler {
+				panic(p)
+			}
+			code, out, err = 0, nil, fmt.Errorf("%s %s: the handler was aborted (request timeout)", method, path)
+		}
+	}()
 	if l.user != nil {
 		ctx = withInProcessUser(ctx, l.user)
 	}

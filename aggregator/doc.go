@@ -32,7 +32,12 @@
 //     which sends its requests through the whole handler chain in-process
 //     as system:serviceaccount:kube-system:namespace-controller, so its
 //     deletes of aggregated content go through the proxy; explain_namespace.go
-//     explains a namespace it cannot finish.
+//     explains a namespace it cannot finish. kube-controller-manager's
+//     garbage collector (controller_gc.go; off with "-garbagecollector")
+//     keeps an ownerReferences graph of every resource in discovery (own
+//     resources from their store's watch, aggregated ones watched through
+//     the chain as system:serviceaccount:kube-system:generic-garbage-collector)
+//     and deletes or orphans dependents; explain_gc.go reports its stall.
 //   - The review APIs a k8s.io/apiserver backend calls back into
 //     (reviews.go), health checks, metrics and the explain/debug views
 //     (explain_access.go and explain_access_rbac.go: why a user may or may

@@ -62,6 +62,10 @@ type NamespaceExplanation struct {
 	Content           []NamespaceContent `json:"content,omitempty"`
 	// DiscoveryError is the discovery failure the controller sees now.
 	DiscoveryError string `json:"discoveryError,omitempty"`
+	// GarbageCollector is what stalls the garbage collector for objects in
+	// the namespace (failing group versions, objects it retries); nil when
+	// nothing does or the collector is off.
+	GarbageCollector *GCStall `json:"garbageCollector,omitempty"`
 	// Advice is what would unblock the namespace, one item a line.
 	Advice []string `json:"advice"`
 }
@@ -110,6 +114,11 @@ func (s *Server) ExplainNamespace(ctx context.Context, name string) (*NamespaceE
 		}
 	}
 	sort.Slice(e.Content, func(i, j int) bool { return e.Content[i].Resource < e.Content[j].Resource })
+	if s.gc != nil {
+		if st := s.gc.stall(name); len(st.Pending) > 0 {
+			e.GarbageCollector = &st
+		}
+	}
 	e.Advice = namespaceAdvice(e)
 	return e, nil
 }
@@ -152,6 +161,9 @@ func namespaceAdvice(e *NamespaceExplanation) []string {
 	var out []string
 	switch {
 	case e.DeletionTimestamp == nil:
+		if gc := gcAdvice(e.GarbageCollector); len(gc) > 0 { // explain_gc.go
+			return gc
+		}
 		return []string{"the namespace is Active: nothing to unblock"}
 	case !e.ControllerEnabled:
 		out = append(out, "the namespace controller is off (--controllers without namespace), as with a bare kube-apiserver: nothing deletes the content or removes the kubernetes finalizer; delete the content yourself, then PUT /api/v1/namespaces/"+e.Name+"/finalize with spec.finalizers emptied")
@@ -181,6 +193,7 @@ func namespaceAdvice(e *NamespaceExplanation) []string {
 			out = append(out, fmt.Sprintf("%s: %d objects wait for finalizers %s: the controllers owning them must finish, or remove the finalizers (kubectl patch --type=json -p '[{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}]')", c.Resource, c.Count, strings.Join(fins, ", ")))
 		}
 	}
+	out = append(out, gcAdvice(e.GarbageCollector)...) // explain_gc.go
 	if len(out) == 0 {
 		if len(e.SpecFinalizers) > 0 && !(len(e.SpecFinalizers) == 1 && e.SpecFinalizers[0] == core.FinalizerKubernetes) {
 			out = append(out, fmt.Sprintf("spec.finalizers %q: whoever added them must remove them through /finalize", e.SpecFinalizers))
@@ -246,6 +259,7 @@ func (e *NamespaceExplanation) WriteText(w io.Writer) error {
 			p("%s\n", line)
 		}
 	}
+	writeGCStall(p, e.GarbageCollector) // explain_gc.go
 	p("To unblock:\n")
 	for _, a := range e.Advice {
 		p("  - %s\n", a)

@@ -439,6 +439,7 @@ func (s *Server) installMetricsAndDebugRoutes() {
 	installIndex(s.mux) // index.go
 	s.mux.UnlistedHandle(DebugAPIServicesPath, http.HandlerFunc(s.serveDebugAPIServices))
 	s.mux.UnlistedHandlePrefix(DebugAPIServicesPath+"/", http.HandlerFunc(s.serveDebugAPIServices))
-	s.mux.UnlistedHandlePrefix(DebugNamespacesPath+"/", http.HandlerFunc(s.serveDebugNamespaces)) // explain_namespace.go
-	s.mux.UnlistedHandle(DebugAccessPath, http.HandlerFunc(s.serveDebugAccess))                   // explain_access.go
+	s.mux.UnlistedHandlePrefix(DebugNamespacesPath+"/", http.HandlerFunc(s.serveDebugNamespaces))   // explain_namespace.go
+	s.mux.UnlistedHandle(DebugAccessPath, http.HandlerFunc(s.serveDebugAccess))                     // explain_access.go
+	s.mux.UnlistedHandle(DebugGarbageCollectorPath, http.HandlerFunc(s.serveDebugGarbageCollector)) // explain_gc.go
 }

@@ -143,12 +143,15 @@ type Options struct {
 // 1.33's cmd/kube-controller-manager/names): "namespace-controller"
 // finalizes deleted namespaces (controller_namespace.go). Without it a
 // deleted namespace stays Terminating, as with a bare kube-apiserver.
-var KnownControllers = []string{"namespace-controller"}
+// "garbage-collector-controller" deletes dependents by ownerReferences and
+// removes the orphan and foregroundDeletion finalizers (controller_gc.go);
+// without it objects keep those finalizers, as with a bare kube-apiserver.
+var KnownControllers = []string{"namespace-controller", "garbage-collector-controller"}
 
 // ControllerAliases maps the older names kube-controller-manager 1.33 still
 // accepts in --controllers to its canonical names ("namespace" for
 // "namespace-controller"), as its ControllerAliases.
-var ControllerAliases = map[string]string{"namespace": "namespace-controller"}
+var ControllerAliases = map[string]string{"namespace": "namespace-controller", "garbagecollector": "garbage-collector-controller"}
 
 // canonicalController returns entry ("name" or "-name") with name replaced by
 // its canonical name when it is an alias, keeping the "-" prefix, as
@@ -242,6 +245,8 @@ type Server struct {
 	nsController *namespaceController
 	// leader gates the run-once controllers (leaderelection.go).
 	leader *leaderElector
+
+	gc *garbageCollector // controller_gc.go; nil when off
 	// apfProducer creates and keeps the bootstrap FlowSchemas and
 	// PriorityLevelConfigurations; apfConsumer writes the FlowSchemas'
 	// Dangling condition (controller_apf.go).
@@ -399,7 +404,12 @@ func New(opts Options) (*Server, error) {
 		ServeV2Beta1:             opts.ServeAggregatedV2Beta1,
 		APIRegistrationResources: apiregResources,
 		CoreResources:            coreResources,
-		OnRebuild:                func(d time.Duration) { s.onDiscoveryRebuild(d) }, // metrics.go
+		OnRebuild: func(d time.Duration) {
+			s.onDiscoveryRebuild(d) // metrics.go
+			if s.gc != nil {
+				s.gc.requestResync() // new kinds for the garbage collector
+			}
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -465,6 +475,9 @@ func New(opts Options) (*Server, error) {
 		// A blocked namespace may go on once an APIService changes
 		// (turns Available, is deleted) or discovery is rebuilt.
 		s.apiServices.AddHandler(func(_, _ meta.Object) { s.nsController.requeueAll() })
+	}
+	if ControllerEnabled("garbage-collector-controller", opts.Controllers) { // controller_gc.go
+		s.gc = newGarbageCollector(s.handler, s.api, logger) // re-reads discovery on its rebuilds (OnRebuild above)
 	}
 	return s, nil
 }
@@ -600,6 +613,30 @@ func (s *Server) Run(ctx context.Context) {
 			go func() { defer nsw.Done(); s.namespaces.Run(ctx) }()
 			s.nsController.Run(ctx)
 			nsw.Wait()
+		}()
+	}
+	if s.gc != nil { // the garbage collector (controller_gc.go), once ready and leading
+		leading := make(chan struct{})
+		var leadOnce sync.Once
+		s.leader.OnStartedLeading(func() { leadOnce.Do(func() { close(leading) }) })
+		if s.leader.Leading() {
+			leadOnce.Do(func() { close(leading) })
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, ch := range []<-chan struct{}{s.ready, leading} {
+				select {
+				case <-ch:
+				case <-ctx.Done():
+					return
+				}
+			}
+			// Once started it keeps running: after a lost lease two
+			// replicas may collect the same dependents for a while, which
+			// preconditioned deletes make harmless (upstream's controller
+			// manager exits instead).
+			s.gc.Run(ctx)
 		}()
 	}
 	close(s.hooks.controllers)

@@ -1026,16 +1026,6 @@ func sameIgnoringManagedFields(s *Store, obj, old meta.Object) bool {
 	return true
 }
 
-// Delete removes ns/name and returns the object as it was. Preconditions
-// that fail are upstream's early check (rest.BeforeDelete in apiserver
-// registry/rest/delete.go): 409 Conflict on the kind, `Operation cannot be
-// fulfilled on <Kind>[.<group>] "<name>": the UID in the precondition (x)
-// does not match the UID in record (y). The object might have been deleted
-// and then recreated`, and for the resourceVersion `the ResourceVersion in
-// the precondition (x) does not match the ResourceVersion in record (y).
-// The object might have been modified`. An object with
-// metadata.finalizers is not removed: its deletionTimestamp is set and it
-
 // writeDeletionMark stores obj, marked as being deleted (deletionTimestamp
 // set), over revision rev of namespace/name, unless the request is a dry
 // run, and sets its new resourceVersion. retry is true when the object
@@ -1060,11 +1050,40 @@ func (s *Store) writeDeletionMark(ctx context.Context, namespace, name string, o
 	return false, nil
 }
 
-// is removed by the update that clears the last finalizer.
+// Delete removes ns/name with the default DeleteOptions and preconditions
+// pre; see DeleteWithOptions.
 func (s *Store) Delete(ctx context.Context, namespace, name string, pre *meta.Preconditions) (meta.Object, error) {
+	return s.DeleteWithOptions(ctx, namespace, name, &meta.DeleteOptions{Preconditions: pre})
+}
+
+// DeleteWithOptions removes ns/name and returns the object as it was, as
+// upstream's generic Store.Delete (apiserver
+// pkg/registry/generic/registry/store.go). Preconditions that fail are
+// upstream's early check (rest.BeforeDelete in apiserver
+// registry/rest/delete.go): 409 Conflict on the kind, `Operation cannot be
+// fulfilled on <Kind>[.<group>] "<name>": the UID in the precondition (x)
+// does not match the UID in record (y). The object might have been deleted
+// and then recreated`, and for the resourceVersion `the ResourceVersion in
+// the precondition (x) does not match the ResourceVersion in record (y).
+// The object might have been modified`.
+//
+// opts' garbage-collection policy (orphanDependents, propagationPolicy,
+// else a GC finalizer already on the object, else the resource's
+// GarbageCollectionPolicy) adds or removes the orphan and
+// foregroundDeletion finalizers, also on an object already being deleted.
+// An object left with metadata.finalizers is not removed: its
+// deletionTimestamp is set (kept if already set), deletionGracePeriodSeconds
+// is 0, a generation above 0 is bumped once, and it is returned; the update
+// that clears the last finalizer removes it. A namespace's first DELETE
+// only marks it Terminating (TerminatingDeleter).
+func (s *Store) DeleteWithOptions(ctx context.Context, namespace, name string, opts *meta.DeleteOptions) (meta.Object, error) {
 	if !s.info.Namespaced {
 		namespace = ""
 	}
+	if opts == nil {
+		opts = &meta.DeleteOptions{}
+	}
+	pre := opts.Preconditions
 	if a, ok := s.strategy.(DeleteAdmitter); ok {
 		if err := a.AdmitDelete(namespace, name); err != nil {
 			return nil, err
@@ -1086,14 +1105,16 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *meta.Pr
 		}
 		if td, ok := s.strategy.(TerminatingDeleter); ok && (m.DeletionTimestamp == nil || !td.Finalized(obj)) {
 			// Namespace: the first DELETE only marks it (deletionTimestamp,
-			// phase Terminating); a later one removes it once spec.finalizers
-			// and metadata.finalizers are empty (upstream's namespace REST
+			// phase Terminating, the GC finalizers the options ask for); a
+			// later one removes it once spec.finalizers and
+			// metadata.finalizers are empty (upstream's namespace REST
 			// Delete, pkg/registry/core/namespace/storage/storage.go).
 			if m.DeletionTimestamp != nil {
 				return obj, nil
 			}
 			now := meta.NewTime(s.clock())
 			m.DeletionTimestamp = &now
+			m.Finalizers = namespaceDeletionFinalizers(m.Finalizers, opts)
 			td.BeginTerminating(obj)
 			if retry, err := s.writeDeletionMark(ctx, namespace, name, obj, rev, attempt); retry {
 				continue
@@ -1102,14 +1123,13 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *meta.Pr
 			}
 			return obj, nil
 		}
-		if len(m.Finalizers) > 0 {
-			if m.DeletionTimestamp != nil {
-				return obj, nil
+		fins, changed := deletionFinalizers(s.gcPolicy(), m.Finalizers, opts)
+		if len(fins) > 0 {
+			if !changed && m.DeletionTimestamp != nil && m.DeletionGracePeriodSeconds != nil && *m.DeletionGracePeriodSeconds == 0 {
+				return obj, nil // nothing to write (upstream's no-op update)
 			}
-			now := meta.NewTime(s.clock())
-			var zero int64
-			m.DeletionTimestamp = &now
-			m.DeletionGracePeriodSeconds = &zero
+			m.Finalizers = fins
+			markAsDeleting(m, s.clock())
 			if retry, err := s.writeDeletionMark(ctx, namespace, name, obj, rev, attempt); retry {
 				continue
 			} else if err != nil {
@@ -1132,28 +1152,57 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *meta.Pr
 	}
 }
 
-// DeleteCollection deletes every object in namespace matching the
-// selectors of opts and returns the deleted objects in key order.
-// Objects deleted concurrently by someone else are skipped.
-func (s *Store) DeleteCollection(ctx context.Context, namespace string, opts ListOptions) ([]meta.Object, error) {
-	opts.Limit, opts.Continue = 0, ""
-	items, _, _, err := s.List(ctx, namespace, opts)
-	if err != nil {
-		return nil, err
+// markAsDeleting marks m as upstream's markAsDeleting does for an object
+// whose finalizers keep it: the generation (when above 0) is bumped on the
+// first mark, deletionTimestamp is set to now unless already set earlier,
+// and deletionGracePeriodSeconds is 0.
+func markAsDeleting(m *meta.ObjectMeta, now time.Time) {
+	if m.DeletionTimestamp == nil && m.Generation > 0 {
+		m.Generation++
 	}
-	out := make([]meta.Object, 0, len(items))
+	if m.DeletionTimestamp == nil || m.DeletionTimestamp.After(now) {
+		t := meta.NewTime(now)
+		m.DeletionTimestamp = &t
+	}
+	var zero int64
+	m.DeletionGracePeriodSeconds = &zero
+}
+
+// DeleteCollection deletes every object in namespace matching the
+// selectors of opts with the default DeleteOptions and returns the objects
+// as listed; see DeleteCollectionWithOptions.
+func (s *Store) DeleteCollection(ctx context.Context, namespace string, opts ListOptions) ([]meta.Object, error) {
+	items, _, err := s.DeleteCollectionWithOptions(ctx, namespace, opts, nil)
+	return items, err
+}
+
+// DeleteCollectionWithOptions deletes every object in namespace matching
+// the selectors of opts, each with the DeleteOptions del (nil: the
+// defaults; preconditions are not applied), and returns the objects as
+// listed and the list's resourceVersion, as upstream's DeleteCollection.
+// Objects deleted concurrently by someone else are skipped.
+func (s *Store) DeleteCollectionWithOptions(ctx context.Context, namespace string, opts ListOptions, del *meta.DeleteOptions) ([]meta.Object, string, error) {
+	opts.Limit, opts.Continue = 0, ""
+	items, rv, _, err := s.List(ctx, namespace, opts)
+	if err != nil {
+		return nil, "", err
+	}
 	for _, it := range items {
 		m := it.GetObjectMeta()
-		obj, err := s.Delete(ctx, m.Namespace, m.Name, nil)
+		var d meta.DeleteOptions
+		if del != nil {
+			d = *del
+		}
+		d.Preconditions = nil
+		_, err := s.DeleteWithOptions(ctx, m.Namespace, m.Name, &d)
 		if errors.Is(err, meta.ErrNotFound) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		out = append(out, obj)
 	}
-	return out, nil
+	return items, rv, nil
 }
 
 // selector is the compiled label + field selector of one list or watch.

@@ -23,8 +23,9 @@ type EventStrategy struct {
 }
 
 var (
-	_ Strategy            = EventStrategy{}
-	_ meta.FieldsProvider = EventStrategy{}
+	_ Strategy                        = EventStrategy{}
+	_ meta.FieldsProvider             = EventStrategy{}
+	_ GarbageCollectionDeleteStrategy = EventStrategy{}
 )
 
 // Info describes events as /api/v1 discovery does (short name ev).
@@ -371,3 +372,8 @@ func (LimitRangeStrategy) AllowCreateOnUpdate() bool { return true }
 
 // AllowUnconditionalUpdate is true for limit ranges.
 func (LimitRangeStrategy) AllowUnconditionalUpdate() bool { return true }
+
+// DefaultGarbageCollectionPolicy is Unsupported: an event's DELETE ignores
+// propagationPolicy and orphanDependents and never waits for the garbage
+// collector, as upstream's eventStrategy (pkg/registry/core/event).
+func (EventStrategy) DefaultGarbageCollectionPolicy() GarbageCollectionPolicy { return Unsupported }

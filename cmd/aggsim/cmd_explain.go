@@ -96,6 +96,8 @@ Reads GET ` + aggregator.DebugNamespacesPath + `/NAME from the aggsim server.`,
 	no.addFlags(nsCmd)
 	explain.AddCommand(nsCmd)
 	explain.AddCommand(newExplainAccessCommand()) // cmd_explain_access.go
+
+	explain.AddCommand(newExplainGCCommand()) // cmd_explain_gc.go
 	return explain
 }
 

@@ -884,17 +884,24 @@ func readDeleteOptions(r *http.Request) (meta.DeleteOptions, writeOptions, error
 	} else if err := deleteOptionsFromQuery(r.URL.Query(), &d); err != nil {
 		return d, o, err
 	}
-	errs := validateDryRun(d.DryRun)
-	if len(d.DryRun) > 0 && len(errs) == 0 {
-		o.dryRun = true
+	// upstream's ValidateDeleteOptions (apimachinery
+	// pkg/apis/meta/v1/validation), in its order.
+	var errs meta.FieldErrors
+	if d.OrphanDependents != nil && d.PropagationPolicy != nil {
+		errs = append(errs, meta.Invalid("propagationPolicy", *d.PropagationPolicy, "orphanDependents and deletionPropagation cannot be both set"))
 	}
 	if d.PropagationPolicy != nil {
 		switch *d.PropagationPolicy {
-		case "Orphan", "Background", "Foreground":
+		case meta.DeletePropagationOrphan, meta.DeletePropagationBackground, meta.DeletePropagationForeground:
 		default:
 			errs = append(errs, meta.NotSupported("propagationPolicy", *d.PropagationPolicy, []string{"Foreground", "Background", "Orphan", "nil"}))
 		}
 	}
+	dryErrs := validateDryRun(d.DryRun)
+	if len(d.DryRun) > 0 && len(dryErrs) == 0 {
+		o.dryRun = true
+	}
+	errs = append(errs, dryErrs...)
 	if len(errs) > 0 {
 		return d, o, meta.NewInvalid("meta.k8s.io", "DeleteOptions", "", errs)
 	}
@@ -943,7 +950,7 @@ func (a *API) serveDelete(w http.ResponseWriter, r *http.Request, rq resourceReq
 	if err != nil {
 		return err
 	}
-	out, err := rq.store.Delete(o.ctx(r.Context()), rq.namespace, rq.name, d.Preconditions)
+	out, err := rq.store.DeleteWithOptions(o.ctx(r.Context()), rq.namespace, rq.name, &d)
 	if err != nil {
 		return err
 	}
@@ -974,14 +981,14 @@ func (a *API) serveDeleteCollection(w http.ResponseWriter, r *http.Request, rq r
 	if err != nil {
 		return err
 	}
-	_, o, err := readDeleteOptions(r)
+	d, o, err := readDeleteOptions(r)
 	if err != nil {
 		return err
 	}
-	items, err := rq.store.DeleteCollection(o.ctx(r.Context()), rq.namespace, opts)
+	items, rv, err := rq.store.DeleteCollectionWithOptions(o.ctx(r.Context()), rq.namespace, opts, &d)
 	if err != nil {
 		return err
 	}
-	negotiation.WriteObject(w, f, http.StatusOK, listOf(rq.store, items, meta.ListMeta{ResourceVersion: strconv.FormatInt(rq.store.Revision(), 10)}))
+	negotiation.WriteObject(w, f, http.StatusOK, listOf(rq.store, items, meta.ListMeta{ResourceVersion: rv}))
 	return nil
 }
