@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"github.com/aggsim/aggsim/aggregator/admission"
 	"net/http"
 	"net/http/pprof"
 	"sort"
@@ -440,4 +441,5 @@ func (s *Server) installMetricsAndDebugRoutes() {
 	s.mux.UnlistedHandle(DebugAPIServicesPath, http.HandlerFunc(s.serveDebugAPIServices))
 	s.mux.UnlistedHandlePrefix(DebugAPIServicesPath+"/", http.HandlerFunc(s.serveDebugAPIServices))
 	s.mux.UnlistedHandlePrefix(DebugNamespacesPath+"/", http.HandlerFunc(s.serveDebugNamespaces)) // explain_namespace.go
+	s.mux.UnlistedHandle(admission.DebugWebhooksPath, s.admission.Ring())                         // admission_webhooks.go
 }

@@ -22,6 +22,7 @@ var rank = map[string]int{
 	"demo":                                80, // a backend: uses the aggregator's filters, never imported by it
 	"aggregator/aggregatortest":           75,
 	"aggregator":                          70,
+	"aggregator/admission":                65, // admission webhooks for what aggsim serves itself
 	"aggregator/openapiaggregator":        60,
 	"discovery":                           50,
 	"proxy":                               50,
