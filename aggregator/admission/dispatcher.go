@@ -74,11 +74,11 @@ func (d *Dispatcher) Ring() *Ring { return d.ring }
 // hook is one webhook of a configuration, in the validating form, with
 // its reinvocation policy when mutating.
 type hook struct {
-	config     string
-	w          admissionregistration.ValidatingWebhook
-	reinvoke   bool
-	mutating   bool
-	invoked    bool // called in this pass (mutating)
+	config   string
+	w        admissionregistration.ValidatingWebhook
+	reinvoke bool
+	mutating bool
+	invoked  bool // called in this pass (mutating)
 }
 
 func (h *hook) failClosed() bool {
@@ -97,7 +97,9 @@ func (d *Dispatcher) Mutate(ctx context.Context, a *registry.AdmissionAttributes
 	if err != nil || len(cfgs) == 0 {
 		return err
 	}
-	slices.SortFunc(cfgs, func(x, y *admissionregistration.MutatingWebhookConfiguration) int { return strings.Compare(x.Name, y.Name) })
+	slices.SortFunc(cfgs, func(x, y *admissionregistration.MutatingWebhookConfiguration) int {
+		return strings.Compare(x.Name, y.Name)
+	})
 	var hooks []*hook
 	for _, c := range cfgs {
 		for i := range c.Webhooks {
@@ -147,7 +149,9 @@ func (d *Dispatcher) Validate(ctx context.Context, a *registry.AdmissionAttribut
 	if err != nil || len(cfgs) == 0 {
 		return err
 	}
-	slices.SortFunc(cfgs, func(x, y *admissionregistration.ValidatingWebhookConfiguration) int { return strings.Compare(x.Name, y.Name) })
+	slices.SortFunc(cfgs, func(x, y *admissionregistration.ValidatingWebhookConfiguration) int {
+		return strings.Compare(x.Name, y.Name)
+	})
 	var hooks []*hook
 	for _, c := range cfgs {
 		for i := range c.Webhooks {

@@ -91,7 +91,9 @@ type callError struct {
 	reason error
 }
 
-func (e *callError) Error() string { return fmt.Sprintf("failed calling webhook %q: %v", e.name, e.reason) }
+func (e *callError) Error() string {
+	return fmt.Sprintf("failed calling webhook %q: %v", e.name, e.reason)
+}
 func (e *callError) Unwrap() error { return e.reason }
 
 // reviewVersion picks the first of the webhook's admissionReviewVersions
