@@ -48,3 +48,7 @@ func newAdmissionDispatcher(s *Server) *admission.Dispatcher {
 		Logger: s.logger,
 	})
 }
+
+// AdmissionWebhooks returns the server's admission webhook dispatcher:
+// its Ring of recent calls and CloseIdleConnections.
+func (s *Server) AdmissionWebhooks() *admission.Dispatcher { return s.admission }

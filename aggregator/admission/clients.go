@@ -7,6 +7,8 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -15,8 +17,11 @@ import (
 // upstream's webhook ClientManager caches rest clients per config.
 type clients struct {
 	dial func(ctx context.Context, network, addr string) (net.Conn, error)
-	mu   sync.Mutex
-	m    map[clientKey]*http.Client
+	// resolve maps a service webhook's <name>.<namespace>.svc:<port> to
+	// the address to dial (nil: dial it as it is).
+	resolve func(namespace, name string, port int32) (string, error)
+	mu      sync.Mutex
+	m       map[clientKey]*http.Client
 }
 
 type clientKey struct {
@@ -24,8 +29,8 @@ type clientKey struct {
 	http1          bool
 }
 
-func newClients(dial func(ctx context.Context, network, addr string) (net.Conn, error)) *clients {
-	return &clients{dial: dial, m: map[clientKey]*http.Client{}}
+func newClients(dial func(ctx context.Context, network, addr string) (net.Conn, error), resolve func(namespace, name string, port int32) (string, error)) *clients {
+	return &clients{dial: dial, resolve: resolve, m: map[clientKey]*http.Client{}}
 }
 
 // get returns the client verifying the webhook's serving certificate
@@ -59,6 +64,30 @@ func (c *clients) get(caBundle []byte, serverName string, http1 bool) (*http.Cli
 	}
 	if c.dial != nil {
 		tr.DialContext = c.dial
+	}
+	if http1 && c.resolve != nil {
+		// A service webhook is called at https://<svc>.<ns>.svc:<port>
+		// (the URL upstream's errors show) and dialled where the Service
+		// resolves to, as upstream's webhook client dials through its
+		// service resolver.
+		dial := tr.DialContext
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			host, p, err := net.SplitHostPort(addr)
+			if err != nil {
+				return nil, err
+			}
+			rest, ok := strings.CutSuffix(host, ".svc")
+			name, ns, ok2 := strings.Cut(rest, ".")
+			port, perr := strconv.ParseInt(p, 10, 32)
+			if ok && ok2 && perr == nil {
+				to, err := c.resolve(ns, name, int32(port))
+				if err != nil {
+					return nil, err
+				}
+				addr = to
+			}
+			return dial(ctx, network, addr)
+		}
 	}
 	if len(c.m) > 256 {
 		for _, old := range c.m {

@@ -65,8 +65,27 @@ func New(opts Options) *Dispatcher {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Dispatcher{opts: opts, log: log, clients: newClients(opts.DialContext), ring: NewRing(opts.RingSize)}
+	var resolve func(namespace, name string, port int32) (string, error)
+	if opts.Resolver != nil {
+		resolve = func(namespace, name string, port int32) (string, error) {
+			u, err := opts.Resolver.ResolveEndpoint(namespace, name, port)
+			var nf *proxy.ServiceNotFoundError
+			if errors.As(err, &nf) {
+				// upstream's service resolver text
+				return "", fmt.Errorf("service %q not found", name)
+			}
+			if err != nil {
+				return "", err
+			}
+			return u.Host, nil
+		}
+	}
+	return &Dispatcher{opts: opts, log: log, clients: newClients(opts.DialContext, resolve), ring: NewRing(opts.RingSize)}
 }
+
+// CloseIdleConnections closes the idle connections to webhooks, so the
+// next call dials and handshakes again.
+func (d *Dispatcher) CloseIdleConnections() { d.clients.closeIdle() }
 
 // Ring returns the record of recent webhook calls.
 func (d *Dispatcher) Ring() *Ring { return d.ring }

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -356,19 +358,9 @@ func (d *Dispatcher) target(cc admissionregistration.WebhookClientConfig) (*url.
 		port = *s.Port
 	}
 	serverName := s.Name + "." + s.Namespace + ".svc"
-	var u *url.URL
-	var err error
-	if d.opts.Resolver != nil {
-		u, err = d.opts.Resolver.ResolveEndpoint(s.Namespace, s.Name, port)
-	} else {
-		u = &url.URL{Scheme: "https", Host: fmt.Sprintf("%s:%d", serverName, port)}
-	}
-	if err != nil {
-		return nil, "", fmt.Errorf("failed to call webhook: %w", err)
-	}
-	out := *u
+	u := &url.URL{Scheme: "https", Host: net.JoinHostPort(serverName, strconv.Itoa(int(port)))}
 	if s.Path != nil {
-		out.Path = *s.Path
+		u.Path = *s.Path
 	}
-	return &out, serverName, nil
+	return u, serverName, nil
 }
