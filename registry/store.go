@@ -1092,10 +1092,6 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *meta.Pr
 			return nil, err
 		}
 	}
-	// Upstream's delete handler runs mutating admission without objects.
-	if _, err := s.admitMutate(ctx, OperationDelete, "", nil, nil, name, namespace); err != nil {
-		return nil, err
-	}
 	for attempt := 0; ; attempt++ {
 		obj, rev, err := s.get(ctx, namespace, name)
 		if err != nil {
@@ -1109,6 +1105,11 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, pre *meta.Pr
 		}
 		if pre != nil && pre.ResourceVersion != nil && *pre.ResourceVersion != m.ResourceVersion {
 			return nil, meta.NewConflict(byKind, m.Name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *pre.ResourceVersion, m.ResourceVersion))
+		}
+		// Admission sees the stored object as oldObject (measured on 1.33:
+		// mutating webhooks too, whose objectSelector matches it).
+		if _, err := s.admitMutate(ctx, OperationDelete, "", nil, obj, name, namespace); err != nil {
+			return nil, err
 		}
 		if err := s.admitValidate(ctx, OperationDelete, "", nil, obj, name, namespace); err != nil {
 			return nil, err
