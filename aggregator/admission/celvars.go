@@ -23,6 +23,22 @@ func celVariables(ctx context.Context, a *registry.AdmissionAttributes) (map[str
 	if err := json.Unmarshal(b, &req); err != nil {
 		return nil, err
 	}
+	// upstream's request variable is typed: absent strings read as "".
+	for _, k := range []string{"name", "namespace", "subResource", "requestSubResource"} {
+		if _, ok := req[k]; !ok {
+			req[k] = ""
+		}
+	}
+	ui, _ := req["userInfo"].(map[string]any)
+	if ui == nil {
+		ui = map[string]any{}
+		req["userInfo"] = ui
+	}
+	for k, v := range map[string]any{"username": "", "uid": "", "groups": []any{}, "extra": map[string]any{}} {
+		if _, ok := ui[k]; !ok {
+			ui[k] = v
+		}
+	}
 	vars := map[string]any{"request": req, "object": req["object"], "oldObject": req["oldObject"]}
 	delete(req, "object")
 	delete(req, "oldObject")

@@ -193,16 +193,24 @@ func (d *Dispatcher) Validate(ctx context.Context, a *registry.AdmissionAttribut
 	if len(call) == 0 {
 		return nil
 	}
+	setTypeMeta(a.Info, a.Object)
+	setTypeMeta(a.Info, a.OldObject)
 	errs := make([]error, len(call))
+	warnings := make([][]string, len(call))
 	var wg sync.WaitGroup
 	for i, h := range call {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = d.callValidating(ctx, h, a)
+			warnings[i], errs[i] = d.callValidating(ctx, h, a)
 		}()
 	}
 	wg.Wait()
+	// The request's warning sink is not safe for concurrent use: warnings
+	// are passed on here, in webhook order.
+	for _, w := range warnings {
+		registry.AddWarnings(ctx, w...)
+	}
 	for _, e := range errs {
 		if e != nil {
 			return e
@@ -211,9 +219,10 @@ func (d *Dispatcher) Validate(ctx context.Context, a *registry.AdmissionAttribut
 	return nil
 }
 
-func (d *Dispatcher) callValidating(ctx context.Context, h *hook, a *registry.AdmissionAttributes) error {
+// callValidating calls h and returns its warnings and verdict.
+func (d *Dispatcher) callValidating(ctx context.Context, h *hook, a *registry.AdmissionAttributes) ([]string, error) {
 	if err := dryRunCheck(h, a); err != nil {
-		return err
+		return nil, err
 	}
 	resp, err := d.call(ctx, h, a)
 	if err != nil {
@@ -221,17 +230,16 @@ func (d *Dispatcher) callValidating(ctx context.Context, h *hook, a *registry.Ad
 		if errors.As(err, &ce) {
 			if !h.failClosed() {
 				d.log.Debug("admission webhook call failed, failing open", "webhook", h.w.Name, "err", err)
-				return nil
+				return nil, nil
 			}
-			return meta.NewInternalError(err)
+			return nil, meta.NewInternalError(err)
 		}
-		return err
+		return nil, err
 	}
-	registry.AddWarnings(ctx, resp.Warnings...)
 	if !resp.Allowed {
-		return toStatusErr(h.w.Name, resp.Result)
+		return resp.Warnings, toStatusErr(h.w.Name, resp.Result)
 	}
-	return nil
+	return resp.Warnings, nil
 }
 
 // callMutating matches h and, when it matches, calls it and applies its
@@ -433,9 +441,21 @@ func newUID() string {
 
 // objectJSON serialises obj with the resource's kind and apiVersion.
 func objectJSON(info registry.ResourceInfo, obj meta.Object) ([]byte, error) {
-	tm := obj.GetTypeMeta()
-	tm.Kind, tm.APIVersion = info.Kind, info.APIVersion()
+	setTypeMeta(info, obj)
 	return json.Marshal(obj)
+}
+
+// setTypeMeta sets obj's kind and apiVersion to the resource's, writing
+// only when they differ (validating webhooks read obj in parallel after
+// Validate set them).
+func setTypeMeta(info registry.ResourceInfo, obj meta.Object) {
+	if obj == nil {
+		return
+	}
+	tm := obj.GetTypeMeta()
+	if tm.Kind != info.Kind || tm.APIVersion != info.APIVersion() {
+		tm.Kind, tm.APIVersion = info.Kind, info.APIVersion()
+	}
 }
 
 // userOf returns the request's user as AdmissionReview's userInfo.
