@@ -16,12 +16,49 @@ import (
 // dispatcher it is given).
 type serverAdmissionSource struct{ s *Server }
 
-func (a serverAdmissionSource) stores() admission.StoreSource {
-	return admission.StoreSource{
-		Mutating:   a.s.api.Store(meta.GroupResource{Group: registry.GroupAdmissionRegistration, Resource: "mutatingwebhookconfigurations"}),
-		Validating: a.s.api.Store(meta.GroupResource{Group: registry.GroupAdmissionRegistration, Resource: "validatingwebhookconfigurations"}),
-		Namespaces: a.s.api.Store(meta.GroupResource{Resource: "namespaces"}),
+func (a serverAdmissionSource) stores() admission.PolicyStoreSource {
+	adm := func(r string) *registry.Store {
+		return a.s.api.Store(meta.GroupResource{Group: registry.GroupAdmissionRegistration, Resource: r})
 	}
+	return admission.PolicyStoreSource{
+		StoreSource: admission.StoreSource{
+			Mutating:   adm("mutatingwebhookconfigurations"),
+			Validating: adm("validatingwebhookconfigurations"),
+			Namespaces: a.s.api.Store(meta.GroupResource{Resource: "namespaces"}),
+		},
+		PolicyStores: admission.PolicyStores{
+			Policies: adm("validatingadmissionpolicies"),
+			Bindings: adm("validatingadmissionpolicybindings"),
+			Find:     a.findStore,
+		},
+	}
+}
+
+// findStore returns the store serving apiVersion/kind, or nil.
+func (a serverAdmissionSource) findStore(apiVersion, kind string) *registry.Store {
+	for _, gv := range a.s.api.GroupVersions() {
+		if gv.GroupVersion() != apiVersion {
+			continue
+		}
+		for _, r := range gv.Resources {
+			if r.Kind == kind {
+				return a.s.api.Store(meta.GroupResource{Group: gv.Group, Resource: r.Resource})
+			}
+		}
+	}
+	return nil
+}
+
+func (a serverAdmissionSource) ValidatingAdmissionPolicies(ctx context.Context) ([]*admissionregistration.ValidatingAdmissionPolicy, error) {
+	return a.stores().ValidatingAdmissionPolicies(ctx)
+}
+
+func (a serverAdmissionSource) ValidatingAdmissionPolicyBindings(ctx context.Context) ([]*admissionregistration.ValidatingAdmissionPolicyBinding, error) {
+	return a.stores().ValidatingAdmissionPolicyBindings(ctx)
+}
+
+func (a serverAdmissionSource) Params(ctx context.Context, apiVersion, kind, namespace, name string, selector *meta.LabelSelector) ([]meta.Object, bool, bool, error) {
+	return a.stores().Params(ctx, apiVersion, kind, namespace, name, selector)
 }
 
 func (a serverAdmissionSource) MutatingWebhookConfigurations(ctx context.Context) ([]*admissionregistration.MutatingWebhookConfiguration, error) {

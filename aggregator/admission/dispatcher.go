@@ -164,6 +164,9 @@ func (d *Dispatcher) Validate(ctx context.Context, a *registry.AdmissionAttribut
 	if exempt(a.Info) {
 		return nil
 	}
+	if err := d.validatePolicies(ctx, a); err != nil {
+		return err
+	}
 	cfgs, err := d.opts.Source.ValidatingWebhookConfigurations(ctx)
 	if err != nil || len(cfgs) == 0 {
 		return err
@@ -398,7 +401,7 @@ func (d *Dispatcher) matches(ctx context.Context, h *hook, a *registry.Admission
 		if err != nil {
 			return false, meta.NewInternalError(err)
 		}
-		ok, errs := evalMatchConditions(ctx, h.w.MatchConditions, vars)
+		ok, errs := evalMatchConditions(ctx, envMatch, h.w.MatchConditions, vars)
 		if len(errs) > 0 {
 			if !h.failClosed() {
 				return false, nil

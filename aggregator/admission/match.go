@@ -91,13 +91,20 @@ func resourceMatches(pattern, resource, sub string) bool {
 // expression using it fails to evaluate).
 var (
 	celOnce sync.Once
-	celEnv  *cel.Env
+	celEnvs [2]*cel.Env
 	celErr  error
 )
 
-func matchEnv() (*cel.Env, error) {
+// Environments: envMatch for webhook match conditions, envPolicy for
+// ValidatingAdmissionPolicies (params, namespaceObject, variables too).
+const (
+	envMatch = iota
+	envPolicy
+)
+
+func celEnvFor(kind int) (*cel.Env, error) {
 	celOnce.Do(func() {
-		celEnv, celErr = cel.NewEnv(
+		base := []cel.EnvOption{
 			cel.HomogeneousAggregateLiterals(),
 			cel.DefaultUTCTimeZone(true),
 			cel.CrossTypeNumericComparisons(true),
@@ -108,12 +115,22 @@ func matchEnv() (*cel.Env, error) {
 			cel.Variable("oldObject", cel.DynType),
 			cel.Variable("request", cel.DynType),
 			cel.Variable("authorizer", cel.DynType),
-		)
+		}
+		celEnvs[envMatch], celErr = cel.NewEnv(base...)
+		if celErr == nil {
+			celEnvs[envPolicy], celErr = cel.NewEnv(append(base,
+				cel.Variable("params", cel.DynType),
+				cel.Variable("namespaceObject", cel.DynType),
+				cel.Variable("variables", cel.DynType))...)
+		}
 	})
-	return celEnv, celErr
+	return celEnvs[kind], celErr
 }
 
-type programKey struct{ expr string }
+type programKey struct {
+	env  int
+	expr string
+}
 
 var (
 	progMu sync.Mutex
@@ -122,13 +139,13 @@ var (
 
 // program compiles expr once (configurations are validated on write, so a
 // compile error here is rare and reported as an evaluation error).
-func program(expr string) (cel.Program, error) {
+func program(kind int, expr string) (cel.Program, error) {
 	progMu.Lock()
 	defer progMu.Unlock()
-	if p, ok := progs[programKey{expr}]; ok {
+	if p, ok := progs[programKey{kind, expr}]; ok {
 		return p, nil
 	}
-	env, err := matchEnv()
+	env, err := celEnvFor(kind)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +160,7 @@ func program(expr string) (cel.Program, error) {
 	if len(progs) > 4096 {
 		clear(progs)
 	}
-	progs[programKey{expr}] = p
+	progs[programKey{kind, expr}] = p
 	return p, nil
 }
 
@@ -151,10 +168,10 @@ func program(expr string) (cel.Program, error) {
 // condition is evaluated; one that is false means no match (even when
 // others failed); otherwise the errors, each `expression '<expr>'
 // resulted in error: <err>`, are returned for the failure policy.
-func evalMatchConditions(_ context.Context, conds []admissionregistration.MatchCondition, vars map[string]any) (bool, []error) {
+func evalMatchConditions(_ context.Context, env int, conds []admissionregistration.MatchCondition, vars map[string]any) (bool, []error) {
 	var errs []error
 	for _, c := range conds {
-		p, err := program(c.Expression)
+		p, err := program(env, c.Expression)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("expression '%s' resulted in error: %v", c.Expression, err))
 			continue

@@ -94,3 +94,95 @@ func convert(obj meta.Object, out any) error {
 	}
 	return json.Unmarshal(b, out)
 }
+
+// PolicyStores are the stores a StoreSource reads ValidatingAdmissionPolicies,
+// their bindings and parameter objects from. Find returns the store of
+// apiVersion/kind, or nil.
+type PolicyStores struct {
+	Policies, Bindings *registry.Store
+	Find               func(apiVersion, kind string) *registry.Store
+}
+
+// PolicyStoreSource is a StoreSource that also enforces policies.
+type PolicyStoreSource struct {
+	StoreSource
+	PolicyStores
+}
+
+var _ PolicySource = PolicyStoreSource{}
+
+// ValidatingAdmissionPolicies lists the stored policies.
+func (s PolicyStoreSource) ValidatingAdmissionPolicies(ctx context.Context) ([]*admissionregistration.ValidatingAdmissionPolicy, error) {
+	if s.Policies == nil {
+		return nil, nil
+	}
+	items, _, _, err := s.Policies.List(ctx, "", registry.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*admissionregistration.ValidatingAdmissionPolicy, 0, len(items))
+	for _, it := range items {
+		p := &admissionregistration.ValidatingAdmissionPolicy{}
+		if err := convert(it, p); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// ValidatingAdmissionPolicyBindings lists the stored bindings.
+func (s PolicyStoreSource) ValidatingAdmissionPolicyBindings(ctx context.Context) ([]*admissionregistration.ValidatingAdmissionPolicyBinding, error) {
+	if s.Bindings == nil {
+		return nil, nil
+	}
+	items, _, _, err := s.Bindings.List(ctx, "", registry.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*admissionregistration.ValidatingAdmissionPolicyBinding, 0, len(items))
+	for _, it := range items {
+		b := &admissionregistration.ValidatingAdmissionPolicyBinding{}
+		if err := convert(it, b); err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// Params reads the parameter objects (see PolicySource).
+func (s PolicyStoreSource) Params(ctx context.Context, apiVersion, kind, namespace, name string, selector *meta.LabelSelector) ([]meta.Object, bool, bool, error) {
+	if s.Find == nil {
+		return nil, false, false, nil
+	}
+	st := s.Find(apiVersion, kind)
+	if st == nil {
+		return nil, false, false, nil
+	}
+	namespaced := st.Info().Namespaced
+	if !namespaced {
+		namespace = ""
+	}
+	if name != "" {
+		obj, err := st.Get(ctx, namespace, name)
+		if errors.Is(err, meta.ErrNotFound) {
+			return nil, namespaced, true, nil
+		}
+		if err != nil {
+			return nil, namespaced, true, err
+		}
+		return []meta.Object{obj}, namespaced, true, nil
+	}
+	items, _, _, err := st.List(ctx, namespace, registry.ListOptions{})
+	if err != nil {
+		return nil, namespaced, true, err
+	}
+	var out []meta.Object
+	for _, it := range items {
+		if selector == nil || selector.Matches(it.GetObjectMeta().Labels) {
+			out = append(out, it)
+		}
+	}
+	return out, namespaced, true, nil
+}
