@@ -1,9 +1,13 @@
 package aggregatortest
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -153,5 +157,40 @@ func TestAdmissionWebhookFaults(t *testing.T) {
 	}
 	if n := len(ign.Requests()); n != 0 {
 		t.Fatalf("FailWith answers before the handler, yet it saw %d requests", n)
+	}
+}
+
+// TestAdmissionWebhookWithKubectl: kubectl 1.33 prints a webhook's
+// warnings and denial as it does against kube-apiserver 1.33.13 (same
+// manifest and webhook answers, output compared by hand:
+// `kubectl create -f` of one allowed and one denied ConfigMap).
+func TestAdmissionWebhookWithKubectl(t *testing.T) {
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl not on PATH")
+	}
+	s := Start(t)
+	s.RegisterAdmissionWebhook(t, WebhookOptions{Name: "kdeny.example.com", Handler: func(r *AdmissionRequest) AdmissionResponse {
+		if r.Name == "kcm" {
+			return AdmissionResponse{Message: "nope, not today"}
+		}
+		return AdmissionResponse{Allowed: true, Warnings: []string{"first warning", "second, with comma"}}
+	}})
+	dir := t.TempDir()
+	manifest := filepath.Join(dir, "cm.yaml")
+	if err := os.WriteFile(manifest, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kcm2}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: kcm}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(kubectl, "--kubeconfig", s.KubeconfigPath(), "create", "-f", manifest)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	if err == nil {
+		t.Fatal("kubectl succeeded")
+	}
+	wantErr := "Warning: first warning\nWarning: second, with comma\nError from server: error when creating \"" + manifest +
+		"\": admission webhook \"kdeny.example.com\" denied the request: nope, not today\n"
+	if stdout.String() != "configmap/kcm2 created\n" || stderr.String() != wantErr {
+		t.Fatalf("stdout %q\nstderr %q", stdout.String(), stderr.String())
 	}
 }
