@@ -70,6 +70,14 @@ func (g *goldenWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/patch":
 		resp["patchType"] = "JSONPatch"
 		resp["patch"] = []byte(`[{"op":"add","path":"/metadata/labels","value":{"patched":"yes"}}]`)
+	case "/add-a":
+		obj, _ := req["object"].(map[string]any)
+		md, _ := obj["metadata"].(map[string]any)
+		labels, _ := md["labels"].(map[string]any)
+		if labels["a"] == nil {
+			resp["patchType"] = "JSONPatch"
+			resp["patch"] = []byte(`[{"op":"add","path":"/metadata/labels/a","value":"1"}]`)
+		}
 	case "/warn":
 		resp["warnings"] = []string{"first warning", "second, with comma"}
 		resp["auditAnnotations"] = map[string]string{"a": "b"}
@@ -147,6 +155,16 @@ func normalizeCalls(t *testing.T, lines [][]byte) []string {
 // kube-apiserver 1.33.13 answered and sent.
 func TestAdmissionWebhooksMatchReference(t *testing.T) {
 	replayAdmissionSteps(t, "steps.txt", 25, nil)
+}
+
+// TestMutatingReinvocationMatchesReference: two mutating configurations
+// (reinv-steps.txt) where a later webhook replaces the labels an earlier
+// IfNeeded webhook added; the calls, the objects each one saw, and what
+// the validating webhook saw are 1.33.13's. (The answers to the first two
+// creates are the reference's GET of the objects, which carries the same
+// fields.)
+func TestMutatingReinvocationMatchesReference(t *testing.T) {
+	replayAdmissionSteps(t, "reinv-steps.txt", 5, nil)
 }
 
 // TestValidatingAdmissionPoliciesMatchReference replays vap-steps.txt
