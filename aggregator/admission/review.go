@@ -231,23 +231,35 @@ func (d *Dispatcher) doCall(ctx context.Context, h *hook, a *registry.AdmissionA
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		return nil, fail(fmt.Errorf("failed to call webhook: %w", genericServerError(res, rb)))
 	}
+	resp, err := parseResponse(rb, version, review.Request.UID, h.mutating)
+	if err != nil {
+		return nil, fail(err)
+	}
+	return resp, nil
+}
+
+// parseResponse decodes a webhook's 2xx answer as upstream's webhook
+// client does (YAML or JSON, kind and apiVersion first) and verifies it
+// (verifyResponse). Errors read `failed to call webhook: ...` or
+// `received invalid webhook response: ...`.
+func parseResponse(body []byte, version, uid string, mutating bool) (*admissionResponse, error) {
 	var tm struct {
 		APIVersion string `json:"apiVersion,omitempty"`
 		Kind       string `json:"kind,omitempty"`
 	}
-	jb, err := yaml.YAMLToJSON(rb)
+	jb, err := yaml.YAMLToJSON(body)
 	if err == nil {
 		err = json.Unmarshal(jb, &tm)
 	}
 	if err != nil {
-		return nil, fail(fmt.Errorf("failed to call webhook: couldn't get version/kind; json parse error: %w", err))
+		return nil, fmt.Errorf("failed to call webhook: couldn't get version/kind; json parse error: %w", err)
 	}
 	var out admissionReviewResponse
 	if err := json.Unmarshal(jb, &out); err != nil {
-		return nil, fail(fmt.Errorf("failed to call webhook: %w", err))
+		return nil, fmt.Errorf("failed to call webhook: %w", err)
 	}
-	if err := verifyResponse(version, review.Request.UID, h.mutating, &out); err != nil {
-		return nil, fail(fmt.Errorf("received invalid webhook response: %w", err))
+	if err := verifyResponse(version, uid, mutating, &out); err != nil {
+		return nil, fmt.Errorf("received invalid webhook response: %w", err)
 	}
 	return out.Response, nil
 }
