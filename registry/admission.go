@@ -32,7 +32,10 @@ type AdmissionAttributes struct {
 	Object      meta.Object
 	OldObject   meta.Object
 	DryRun      bool
-	Options     json.RawMessage
+	// Kind, when set, is the kind of Object instead of the resource's:
+	// a CONNECT sends its options object (ServiceProxyOptions).
+	Kind    string
+	Options json.RawMessage
 	// Decode turns a mutated object's JSON into a new object of the
 	// resource's type; a mutating step that replaces Object uses it.
 	Decode func([]byte) (meta.Object, error)
@@ -143,4 +146,35 @@ func (s *Store) admitValidate(ctx context.Context, op, sub string, obj, old meta
 		return nil
 	}
 	return s.admission.Validate(ctx, s.admissionAttrs(ctx, op, sub, obj, old, name, ns))
+}
+
+// ConnectOptions is the options object of a CONNECT as admission sees it
+// (upstream's ServiceProxyOptions of services/proxy: kind, apiVersion v1
+// and the proxied path). It has no metadata.
+type ConnectOptions struct {
+	meta.TypeMeta `json:",inline"`
+	Path          string          `json:"path,omitempty"`
+	meta          meta.ObjectMeta `json:"-"`
+}
+
+// GetTypeMeta returns the options' kind and apiVersion.
+func (c *ConnectOptions) GetTypeMeta() *meta.TypeMeta { return &c.TypeMeta }
+
+// GetObjectMeta returns empty metadata (options carry none).
+func (c *ConnectOptions) GetObjectMeta() *meta.ObjectMeta { return &c.meta }
+
+// AdmitConnect runs the admission chain for a CONNECT to subresource sub
+// of namespace/name (services/<name>/proxy), as upstream's connect handler
+// does before it connects: the object is opts, there is no old object and
+// the options are null. An error refuses the request as it is.
+func (s *Store) AdmitConnect(ctx context.Context, namespace, name, sub string, opts *ConnectOptions) error {
+	if s.admission == nil {
+		return nil
+	}
+	a := &AdmissionAttributes{Info: s.info, Subresource: sub, Operation: OperationConnect, Name: name, Namespace: namespace,
+		Object: opts, Kind: opts.Kind, Options: json.RawMessage("null")}
+	if err := s.admission.Mutate(ctx, a); err != nil {
+		return err
+	}
+	return s.admission.Validate(ctx, a)
 }

@@ -196,7 +196,9 @@ func (d *Dispatcher) Validate(ctx context.Context, a *registry.AdmissionAttribut
 	if len(call) == 0 {
 		return nil
 	}
-	setTypeMeta(a.Info, a.Object)
+	if a.Kind == "" {
+		setTypeMeta(a.Info, a.Object)
+	}
 	setTypeMeta(a.Info, a.OldObject)
 	errs := make([]error, len(call))
 	warnings := make([][]string, len(call))
@@ -446,6 +448,15 @@ func newUID() string {
 func objectJSON(info registry.ResourceInfo, obj meta.Object) ([]byte, error) {
 	setTypeMeta(info, obj)
 	return json.Marshal(obj)
+}
+
+// attrsObjectJSON serialises a.Object: a CONNECT's options object as it
+// is, any other with the resource's kind and apiVersion.
+func attrsObjectJSON(a *registry.AdmissionAttributes) ([]byte, error) {
+	if a.Kind != "" {
+		return json.Marshal(a.Object)
+	}
+	return objectJSON(a.Info, a.Object)
 }
 
 // setTypeMeta sets obj's kind and apiVersion to the resource's, writing

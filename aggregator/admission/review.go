@@ -115,6 +115,9 @@ func reviewVersion(versions []string) (string, bool) {
 // buildReview returns the AdmissionReview for one call of h on a.
 func buildReview(ctx context.Context, apiVersion string, a *registry.AdmissionAttributes) (*admissionReview, error) {
 	gvk := groupVersionKind{Group: a.Info.Group, Version: a.Info.Version, Kind: a.Info.Kind}
+	if a.Kind != "" {
+		gvk.Kind = a.Kind
+	}
 	gvr := groupVersionResource{Group: a.Info.Group, Version: a.Info.Version, Resource: a.Info.Resource}
 	dry := a.DryRun
 	r := &admissionRequest{
@@ -124,7 +127,7 @@ func buildReview(ctx context.Context, apiVersion string, a *registry.AdmissionAt
 		Object: json.RawMessage("null"), OldObject: json.RawMessage("null"), DryRun: &dry, Options: a.Options,
 	}
 	if a.Object != nil {
-		b, err := objectJSON(a.Info, a.Object)
+		b, err := attrsObjectJSON(a)
 		if err != nil {
 			return nil, err
 		}

@@ -167,6 +167,15 @@ func TestMutatingReinvocationMatchesReference(t *testing.T) {
 	replayAdmissionSteps(t, "reinv-steps.txt", 5, nil)
 }
 
+// TestConnectAdmissionMatchesReference: a CONNECT to services/proxy is
+// sent as 1.33.13 sends it (kind ServiceProxyOptions, subResource proxy,
+// the path as the object, options null) and the denial answered before
+// the proxy looks at the Service. (The reference held a second, identical
+// CONNECT webhook at capture time; its call is left out.)
+func TestConnectAdmissionMatchesReference(t *testing.T) {
+	replayAdmissionSteps(t, "connect-steps.txt", 4, nil)
+}
+
 // TestValidatingAdmissionPoliciesMatchReference replays vap-steps.txt
 // (captured from a freshly started kube-apiserver 1.33.13 with
 // ../shared/reference/up.sh, waiting 3 s after each policy, binding and
