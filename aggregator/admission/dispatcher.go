@@ -157,9 +157,11 @@ func (d *Dispatcher) Mutate(ctx context.Context, a *registry.AdmissionAttributes
 	return nil
 }
 
-// Validate calls the matching validating webhooks in parallel, as
-// upstream does, and returns the first refusal or failure in webhook
-// order.
+// Validate enforces the ValidatingAdmissionPolicies (when the Source is a
+// PolicySource; policy.go), then calls the matching validating webhooks
+// in parallel, as upstream's ValidatingAdmissionPolicy and
+// ValidatingAdmissionWebhook plugins run in that order, and returns the
+// first refusal or failure in webhook order.
 func (d *Dispatcher) Validate(ctx context.Context, a *registry.AdmissionAttributes) error {
 	if exempt(a.Info) {
 		return nil
