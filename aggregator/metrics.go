@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"github.com/aggsim/aggsim/aggregator/admission"
 	"net/http"
 	"net/http/pprof"
 	"sort"
@@ -442,4 +443,5 @@ func (s *Server) installMetricsAndDebugRoutes() {
 	s.mux.UnlistedHandlePrefix(DebugNamespacesPath+"/", http.HandlerFunc(s.serveDebugNamespaces))   // explain_namespace.go
 	s.mux.UnlistedHandle(DebugAccessPath, http.HandlerFunc(s.serveDebugAccess))                     // explain_access.go
 	s.mux.UnlistedHandle(DebugGarbageCollectorPath, http.HandlerFunc(s.serveDebugGarbageCollector)) // explain_gc.go
+	s.mux.UnlistedHandle(admission.DebugWebhooksPath, s.admission.Ring())                           // admission_webhooks.go
 }

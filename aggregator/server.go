@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"github.com/aggsim/aggsim/aggregator/admission"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -233,6 +234,9 @@ type Server struct {
 	handler    http.Handler
 	transports *proxy.Transports
 	resolver   proxy.ServiceResolver
+	// admission calls the admission webhooks on every write to the store
+	// (admission_webhooks.go).
+	admission *admission.Dispatcher
 
 	apiServices *Informer
 	services    *Informer
@@ -344,14 +348,16 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, logger: logger, now: now, ready: make(chan struct{}), hooks: newStartHooks(), rbac: rbacAuthz}
+	s.admission = newAdmissionDispatcher(s)
 	var admit func(context.Context, registry.ResourceInfo, meta.Object, meta.Object) error
 	if rbacAuthz != nil { // escalation prevention (rbac_escalation.go)
 		admit = rbacEscalationCheck(authz, rbacAuthz)
 	}
 	s.api = rest.NewAPI(opts.Storage, append(registry.Strategies(now), registry.ReviewStrategies()...), registry.StoreOptions{
-		Clock:  now,
-		Logger: logger,
-		Admit:  admit,
+		Clock:     now,
+		Logger:    logger,
+		Admit:     admit,
+		Admission: s.admission,
 		NamespaceTerminating: func(ctx context.Context, ns string) (bool, bool, error) {
 			obj, err := s.api.Store(meta.GroupResource{Resource: "namespaces"}).Get(ctx, "", ns)
 			if err == nil {

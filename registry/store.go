@@ -52,6 +52,10 @@ type StoreOptions struct {
 	// wraps Create and Update (escalation checks); an error refuses the
 	// write as it is.
 	Admit func(ctx context.Context, info ResourceInfo, obj, old meta.Object) error
+	// Admission, when set, is the admission chain (webhooks and policies)
+	// every create, update (also of subresources) and delete passes
+	// through: see Admission for where its steps run. nil admits all.
+	Admission Admission
 }
 
 // MergeKeysOf derives the strategic-merge-patch keys of a wire type from
@@ -117,8 +121,10 @@ type Store struct {
 	nsExists func(ctx context.Context, ns string) (bool, error)
 	nsTerm   func(ctx context.Context, ns string) (exists, terminating bool, err error)
 	admit    func(ctx context.Context, info ResourceInfo, obj, old meta.Object) error
-	log      *slog.Logger
-	bookmark time.Duration
+	// admission is StoreOptions.Admission (admission.go).
+	admission Admission
+	log       *slog.Logger
+	bookmark  time.Duration
 	// mergeKeys are the strategic-merge-patch keys of the resource
 	// (including those of ObjectMeta), see PatchMetaProvider.
 	mergeKeys map[string]string
@@ -175,17 +181,18 @@ func NewStore(st storage.Storage, s Strategy, opts StoreOptions) *Store {
 		group = "core"
 	}
 	store := &Store{
-		st:       st,
-		strategy: s,
-		info:     info,
-		prefix:   "/registry/" + group + "/" + info.Resource + "/",
-		clock:    opts.Clock,
-		nsExists: opts.NamespaceExists,
-		nsTerm:   opts.NamespaceTerminating,
-		admit:    opts.Admit,
-		log:      opts.Logger,
-		bookmark: opts.BookmarkInterval,
-		started:  st.Revision(),
+		st:        st,
+		strategy:  s,
+		info:      info,
+		prefix:    "/registry/" + group + "/" + info.Resource + "/",
+		clock:     opts.Clock,
+		nsExists:  opts.NamespaceExists,
+		nsTerm:    opts.NamespaceTerminating,
+		admit:     opts.Admit,
+		admission: opts.Admission,
+		log:       opts.Logger,
+		bookmark:  opts.BookmarkInterval,
+		started:   st.Revision(),
 	}
 	if store.clock == nil {
 		store.clock = time.Now
@@ -687,6 +694,11 @@ func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error
 	if err := s.checkNamespace(ctx, m.Namespace, admName); err != nil {
 		return nil, err
 	}
+	obj, err := s.admitMutate(ctx, OperationCreate, "", obj, nil, m.Name, m.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	m = obj.GetObjectMeta()
 	now := meta.NewTime(s.clock())
 	m.UID = newUID()
 	m.CreationTimestamp = now
@@ -735,6 +747,9 @@ func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error
 		warn(ctx, w.WarningsOnCreate(obj))
 	}
 	s.strategy.Canonicalize(obj)
+	if err := s.admitValidate(ctx, OperationCreate, "", obj, nil, m.Name, m.Namespace); err != nil {
+		return nil, err
+	}
 	if isDryRun(ctx) {
 		return obj, nil
 	}
@@ -904,7 +919,14 @@ var errRetry = errors.New("registry: concurrent modification, retry")
 // ("" for the object itself). It returns errRetry if the key changed
 // meanwhile.
 func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64, sub string) (meta.Object, error) {
-	m, om := obj.GetObjectMeta(), old.GetObjectMeta()
+	om := old.GetObjectMeta()
+	// Upstream's update handler runs mutating admission on the object as
+	// sent (its UpdatedObjectInfo transformers), before BeforeUpdate.
+	obj, err := s.admitMutate(ctx, OperationUpdate, sub, obj, old, om.Name, om.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	m := obj.GetObjectMeta()
 	var errs meta.FieldErrors
 	if m.UID != "" && m.UID != om.UID {
 		errs = append(errs, meta.Invalid("metadata.uid", m.UID, "field is immutable"))
@@ -952,6 +974,13 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64
 		warn(ctx, w.WarningsOnUpdate(obj, old))
 	}
 	s.strategy.Canonicalize(obj)
+	if m.ResourceVersion == "" {
+		// an unconditional update is validated as of the stored revision
+		m.ResourceVersion = om.ResourceVersion
+	}
+	if err := s.admitValidate(ctx, OperationUpdate, sub, obj, old, m.Name, m.Namespace); err != nil {
+		return nil, err
+	}
 	newBytes, err := s.encode(obj)
 	if err != nil {
 		return nil, meta.NewInternalError(err)
@@ -1102,6 +1131,14 @@ func (s *Store) DeleteWithOptions(ctx context.Context, namespace, name string, o
 		}
 		if pre != nil && pre.ResourceVersion != nil && *pre.ResourceVersion != m.ResourceVersion {
 			return nil, meta.NewConflict(byKind, m.Name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *pre.ResourceVersion, m.ResourceVersion))
+		}
+		// Admission sees the stored object as oldObject (measured on 1.33:
+		// mutating webhooks too, whose objectSelector matches it).
+		if _, err := s.admitMutate(ctx, OperationDelete, "", nil, obj, name, namespace); err != nil {
+			return nil, err
+		}
+		if err := s.admitValidate(ctx, OperationDelete, "", nil, obj, name, namespace); err != nil {
+			return nil, err
 		}
 		if td, ok := s.strategy.(TerminatingDeleter); ok && (m.DeletionTimestamp == nil || !td.Finalized(obj)) {
 			// Namespace: the first DELETE only marks it (deletionTimestamp,

@@ -464,4 +464,7 @@ func (s *Server) dropProxyConns() {
 	if s.closeIdleProxyConns != nil {
 		s.closeIdleProxyConns()
 	}
+	if s.agg != nil { // and to admission webhooks (webhook.go)
+		s.agg.AdmissionWebhooks().CloseIdleConnections()
+	}
 }

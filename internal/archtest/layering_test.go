@@ -23,6 +23,7 @@ var rank = map[string]int{
 	"aggregator/aggregatortest":           75,
 	"aggregator/inspectorpage":            72, // the web inspector: a view of aggregator's /debug/aggsim data
 	"aggregator":                          70,
+	"aggregator/admission":                65, // admission webhooks for what aggsim serves itself
 	"aggregator/openapiaggregator":        60,
 	"discovery":                           50,
 	"proxy":                               50,

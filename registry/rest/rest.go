@@ -418,6 +418,9 @@ type writeOptions struct {
 	dryRun          bool
 	fieldManager    string
 	fieldValidation string
+	// admission is what admission webhooks see of these options: the
+	// values as sent (registry.AdmissionOptions).
+	admission registry.AdmissionOptions
 }
 
 // writeOptionsFromQuery reads and validates the write options; kind names
@@ -446,6 +449,7 @@ func writeOptionsFromQuery(r *http.Request, kind string) (writeOptions, error) {
 	if len(errs) > 0 {
 		return o, meta.NewInvalid("meta.k8s.io", kind, "", errs)
 	}
+	o.admission = registry.AdmissionOptions{DryRun: q["dryRun"], FieldManager: o.fieldManager, FieldValidation: q.Get("fieldValidation")}
 	return o, nil
 }
 
@@ -475,6 +479,7 @@ func managerName(r *http.Request, o writeOptions) string {
 }
 
 func (o writeOptions) ctx(ctx context.Context) context.Context {
+	ctx = registry.WithAdmissionOptions(ctx, o.admission)
 	if o.dryRun {
 		return registry.WithDryRun(ctx)
 	}
@@ -905,6 +910,8 @@ func readDeleteOptions(r *http.Request) (meta.DeleteOptions, writeOptions, error
 	if len(errs) > 0 {
 		return d, o, meta.NewInvalid("meta.k8s.io", "DeleteOptions", "", errs)
 	}
+	dc := d
+	o.admission = registry.AdmissionOptions{DryRun: d.DryRun, Delete: &dc}
 	return d, o, nil
 }
 

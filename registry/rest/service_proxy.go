@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/negotiation"
@@ -144,6 +145,15 @@ func (a *API) serviceLocation(r *http.Request, ns, id string) (*url.URL, error) 
 // as upstream's responder answers a plain error: 500, reason Unknown, the
 // transport's error text.
 func (a *API) serveServiceProxy(w http.ResponseWriter, r *http.Request, ns, id, path string) {
+	// Admission (CONNECT with ServiceProxyOptions) comes first, as in
+	// upstream's connect handler.
+	if st := a.Store(meta.GroupResource{Resource: "services"}); st != nil {
+		opts := &registry.ConnectOptions{TypeMeta: meta.TypeMeta{Kind: "ServiceProxyOptions", APIVersion: "v1"}, Path: path}
+		if err := st.AdmitConnect(r.Context(), ns, id, "proxy", opts); err != nil {
+			negotiation.WriteStatus(w, r, err)
+			return
+		}
+	}
 	loc, err := a.serviceLocation(r, ns, id)
 	if err != nil {
 		negotiation.WriteStatus(w, r, err)

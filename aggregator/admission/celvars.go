@@ -1,0 +1,46 @@
+package admission
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/aggsim/aggsim/registry"
+)
+
+// celVariables returns the match-condition variables of a: object and
+// oldObject (null when absent) and request, the AdmissionRequest as a
+// webhook would receive it (upstream's admission CEL activation).
+func celVariables(ctx context.Context, a *registry.AdmissionAttributes) (map[string]any, error) {
+	rev, err := buildReview(ctx, reviewV1, a)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(rev.Request)
+	if err != nil {
+		return nil, err
+	}
+	var req map[string]any
+	if err := json.Unmarshal(b, &req); err != nil {
+		return nil, err
+	}
+	// upstream's request variable is typed: absent strings read as "".
+	for _, k := range []string{"name", "namespace", "subResource", "requestSubResource"} {
+		if _, ok := req[k]; !ok {
+			req[k] = ""
+		}
+	}
+	ui, _ := req["userInfo"].(map[string]any)
+	if ui == nil {
+		ui = map[string]any{}
+		req["userInfo"] = ui
+	}
+	for k, v := range map[string]any{"username": "", "uid": "", "groups": []any{}, "extra": map[string]any{}} {
+		if _, ok := ui[k]; !ok {
+			ui[k] = v
+		}
+	}
+	vars := map[string]any{"request": req, "object": req["object"], "oldObject": req["oldObject"]}
+	delete(req, "object")
+	delete(req, "oldObject")
+	return vars, nil
+}

@@ -1,0 +1,302 @@
+package aggregatortest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
+	"github.com/aggsim/aggsim/registry/apis/core"
+	"github.com/aggsim/aggsim/registry/apis/meta"
+)
+
+// AdmissionRequest is what an admission webhook registered with
+// RegisterAdmissionWebhook is asked: the fields of AdmissionReview's
+// request that tests look at, with the objects as raw JSON ("null" when
+// absent). Raw is the whole AdmissionReview as received.
+type AdmissionRequest struct {
+	UID         string          `json:"uid"`
+	Operation   string          `json:"operation"`
+	Name        string          `json:"name"`
+	Namespace   string          `json:"namespace"`
+	SubResource string          `json:"subResource"`
+	DryRun      bool            `json:"dryRun"`
+	Object      json.RawMessage `json:"object"`
+	OldObject   json.RawMessage `json:"oldObject"`
+	Resource    struct {
+		Group    string `json:"group"`
+		Version  string `json:"version"`
+		Resource string `json:"resource"`
+	} `json:"resource"`
+	UserInfo struct {
+		Username string   `json:"username"`
+		Groups   []string `json:"groups"`
+	} `json:"userInfo"`
+	Raw []byte `json:"-"`
+}
+
+// AdmissionResponse is a webhook's answer: Allowed, or a refusal with
+// Message (and Code, 403 when zero); Patch is a JSONPatch for a mutating
+// webhook; Warnings become the client's Warning headers.
+type AdmissionResponse struct {
+	Allowed  bool
+	Message  string
+	Code     int32
+	Patch    []byte
+	Warnings []string
+}
+
+// AdmissionHandler answers one AdmissionRequest.
+type AdmissionHandler func(*AdmissionRequest) AdmissionResponse
+
+// WebhookOptions describes an admission webhook to register: a
+// ValidatingWebhookConfiguration (or, with Mutating, a
+// MutatingWebhookConfiguration) named Name with one webhook named Name,
+// served by Handler over HTTPS on 127.0.0.1 and reached through a Service
+// (like RegisterBackend's: <Service>.<Namespace>.svc, port 443, Endpoints
+// at the real address, caBundle the webhook's CA) or, with ByURL, at
+// https://127.0.0.1:<port>/.
+type WebhookOptions struct {
+	// Name names the configuration and its webhook; it must have at least
+	// three dot-separated parts ("deny.example.com"). Required.
+	Name string
+	// Handler answers the calls; nil allows everything.
+	Handler AdmissionHandler
+	// Mutating registers a MutatingWebhookConfiguration.
+	Mutating bool
+	// Rules select the requests sent; nil means CREATE and UPDATE of
+	// configmaps.
+	Rules []admissionregistration.RuleWithOperations
+	// FailurePolicy is "Fail" (default) or "Ignore".
+	FailurePolicy string
+	// TimeoutSeconds is 1..30; 0 means the default (10).
+	TimeoutSeconds int32
+	// ObjectSelector and NamespaceSelector limit the webhook; nil matches
+	// everything.
+	ObjectSelector, NamespaceSelector *meta.LabelSelector
+	// MatchConditions are CEL conditions (see MatchCondition).
+	MatchConditions []admissionregistration.MatchCondition
+	// ReinvocationPolicy is "Never" (default) or "IfNeeded" (mutating).
+	ReinvocationPolicy string
+	// ByURL reaches the webhook by clientConfig.url instead of a Service.
+	ByURL bool
+	// Namespace and Service name the Service; defaults "webhooks" and a
+	// name derived from Name.
+	Namespace, Service string
+	// Path is the URL path; default "/".
+	Path string
+}
+
+// Webhook is an admission webhook registered with a Server. Its embedded
+// Backend carries the fault injection of backends: SetLatency, FailWith,
+// DropConnections and PresentWrongCertificate (webhook calls then fail
+// and FailurePolicy decides). Safe for concurrent use; must not be copied.
+type Webhook struct {
+	*Backend
+	// Configuration is the name of the webhook configuration created.
+	Configuration string
+	// Mutating says which kind of configuration it is.
+	Mutating bool
+
+	mu       sync.Mutex
+	requests []AdmissionRequest
+}
+
+// Requests returns the requests the webhook received so far, oldest first.
+func (w *Webhook) Requests() []AdmissionRequest {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]AdmissionRequest(nil), w.requests...)
+}
+
+// RegisterAdmissionWebhook serves an admission webhook and registers it
+// with s (see WebhookOptions); it fails the test on error and closes the
+// webhook (and deletes its configuration) at the end of the test.
+func (s *Server) RegisterAdmissionWebhook(t testing.TB, opts WebhookOptions) *Webhook {
+	t.Helper()
+	w, err := s.AddAdmissionWebhook(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Remove(context.Background()) })
+	return w
+}
+
+// AddAdmissionWebhook is RegisterAdmissionWebhook without a testing.TB:
+// the caller calls Remove (or the Server's Close stops the server).
+func (s *Server) AddAdmissionWebhook(ctx context.Context, opts WebhookOptions) (*Webhook, error) {
+	if opts.Name == "" {
+		return nil, errors.New("aggregatortest: WebhookOptions.Name is required")
+	}
+	if opts.Namespace == "" {
+		opts.Namespace = "webhooks"
+	}
+	if opts.Service == "" {
+		opts.Service = serviceNameFor(opts.Name)
+	}
+	if opts.Path == "" {
+		opts.Path = "/"
+	}
+	w := &Webhook{Configuration: opts.Name, Mutating: opts.Mutating}
+	b := &Backend{srv: s, Service: opts.Service, Namespace: opts.Namespace, ServerName: opts.Service + "." + opts.Namespace + ".svc"}
+	if err := s.addBackend(b); err != nil {
+		return nil, err
+	}
+	w.Backend = b
+	if err := b.serve(w.handler(opts.Handler), s.logger); err != nil {
+		b.Close()
+		return nil, err
+	}
+	if err := w.register(ctx, opts); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// handler decodes AdmissionReviews, records them and answers h's verdict
+// in the request's AdmissionReview version.
+func (w *Webhook) handler(h AdmissionHandler) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+		if err != nil {
+			http.Error(rw, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var review struct {
+			APIVersion string           `json:"apiVersion"`
+			Request    AdmissionRequest `json:"request"`
+		}
+		if err := json.Unmarshal(body, &review); err != nil {
+			http.Error(rw, err.Error(), http.StatusBadRequest)
+			return
+		}
+		req := review.Request
+		req.Raw = body
+		w.mu.Lock()
+		w.requests = append(w.requests, req)
+		w.mu.Unlock()
+		verdict := AdmissionResponse{Allowed: true}
+		if h != nil {
+			verdict = h(&req)
+		}
+		resp := map[string]any{"uid": req.UID, "allowed": verdict.Allowed}
+		if !verdict.Allowed {
+			code := verdict.Code
+			if code == 0 {
+				code = http.StatusForbidden
+			}
+			resp["status"] = map[string]any{"message": verdict.Message, "code": code}
+		}
+		if len(verdict.Patch) > 0 {
+			resp["patchType"] = "JSONPatch"
+			resp["patch"] = verdict.Patch
+		}
+		if len(verdict.Warnings) > 0 {
+			resp["warnings"] = verdict.Warnings
+		}
+		rw.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(rw).Encode(map[string]any{"apiVersion": review.APIVersion, "kind": "AdmissionReview", "response": resp})
+	})
+}
+
+// register creates the Namespace, Service and Endpoints (unless ByURL)
+// and the webhook configuration.
+func (w *Webhook) register(ctx context.Context, opts WebhookOptions) error {
+	api := w.srv.agg.API()
+	b := w.Backend
+	cc := admissionregistration.WebhookClientConfig{CABundle: b.CAPEM}
+	if opts.ByURL {
+		u := b.URL + opts.Path
+		cc.URL = &u
+	} else {
+		tm := func(kind string) meta.TypeMeta { return meta.TypeMeta{Kind: kind, APIVersion: "v1"} }
+		ns := &core.Namespace{TypeMeta: tm("Namespace"), ObjectMeta: meta.ObjectMeta{Name: b.Namespace}}
+		if _, err := api.Store(meta.GroupResource{Resource: "namespaces"}).Create(ctx, ns); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
+			return fmt.Errorf("aggregatortest: create namespace %q: %w", b.Namespace, err)
+		}
+		om := meta.ObjectMeta{Name: b.Service, Namespace: b.Namespace}
+		svc := &core.Service{TypeMeta: tm("Service"), ObjectMeta: om, Spec: core.ServiceSpec{
+			Type:  core.ServiceTypeClusterIP,
+			Ports: []core.ServicePort{{Name: ServicePortName, Protocol: core.ProtocolTCP, Port: 443, TargetPort: core.FromInt(b.port)}},
+		}}
+		if _, err := api.Store(meta.GroupResource{Resource: "services"}).Create(ctx, svc); err != nil {
+			return fmt.Errorf("aggregatortest: create service %s/%s: %w", b.Namespace, b.Service, err)
+		}
+		ep := &core.Endpoints{TypeMeta: tm("Endpoints"), ObjectMeta: om, Subsets: []core.EndpointSubset{{
+			Addresses: []core.EndpointAddress{{IP: b.ip}},
+			Ports:     []core.EndpointPort{{Name: ServicePortName, Port: b.port, Protocol: core.ProtocolTCP}},
+		}}}
+		if _, err := api.Store(meta.GroupResource{Resource: "endpoints"}).Create(ctx, ep); err != nil {
+			return fmt.Errorf("aggregatortest: create endpoints %s/%s: %w", b.Namespace, b.Service, err)
+		}
+		port := int32(443)
+		path := opts.Path
+		cc.Service = &admissionregistration.ServiceReference{Namespace: b.Namespace, Name: b.Service, Port: &port, Path: &path}
+	}
+	rules := opts.Rules
+	if rules == nil {
+		rules = []admissionregistration.RuleWithOperations{{Operations: []string{"CREATE", "UPDATE"},
+			Rule: admissionregistration.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}}}
+	}
+	none := "None"
+	wh := admissionregistration.ValidatingWebhook{
+		Name: opts.Name, ClientConfig: cc, Rules: rules, SideEffects: &none,
+		AdmissionReviewVersions: []string{"v1"}, ObjectSelector: opts.ObjectSelector,
+		NamespaceSelector: opts.NamespaceSelector, MatchConditions: opts.MatchConditions,
+	}
+	if opts.FailurePolicy != "" {
+		wh.FailurePolicy = &opts.FailurePolicy
+	}
+	if opts.TimeoutSeconds != 0 {
+		wh.TimeoutSeconds = &opts.TimeoutSeconds
+	}
+	var obj any
+	resource := "validatingwebhookconfigurations"
+	if opts.Mutating {
+		resource = "mutatingwebhookconfigurations"
+		mw := wh.Mutating()
+		if opts.ReinvocationPolicy != "" {
+			mw.ReinvocationPolicy = &opts.ReinvocationPolicy
+		}
+		obj = &admissionregistration.MutatingWebhookConfiguration{
+			TypeMeta:   meta.TypeMeta{Kind: "MutatingWebhookConfiguration", APIVersion: "admissionregistration.k8s.io/v1"},
+			ObjectMeta: meta.ObjectMeta{Name: opts.Name}, Webhooks: []admissionregistration.MutatingWebhook{mw},
+		}
+	} else {
+		obj = &admissionregistration.ValidatingWebhookConfiguration{
+			TypeMeta:   meta.TypeMeta{Kind: "ValidatingWebhookConfiguration", APIVersion: "admissionregistration.k8s.io/v1"},
+			ObjectMeta: meta.ObjectMeta{Name: opts.Name}, Webhooks: []admissionregistration.ValidatingWebhook{wh},
+		}
+	}
+	store := api.Store(meta.GroupResource{Group: registry.GroupAdmissionRegistration, Resource: resource})
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	o := store.Strategy().New()
+	if err := json.Unmarshal(raw, o); err != nil {
+		return err
+	}
+	if _, err := store.Create(ctx, o); err != nil {
+		return fmt.Errorf("aggregatortest: create %s %q: %w", resource, opts.Name, err)
+	}
+	return nil
+}
+
+// Remove deletes the webhook configuration and stops the webhook server.
+func (w *Webhook) Remove(ctx context.Context) {
+	resource := "validatingwebhookconfigurations"
+	if w.Mutating {
+		resource = "mutatingwebhookconfigurations"
+	}
+	store := w.srv.agg.API().Store(meta.GroupResource{Group: registry.GroupAdmissionRegistration, Resource: resource})
+	_, _ = store.Delete(ctx, "", w.Configuration, nil)
+	w.Backend.Close()
+}
