@@ -598,7 +598,7 @@ func (s *Server) localAPIServices() []*apiregistration.APIService {
 		// groups of the delegated-authentication surface (builtin-priorities.txt):
 		authentication.GroupAuthentication: {17700, 15}, authorization.GroupAuthorization: {17600, 15},
 		registry.GroupAdmissionRegistration: {16700, 15}, registry.GroupFlowControl: {16100, 21},
-		registry.GroupRBAC: {17000, 15},
+		registry.GroupRBAC: {17000, 15}, registry.GroupAPIExtensions: {16700, 15},
 	}
 	var out []*apiregistration.APIService
 	for _, gv := range s.api.GroupVersions() {

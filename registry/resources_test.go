@@ -116,6 +116,7 @@ func TestStrategiesInfo(t *testing.T) {
 		"clusterroles":                      "ClusterRole cluster [] [] ",
 		"rolebindings":                      "RoleBinding namespaced [] [] ",
 		"roles":                             "Role namespaced [] [] ",
+		"customresourcedefinitions":         "CustomResourceDefinition cluster [crd crds] [api-extensions] status",
 	}
 	for _, s := range Strategies(nil) {
 		i := s.Info()
