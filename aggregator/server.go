@@ -264,6 +264,10 @@ type Server struct {
 	// rules (controller_aggregation.go).
 	clusterRoles *Informer
 	aggregator   *clusterRoleAggregator
+	// crds feeds crdController (controller_crd.go): CRD conditions,
+	// accepted names and the cleanup finalizer.
+	crds          *Informer
+	crdController *crdController
 
 	// reviews answers TokenReviews and access reviews
 	// (reviews.go); extensionAuth writes the
@@ -350,6 +354,8 @@ func New(opts Options) (*Server, error) {
 	// ClusterRole aggregation (controller_aggregation.go), in every mode
 	s.clusterRoles = NewInformer(s.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: "clusterroles"}), logger)
 	s.aggregator = newClusterRoleAggregator(s.clusterRoles, loopback{api: s.api}, logger)
+	s.crds = NewInformer(s.api.Store(crdResource), logger) // controller_crd.go
+	s.crdController = newCRDController(s.crds, s.api.Store(crdResource), nil, logger, now)
 	if rbacAuthz != nil { // RBAC objects feed the authorizer's index
 		for _, res := range rbacResources {
 			inf := NewInformer(s.api.Store(res), logger)
@@ -514,6 +520,10 @@ func (s *Server) Run(ctx context.Context) {
 			s.logger.Error("update the kubernetes Service's Endpoints", "err", err)
 		}
 	}()
+	for _, run := range []func(context.Context){s.crds.Run, s.crdController.Run} { // controller_crd.go
+		wg.Add(1)
+		go func() { defer wg.Done(); run(ctx) }()
+	}
 	for _, inf := range append([]*Informer{s.services, s.endpoints, s.apiServices}, s.rbacInformers...) {
 		wg.Add(1)
 		go func() { defer wg.Done(); inf.Run(ctx) }()

@@ -121,13 +121,16 @@ func (CRDStrategy) PrepareForUpdate(obj, old meta.Object) {
 	}
 }
 
-// PrepareForStatusUpdate keeps everything but status.
+// PrepareForStatusUpdate keeps spec, labels, annotations,
+// ownerReferences and generation from old, and takes status and
+// metadata.finalizers from obj: upstream's CRD status strategy does not
+// reset finalizers, so the cleanup controller removes its finalizer
+// through /status.
 func (CRDStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
 	crd, o := obj.(*apiextensions.CustomResourceDefinition), old.(*apiextensions.CustomResourceDefinition)
-	st := crd.Status
-	*crd = *o
-	crd.Status = st
-	crd.ObjectMeta = o.ObjectMeta
+	crd.Spec = o.Spec
+	crd.Labels, crd.Annotations, crd.OwnerReferences = o.Labels, o.Annotations, o.OwnerReferences
+	crd.Generation = o.Generation
 }
 
 // Validate runs upstream's CRD validation, schemas through NewCRSchema.
