@@ -226,14 +226,17 @@ func approvalCondition(crd *apiextensions.CustomResourceDefinition) apiextension
 }
 
 // calculateNamesAndConditions mirrors upstream's naming controller: each
-// requested name is accepted unless another CRD of the group has accepted
-// it (the last conflict found names the reason); Established is
+// requested name is accepted unless it is already accepted by a CRD of
+// the group (this one included, unless it is the same name it accepted) (the last conflict found names the reason); Established is
 // False(Installing) once the names are accepted and not yet established,
 // False(NotAccepted) while they are not, and kept as it is otherwise.
 func calculateNamesAndConditions(crd *apiextensions.CustomResourceDefinition, all []*apiextensions.CustomResourceDefinition) (apiextensions.CustomResourceDefinitionNames, apiextensions.CustomResourceDefinitionCondition, apiextensions.CustomResourceDefinitionCondition) {
 	resources, kinds := map[string]bool{}, map[string]bool{}
 	for _, o := range all {
-		if o.Name == crd.Name || o.Spec.Group != crd.Spec.Group {
+		// the CRD's own accepted names count too, as upstream's
+		// getAcceptedNamesForGroup (a short name equal to its own
+		// singular conflicts once the singular is accepted)
+		if o.Spec.Group != crd.Spec.Group {
 			continue
 		}
 		a := o.Status.AcceptedNames

@@ -178,7 +178,7 @@ func validateSpec(spec *CustomResourceDefinitionSpec, check SchemaChecker) meta.
 			errs = append(errs, validateColumns(v.AdditionalPrinterColumns, path+".additionalPrinterColumns")...)
 		}
 		if !h.selectableFields {
-			errs = append(errs, validateSelectableFields(v.SelectableFields, path+".selectableFields")...)
+			errs = append(errs, validateSelectableFields(v.SelectableFields, v.Schema, path+".selectableFields")...)
 		}
 	}
 	if !unique {
@@ -224,7 +224,7 @@ func validateSpec(spec *CustomResourceDefinitionSpec, check SchemaChecker) meta.
 		errs = append(errs, meta.Invalid("spec.preserveUnknownFields", true, "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead"))
 	}
 	if len(spec.Versions) > 0 && h.selectableFields {
-		errs = append(errs, validateSelectableFields(spec.Versions[0].SelectableFields, "spec.selectableFields")...)
+		errs = append(errs, validateSelectableFields(spec.Versions[0].SelectableFields, spec.Versions[0].Schema, "spec.selectableFields")...)
 	}
 	return errs
 }
@@ -354,17 +354,56 @@ func validateColumns(cols []CustomResourceColumnDefinition, path string) meta.Fi
 	return errs
 }
 
-func validateSelectableFields(fields []SelectableField, path string) meta.FieldErrors {
+func validateSelectableFields(fields []SelectableField, schema *CustomResourceValidation, path string) meta.FieldErrors {
 	var errs meta.FieldErrors
+	seen := map[string]bool{}
 	for i, f := range fields {
+		p := meta.Index(path, i) + ".jsonPath"
 		if f.JSONPath == "" {
-			errs = append(errs, meta.Required(meta.Index(path, i)+".jsonPath", ""))
+			errs = append(errs, meta.Required(p, ""))
+			continue
 		}
+		if msg := checkSelectableField(f.JSONPath, schema); msg != "" {
+			errs = append(errs, meta.Invalid(p, f.JSONPath, msg))
+			continue
+		}
+		if seen[f.JSONPath] {
+			errs = append(errs, &meta.FieldError{Type: meta.FieldValueDuplicate, Field: p, BadValue: f.JSONPath})
+		}
+		seen[f.JSONPath] = true
 	}
 	if len(fields) > 8 {
 		errs = append(errs, &meta.FieldError{Type: meta.FieldValueTooMany, Field: path, BadValue: len(fields), Detail: "must have at most 8 items"})
 	}
 	return errs
+}
+
+// checkSelectableField resolves a selectable field's path (".a.b") in the
+// schema as upstream does, returning its error text or "".
+func checkSelectableField(jsonPath string, schema *CustomResourceValidation) string {
+	if !strings.HasPrefix(jsonPath, ".") {
+		tok, _, _ := strings.Cut(jsonPath, ".")
+		return "is an invalid path: expected [ or . but got: " + tok
+	}
+	var cur *JSONSchemaProps
+	if schema != nil {
+		cur = schema.OpenAPIV3Schema
+	}
+	for _, seg := range strings.Split(jsonPath[1:], ".") {
+		if cur == nil {
+			return "is an invalid path: does not refer to a valid field"
+		}
+		next, ok := cur.Properties[seg]
+		if !ok {
+			return "is an invalid path: does not refer to a valid field"
+		}
+		cur = &next
+	}
+	switch cur.Type {
+	case "string", "integer", "boolean":
+		return ""
+	}
+	return "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."
 }
 
 func validateConversion(c *CustomResourceConversion) meta.FieldErrors {
@@ -417,7 +456,7 @@ func validateClientConfig(cc *WebhookClientConfig, path string) meta.FieldErrors
 		if err != nil {
 			errs = append(errs, meta.Invalid(path+".url", *cc.URL, err.Error()))
 		} else if u.Scheme != "https" {
-			errs = append(errs, meta.Invalid(path+".url", u.Scheme, "'https' is the only allowed URL scheme"))
+			errs = append(errs, meta.Invalid(path+".url", u.Scheme, "'https' is the only allowed URL scheme; desired format: https://host[/path]"))
 		}
 	case cc.Service != nil:
 		if cc.Service.Name == "" {
