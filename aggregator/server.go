@@ -268,6 +268,9 @@ type Server struct {
 	// accepted names and the cleanup finalizer.
 	crds          *Informer
 	crdController *crdController
+	// crdServing serves custom resources and their automanaged
+	// APIServices (controller_crd_serving.go).
+	crdServing *crdServing
 
 	// reviews answers TokenReviews and access reviews
 	// (reviews.go); extensionAuth writes the
@@ -355,7 +358,6 @@ func New(opts Options) (*Server, error) {
 	s.clusterRoles = NewInformer(s.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: "clusterroles"}), logger)
 	s.aggregator = newClusterRoleAggregator(s.clusterRoles, loopback{api: s.api}, logger)
 	s.crds = NewInformer(s.api.Store(crdResource), logger) // controller_crd.go
-	s.crdController = newCRDController(s.crds, s.api.Store(crdResource), nil, logger, now)
 	if rbacAuthz != nil { // RBAC objects feed the authorizer's index
 		for _, res := range rbacResources {
 			inf := NewInformer(s.api.Store(res), logger)
@@ -416,6 +418,10 @@ func New(opts Options) (*Server, error) {
 	}
 	s.registration = registrationController{lister: s.apiServices, handlers: s.apiHandlers}
 	s.apiServices.AddHandler(s.registration.onChange)
+	// CRDs: serving and automanaged APIServices, then conditions and
+	// cleanup (controller_crd_serving.go, controller_crd.go)
+	s.crdServing = newCRDServing(s.crds, s.apiServices, s.api, s.api.Store(apiServicesResource), s.registration.sync, logger, now)
+	s.crdController = newCRDController(s.crds, s.api.Store(crdResource), s.crdServing, logger, now)
 	s.prober = &discoveryProber{services: s.services, endpoints: s.endpoints, resolver: s.resolver, transport: s.transports.ProbeTransport}
 	s.availability = newAvailabilityController(availabilityConfig{
 		apiServices: s.apiServices, services: s.services, endpoints: s.endpoints,
@@ -520,7 +526,7 @@ func (s *Server) Run(ctx context.Context) {
 			s.logger.Error("update the kubernetes Service's Endpoints", "err", err)
 		}
 	}()
-	for _, run := range []func(context.Context){s.crds.Run, s.crdController.Run} { // controller_crd.go
+	for _, run := range []func(context.Context){s.crds.Run, s.crdController.Run, s.crdServing.Run} { // controller_crd*.go
 		wg.Add(1)
 		go func() { defer wg.Done(); run(ctx) }()
 	}

@@ -24,6 +24,10 @@ type ResourceInfo struct {
 	// finalize, services/proxy), listed by discovery next to status in
 	// name order, as kube-apiserver lists them.
 	Subresources []SubresourceInfo
+	// StatusFirst lists /status before Subresources, in their given
+	// order, instead of all subresources in name order: custom
+	// resources' discovery (status, then scale).
+	StatusFirst bool
 	// NotStored marks a resource without storage (the create-only
 	// reviews): discovery lists no storageVersionHash for it, as upstream
 	// sets one only for storage that names a storage version
@@ -34,9 +38,13 @@ type ResourceInfo struct {
 // SubresourceInfo describes one subresource other than status: its name,
 // the kind discovery names for it, and its verbs in upstream's order.
 type SubresourceInfo struct {
-	Name  string   // "finalize"
-	Kind  string   // "Namespace", "ServiceProxyOptions"
-	Verbs []string // "update"
+	Name string // "finalize"
+	// Group and Version name the subresource's kind when it is of
+	// another group/version (a custom resource's scale: autoscaling, v1);
+	// empty means the resource's own.
+	Group, Version string
+	Kind           string   // "Namespace", "ServiceProxyOptions"
+	Verbs          []string // "update"
 }
 
 // Subresource returns the subresource called name other than status, or
