@@ -24,11 +24,11 @@ import (
 // 1000, versionPriority 100 (captured:
 // apiservice.v1beta1.restaurant.example.com.yaml).
 const (
-	automanagedLabel          = "kube-aggregator.kubernetes.io/automanaged"
-	crdGroupPriorityMinimum   = 1000
-	crdVersionPriority        = 100
-	automanagedValueForCRDs   = "true"
-	crdServingRetryBackoff    = time.Second
+	automanagedLabel        = "kube-aggregator.kubernetes.io/automanaged"
+	crdGroupPriorityMinimum = 1000
+	crdVersionPriority      = 100
+	automanagedValueForCRDs = "true"
+	crdServingRetryBackoff  = time.Second
 )
 
 // dynamicAPI is what the CRD serving controller needs of the REST API:

@@ -358,7 +358,7 @@ func New(opts Options) (*Server, error) {
 	s.clusterRoles = NewInformer(s.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: "clusterroles"}), logger)
 	s.aggregator = newClusterRoleAggregator(s.clusterRoles, loopback{api: s.api}, logger)
 	s.crds = NewInformer(s.api.Store(crdResource), logger) // controller_crd.go
-	if rbacAuthz != nil { // RBAC objects feed the authorizer's index
+	if rbacAuthz != nil {                                  // RBAC objects feed the authorizer's index
 		for _, res := range rbacResources {
 			inf := NewInformer(s.api.Store(res), logger)
 			inf.AddHandler(rbacAuthz.OnChange)

@@ -104,7 +104,9 @@ func NewAPI(st storage.Storage, strategies []registry.Strategy, opts registry.St
 
 // NewStore returns a store of strategy over the API's storage and options,
 // not yet served (see SetGroupVersion).
-func (a *API) NewStore(s registry.Strategy) *registry.Store { return registry.NewStore(a.st, s, a.opts) }
+func (a *API) NewStore(s registry.Strategy) *registry.Store {
+	return registry.NewStore(a.st, s, a.opts)
+}
 
 // SetGroupVersion serves exactly stores (resources of group/version, in
 // any order; their Info must name group and version) under
