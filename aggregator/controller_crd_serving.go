@@ -52,6 +52,7 @@ type crdServing struct {
 	api         dynamicAPI
 	apisWriter  rest.ObjectWriter
 	resync      func(apiServiceName string) // registration: re-read one APIService
+	openapi     localOpenAPI
 	logger      *slog.Logger
 	now         func() time.Time
 	kick        chan struct{}
@@ -67,9 +68,15 @@ type servedGV struct {
 	stores       map[string]*registry.Store
 }
 
-func newCRDServing(crds, apiServices *Informer, api dynamicAPI, apisStore *registry.Store, resync func(string), logger *slog.Logger, now func() time.Time) *crdServing {
+// localOpenAPI publishes the OpenAPI documents of a CRD group/version
+// (openapiaggregator.Controller.SetLocal).
+type localOpenAPI interface {
+	SetLocal(group, version string, groupPriorityMinimum int32, v2, v3 []byte) error
+}
+
+func newCRDServing(crds, apiServices *Informer, api dynamicAPI, apisStore *registry.Store, resync func(string), openapi localOpenAPI, logger *slog.Logger, now func() time.Time) *crdServing {
 	c := &crdServing{
-		crds: crds, apiServices: apiServices, api: api,
+		crds: crds, apiServices: apiServices, api: api, openapi: openapi,
 		apisWriter: rest.ObjectWriter{Store: apisStore, Manager: "kube-apiserver"},
 		resync:     resync, logger: logger, now: now,
 		kick: make(chan struct{}, 1), served: map[string]servedGV{},
@@ -175,10 +182,21 @@ func (c *crdServing) sync(ctx context.Context) error {
 		}
 		c.served[gv] = next
 		changed[version+"."+group] = true
+		var crds []*apiextensions.CustomResourceDefinition
+		for _, w := range res {
+			crds = append(crds, w.crd)
+		}
+		sort.Slice(crds, func(i, j int) bool { return crds[i].Name < crds[j].Name })
+		if v2, v3, err := registry.CustomResourceOpenAPI(group, version, crds); err != nil {
+			errs = append(errs, err)
+		} else if err := c.openapi.SetLocal(group, version, crdGroupPriorityMinimum, v2, v3); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	for gv := range c.served {
 		if _, ok := desired[gv]; !ok {
 			group, version := splitGV(gv)
+			_ = c.openapi.SetLocal(group, version, 0, nil, nil)
 			c.api.SetGroupVersion(group, version, nil)
 			delete(c.served, gv)
 			changed[version+"."+group] = true

@@ -51,7 +51,8 @@ func waitForCond(t *testing.T, what string, cond func() bool) {
 // column definitions and priority-1 columns, the status subresource
 // (generation unchanged) and a spec change (generation 2); deleting the
 // CRD deletes the pizzas, stops serving the group/version and removes the
-// APIServices.
+// APIServices and the OpenAPI documents. OpenAPI v2 and v3 document the
+// pizzas (paths and schema) once the CRD is established.
 func TestCustomResourcesServed(t *testing.T) {
 	st := storage.NewMemory()
 	s, _ := runServer(t, Options{Storage: st})
@@ -85,6 +86,19 @@ func TestCustomResourcesServed(t *testing.T) {
 	}
 	if mustJSON(a.Spec) != mustJSON(wantAPIService.Spec) || mustJSON(a.Labels) != mustJSON(wantAPIService.Labels) {
 		t.Errorf("APIService spec %s labels %v, want %s %v", mustJSON(a.Spec), a.Labels, mustJSON(wantAPIService.Spec), wantAPIService.Labels)
+	}
+
+	// OpenAPI: the index lists the group/version, whose document defines
+	// the kind (kubectl explain pizzas.spec answers as upstream's)
+	waitForCond(t, "/openapi/v3 lists apis/restaurant.example.com/v1beta1", func() bool {
+		_, out, _ := lb.send(ctx, http.MethodGet, "/openapi/v3", "", "", "application/json", nil)
+		return strings.Contains(string(out), `"apis/restaurant.example.com/v1beta1"`)
+	})
+	if code, out, _ := lb.send(ctx, http.MethodGet, "/openapi/v3/apis/restaurant.example.com/v1beta1", "", "", "application/json", nil); code != http.StatusOK || !strings.Contains(string(out), `"com.example.restaurant.v1beta1.Pizza":{`) {
+		t.Errorf("v3 document: %d %.300s", code, out)
+	}
+	if _, out, _ := lb.send(ctx, http.MethodGet, "/openapi/v2", "", "", "application/json", nil); !strings.Contains(string(out), `"/apis/restaurant.example.com/v1beta1/namespaces/{namespace}/pizzas/{name}/status":{`) {
+		t.Error("v2 lacks the pizzas paths")
 	}
 
 	y, err := os.ReadFile("testdata/crd/pizzas/ok-02-full.yaml")
@@ -146,7 +160,8 @@ func TestCustomResourcesServed(t *testing.T) {
 		c2, _, _ := lb.send(ctx, http.MethodGet, "/apis/restaurant.example.com/v1beta1", "", "", "application/json", nil)
 		_, a1 := s.apiServices.Get("", "v1beta1.restaurant.example.com")
 		_, a2 := s.apiServices.Get("", "v1alpha1.restaurant.example.com")
-		return c1 == http.StatusNotFound && c2 == http.StatusNotFound && !a1 && !a2
+		_, index, _ := lb.send(ctx, http.MethodGet, "/openapi/v3", "", "", "application/json", nil)
+		return c1 == http.StatusNotFound && c2 == http.StatusNotFound && !a1 && !a2 && !strings.Contains(string(index), "restaurant.example.com")
 	})
 	n, _ := s.API().Store(crdResource).Names(ctx, "")
 	kvs, _, err := st.List(ctx, "/registry/restaurant.example.com/pizzas/")
