@@ -171,6 +171,16 @@ type FieldSchemaProvider interface {
 	AtomicMaps() []string
 }
 
+// UnknownFieldPruner is an optional Strategy extension of kinds whose
+// schema is data (custom resources): PruneUnknownFields removes the
+// fields the schema does not know from a decoded request object, in
+// place, and returns their paths ("spec.colour"), which the REST layer
+// reports as field validation does for Go types (Strict: 400 `strict
+// decoding error: unknown field "spec.colour"`; Warn: warnings).
+type UnknownFieldPruner interface {
+	PruneUnknownFields(obj meta.Object) []string
+}
+
 // PatchMetaProvider is an optional Strategy extension declaring the
 // strategic-merge-patch merge keys of a resource: a dotted field path
 // (without list indices, e.g. "status.conditions", "spec.ports",

@@ -34,9 +34,28 @@ type CustomResourceStrategy struct {
 }
 
 var (
-	_ Strategy  = (*CustomResourceStrategy)(nil)
-	_ Defaulter = (*CustomResourceStrategy)(nil)
+	_ Strategy           = (*CustomResourceStrategy)(nil)
+	_ Defaulter          = (*CustomResourceStrategy)(nil)
+	_ UnknownFieldPruner = (*CustomResourceStrategy)(nil)
 )
+
+// PruneUnknownFields prunes what the schema does not know (metadata is
+// always kept) and returns the pruned paths.
+func (s *CustomResourceStrategy) PruneUnknownFields(obj meta.Object) []string {
+	u := obj.(*Unstructured)
+	m, err := u.Object()
+	if err != nil {
+		return nil
+	}
+	paths := s.schema.Prune(m)
+	if len(paths) > 0 {
+		delete(m, "apiVersion")
+		delete(m, "kind")
+		delete(m, "metadata")
+		u.Content = m
+	}
+	return paths
+}
 
 // NewCustomResourceStrategy returns the strategy of version of crd (as
 // accepted: status.acceptedNames name the resource). Errors: no such

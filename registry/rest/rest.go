@@ -502,6 +502,21 @@ func decodeNew(s *registry.Store, j []byte, o writeOptions, original []byte) (me
 	if err != nil {
 		return nil, nil, err
 	}
+	if p, ok := s.Strategy().(registry.UnknownFieldPruner); ok {
+		// custom resources: the schema's unknown fields, pruned, are
+		// field validation's problems (upstream's structural pruning)
+		if paths := p.PruneUnknownFields(obj); len(paths) > 0 && o.fieldValidation != FieldValidationIgnore {
+			problems := make([]string, len(paths))
+			for i, path := range paths {
+				problems[i] = fmt.Sprintf("unknown field %q", path)
+			}
+			if o.fieldValidation == FieldValidationStrict {
+				info := s.Info()
+				return nil, nil, meta.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: strict decoding error: %s", info.Kind, info.Version, info.Kind, strings.Join(problems, ", ")))
+			}
+			warnings = append(warnings, problems...)
+		}
+	}
 	applyDefaults(s, obj)
 	return obj, warnings, nil
 }

@@ -1,0 +1,72 @@
+package aggregator
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/apiextensions"
+	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/storage"
+)
+
+// pruneColour is a CRSchema standing in for the structural-schema
+// engine: it prunes spec.colour.
+type pruneColour struct{}
+
+func (pruneColour) Validate(map[string]any) meta.FieldErrors { return nil }
+func (pruneColour) Default(map[string]any)                   {}
+func (pruneColour) Prune(obj map[string]any) []string {
+	spec, _ := obj["spec"].(map[string]any)
+	if _, ok := spec["colour"]; ok {
+		delete(spec, "colour")
+		return []string{"spec.colour"}
+	}
+	return nil
+}
+
+// TestCustomResourceUnknownFields: the fields the schema prunes are field
+// validation's problems: with Strict, kube-apiserver 1.33.13's 400
+// (testdata/crd/foos/bad-07-unknown-field-strict.status.client.txt); with
+// Warn, a Warning header and the object stored without them. The schema
+// engine is replaced by pruneColour, so this does not depend on it.
+func TestCustomResourceUnknownFields(t *testing.T) {
+	saved := registry.NewCRSchema
+	registry.NewCRSchema = func([]byte, string) (registry.CRSchema, meta.FieldErrors) { return pruneColour{}, nil }
+	t.Cleanup(func() { registry.NewCRSchema = saved })
+	s, _ := runServer(t, Options{Storage: storage.NewMemory()})
+	if code, out := postCRD(t, s, "crd-status-subresource.yaml"); code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, out)
+	}
+	waitCRD(t, s, "foos.samplecontroller.k8s.io", apiextensions.IsEstablished)
+	y, err := os.ReadFile("testdata/crd/foos/bad-07-unknown-field-strict.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := yaml.YAMLToJSON(y)
+	path := "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/default/foos"
+	curl := loopback{api: s.api, userAgent: "curl/8.5.0"}
+	var code int
+	var out []byte
+	waitForCond(t, "foos served", func() bool {
+		code, out, _ = curl.send(context.Background(), http.MethodPost, path, "fieldValidation=Strict&dryRun=All", "application/json", "*/*", body)
+		return code != http.StatusNotFound
+	})
+	want := string(readCaptured(t, "testdata/crd/foos/bad-07-unknown-field-strict.status.client.txt"))
+	if got := fmt.Sprintf("%s\n[HTTP %d]", out, code); got != want {
+		t.Errorf("Strict:\ngot  %s\nwant %s", got, want)
+	}
+	r, _ := http.NewRequest(http.MethodPost, path+"?fieldValidation=Warn", strings.NewReader(string(body)))
+	r.Header.Set("Content-Type", "application/json")
+	w := &bufferWriter{header: http.Header{}}
+	s.api.ServeHTTP(w, r)
+	if w.code != http.StatusCreated || w.header.Get("Warning") != `299 - "unknown field \"spec.colour\""` || strings.Contains(w.body.String(), "colour") {
+		t.Errorf("Warn: %d %q %s", w.code, w.header.Values("Warning"), w.body.String())
+	}
+}
