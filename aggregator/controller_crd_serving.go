@@ -81,12 +81,16 @@ func newCRDServing(crds, apiServices *Informer, api dynamicAPI, apisStore *regis
 		resync:     resync, logger: logger, now: now,
 		kick: make(chan struct{}, 1), served: map[string]servedGV{},
 	}
-	crds.AddHandler(func(_, _ meta.Object) {
+	kick := func(_, _ meta.Object) {
 		select {
 		case c.kick <- struct{}{}:
 		default:
 		}
-	})
+	}
+	crds.AddHandler(kick)
+	// an automanaged APIService changed or deleted by someone else is
+	// put back (upstream's autoregister controller)
+	apiServices.AddHandler(kick)
 	return c
 }
 

@@ -88,6 +88,12 @@ func TestCustomResourcesServed(t *testing.T) {
 		t.Errorf("APIService spec %s labels %v, want %s %v", mustJSON(a.Spec), a.Labels, mustJSON(wantAPIService.Spec), wantAPIService.Labels)
 	}
 
+	// aggsim explain apiservice says whose it is
+	e, err := s.ExplainAPIService(ctx, "v1beta1.restaurant.example.com")
+	if err != nil || e.Advice != "none: a Local APIService managed for CustomResourceDefinition pizzas.restaurant.example.com (label kube-aggregator.kubernetes.io/automanaged=true); it goes away with the CRD" {
+		t.Errorf("explain: %v %+v", err, e)
+	}
+
 	// OpenAPI: the index lists the group/version, whose document defines
 	// the kind (kubectl explain pizzas.spec answers as upstream's)
 	waitForCond(t, "/openapi/v3 lists apis/restaurant.example.com/v1beta1", func() bool {
@@ -173,4 +179,61 @@ func TestCustomResourcesServed(t *testing.T) {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestCRDAPIServiceOverlap follows the captured APIService overlap
+// (../shared/testdata/kube-1.33/crd/extra/apiservice-overlap.txt): a
+// change to the automanaged APIService that keeps its label (kubectl
+// apply) is undone; one without the label (kubectl replace) takes over,
+// routing the group/version to its service (503: the Service does not
+// exist); deleting it brings the Local APIService back.
+func TestCRDAPIServiceOverlap(t *testing.T) {
+	s, _ := runServer(t, Options{Storage: storage.NewMemory()})
+	ctx := context.Background()
+	admin := &authentication.UserInfo{Username: "admin", Groups: []string{"system:masters", "system:authenticated"}}
+	lb := loopback{api: s.Handler(), user: admin}
+	if code, out := postCRD(t, s, "restaurant.example.com_pizzas.yaml"); code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, out)
+	}
+	waitCRD(t, s, "pizzas.restaurant.example.com", apiextensions.IsEstablished)
+	const name = "v1beta1.restaurant.example.com"
+	waitForCond(t, "automanaged APIService", func() bool { _, ok := s.apiServices.Get("", name); return ok })
+	apis := s.api.Store(apiServicesResource)
+	get := func() *apiregistration.APIService {
+		o, err := apis.Get(ctx, "", name)
+		if err != nil {
+			return nil
+		}
+		return o.(*apiregistration.APIService)
+	}
+	port := int32(443)
+	remote := &apiregistration.ServiceReference{Namespace: "wardle", Name: "api", Port: &port}
+	a := get()
+	a.Spec.Service, a.Spec.GroupPriorityMinimum, a.Spec.VersionPriority = remote, 1000, 15
+	if _, err := apis.Update(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	waitForCond(t, "labelled change undone", func() bool { a := get(); return a != nil && a.Spec.Service == nil && a.Spec.VersionPriority == 100 })
+
+	a = get()
+	a.Labels = nil
+	a.Spec.Service, a.Spec.VersionPriority = remote, 15
+	if _, err := apis.Update(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	waitForCond(t, "the user's APIService serves v1beta1 (503)", func() bool {
+		code, _, _ := lb.send(ctx, http.MethodGet, "/apis/restaurant.example.com/v1beta1/namespaces/default/pizzas", "", "", "application/json", nil)
+		return code == http.StatusServiceUnavailable
+	})
+	if a := get(); a.Spec.Service == nil || a.Labels[automanagedLabel] != "" {
+		t.Errorf("the user's APIService was changed: %+v", a)
+	}
+	if _, err := apis.Delete(ctx, "", name, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitForCond(t, "Local APIService back and serving", func() bool {
+		a := get()
+		code, _, _ := lb.send(ctx, http.MethodGet, "/apis/restaurant.example.com/v1beta1/namespaces/default/pizzas", "", "", "application/json", nil)
+		return a != nil && a.Spec.Service == nil && a.Labels[automanagedLabel] == "true" && code == http.StatusOK
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aggsim/aggsim/registry/apis/apiextensions"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
@@ -98,6 +99,8 @@ func resourceOf(obj meta.Object) (meta.GroupResource, error) {
 		return meta.GroupResource{Resource: "endpoints"}, nil
 	case *apiregistration.APIService:
 		return meta.GroupResource{Group: apiregistration.GroupAPIRegistration, Resource: "apiservices"}, nil
+	case *apiextensions.CustomResourceDefinition:
+		return meta.GroupResource{Group: apiextensions.GroupAPIExtensions, Resource: "customresourcedefinitions"}, nil
 	}
 	return meta.GroupResource{}, fmt.Errorf("demo: no resource for %T", obj)
 }

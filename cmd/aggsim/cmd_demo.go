@@ -14,6 +14,7 @@ import (
 	"github.com/aggsim/aggsim/aggregator"
 	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/demo"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -77,6 +78,14 @@ func startDemo(ctx, runCtx context.Context, srv *aggregator.Server, pki *certs.P
 		return err
 	}
 	fmt.Fprintf(out, "demo: APIServices %s are Available\n", strings.Join(demo.APIServiceNames(), " and "))
+	// the Topping CRD next to the aggregated API (demo/crd.go)
+	if err := demo.Apply(ctx, srv.API(), []meta.Object{demo.ToppingCRD()}); err != nil {
+		return fmt.Errorf("install the demo CRD: %w", err)
+	}
+	if err := demo.WaitEstablished(ctx, srv.API(), demo.ToppingCRDName, demoAvailableTimeout); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "demo: CustomResourceDefinition %s is Established\n", demo.ToppingCRDName)
 	kubeconfigPath := filepath.Join(dataDir, certs.KubeconfigName)
 	server, err := kubeconfigServer(kubeconfigPath)
 	if err != nil {
