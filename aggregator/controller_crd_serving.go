@@ -294,3 +294,17 @@ func splitGV(gv string) (group, version string) {
 	}
 	return "", gv
 }
+
+// servedResources returns "group/version/resource" of every custom
+// resource served (for tests and benchmarks).
+func (c *crdServing) servedResources() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for gv, s := range c.served {
+		for r := range s.stores {
+			out = append(out, gv+"/"+r)
+		}
+	}
+	return out
+}
