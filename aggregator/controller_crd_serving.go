@@ -245,7 +245,7 @@ func (c *crdServing) autoregister(ctx context.Context, registered map[string][2]
 		if cur.Spec.Service != nil || cur.Spec.GroupPriorityMinimum != spec.GroupPriorityMinimum || cur.Spec.VersionPriority != spec.VersionPriority {
 			upd := cur.DeepCopy()
 			upd.Spec = spec
-			if _, err := c.apisWriter.Update(ctx, cur, upd); err != nil {
+			if _, err := c.apisWriter.Update(ctx, cur.DeepCopy(), upd); err != nil { // the informer's copy stays untouched
 				errs = append(errs, err)
 			}
 		}

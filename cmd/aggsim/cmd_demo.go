@@ -34,6 +34,10 @@ const aggregatedDiscoveryAccept = "application/json;g=apidiscovery.k8s.io;v=v2;a
 // wardle/api, and both APIServices with the real caBundle. It waits until
 // both are Available (demoAvailableTimeout), then prints what to try next
 // to out. The backend stops when runCtx ends.
+// demoRecordLimit is how many requests `serve --demo`'s backend keeps
+// for /debug/requests.
+const demoRecordLimit = 2000
+
 func startDemo(ctx, runCtx context.Context, srv *aggregator.Server, pki *certs.PKI, dataDir string, out io.Writer, logger *slog.Logger) error {
 	dir := filepath.Join(dataDir, "demo")
 	bc, err := ensureDemoCerts(dir, demo.ServiceName, demo.Namespace)
@@ -54,6 +58,9 @@ func startDemo(ctx, runCtx context.Context, srv *aggregator.Server, pki *certs.P
 		RequestHeaderClientCA: func() *x509.CertPool { return frontProxyCA },
 		Storage:               st,
 		Logger:                logger.With("component", "demo-backend"),
+		// the walkthrough (run three times by its e2e test) reads jane's
+		// request after a few hundred availability and discovery probes
+		RecordLimit: demoRecordLimit,
 	})
 	if err != nil {
 		st.Close()
