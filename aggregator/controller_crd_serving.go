@@ -115,9 +115,10 @@ func (c *crdServing) Run(ctx context.Context) {
 // crdFingerprint identifies what a CRD's stores are built from.
 func crdFingerprint(crd *apiextensions.CustomResourceDefinition) string {
 	b, _ := json.Marshal(struct {
-		Spec  apiextensions.CustomResourceDefinitionSpec
-		Names apiextensions.CustomResourceDefinitionNames
-	}{crd.Spec, crd.Status.AcceptedNames})
+		Spec        apiextensions.CustomResourceDefinitionSpec
+		Names       apiextensions.CustomResourceDefinitionNames
+		Terminating bool
+	}{crd.Spec, crd.Status.AcceptedNames, crd.DeletionTimestamp != nil})
 	return string(b)
 }
 

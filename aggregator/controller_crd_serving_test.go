@@ -156,11 +156,32 @@ func TestCustomResourcesServed(t *testing.T) {
 		t.Errorf("spec patch: %d %s", code, out)
 	}
 
-	// deleting the CRD deletes the pizza, then the CRD, its serving and
-	// its APIServices
+	// a pizza with a finalizer of its own keeps the CRD Terminating, and
+	// creates are refused meanwhile: kube-apiserver 1.33.13 answered
+	// exactly this Status (curl -X POST .../namespaces/default/pizzas
+	// after kubectl delete crd pizzas.restaurant.example.com --wait=false,
+	// with such a pizza left)
+	held := []byte(`{"apiVersion":"restaurant.example.com/v1beta1","kind":"Pizza","metadata":{"name":"held","finalizers":["restaurant.example.com/paid"]},"spec":{"toppings":[{"name":"ham"}]}}`)
+	if code, out, _ := lb.send(ctx, http.MethodPost, base, "", "application/json", "application/json", held); code != http.StatusCreated {
+		t.Fatalf("create held: %d %s", code, out)
+	}
 	if code, out, _ := lb.send(ctx, http.MethodDelete, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/pizzas.restaurant.example.com", "", "", "application/json", nil); code != http.StatusOK {
 		t.Fatalf("delete CRD: %d %s", code, out)
 	}
+	waitForCond(t, "create refused while terminating", func() bool {
+		code, out, _ := lb.send(ctx, http.MethodPost, base, "", "application/json", "application/json", body)
+		return code == http.StatusMethodNotAllowed && string(out) == `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"create not allowed while custom resource definition is terminating","reason":"MethodNotAllowed","details":{"group":"restaurant.example.com","kind":"pizzas"},"code":405}`+"\n"
+	})
+	waitForCond(t, "capricciosa deleted, held terminating", func() bool {
+		c1, _, _ := lb.send(ctx, http.MethodGet, base+"/capricciosa", "", "", "application/json", nil)
+		_, out, _ := lb.send(ctx, http.MethodGet, base+"/held", "", "", "application/json", nil)
+		return c1 == http.StatusNotFound && strings.Contains(string(out), `"deletionTimestamp"`)
+	})
+	if code, out, _ := lb.send(ctx, http.MethodPatch, base+"/held", "", "application/merge-patch+json", "application/json", []byte(`{"metadata":{"finalizers":null}}`)); code != http.StatusOK {
+		t.Fatalf("remove finalizer: %d %s", code, out)
+	}
+
+	// then the CRD, its serving and its APIServices go
 	waitForCond(t, "CRD, pizzas and APIServices gone", func() bool {
 		c1, _, _ := lb.send(ctx, http.MethodGet, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/pizzas.restaurant.example.com", "", "", "application/json", nil)
 		c2, _, _ := lb.send(ctx, http.MethodGet, "/apis/restaurant.example.com/v1beta1", "", "", "application/json", nil)

@@ -664,6 +664,11 @@ func (s *Store) checkNamespace(ctx context.Context, ns, name string) error {
 // runs the strategy's PrepareForCreate, Validate and Canonicalize. Errors:
 // 404 for a missing namespace, 422 Invalid, 409 AlreadyExists.
 func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error) {
+	if ca, ok := s.strategy.(CreateAdmitter); ok {
+		if err := ca.AdmitCreate(); err != nil {
+			return nil, err
+		}
+	}
 	m := obj.GetObjectMeta()
 	if !s.info.Namespaced {
 		m.Namespace = ""

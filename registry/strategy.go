@@ -171,6 +171,14 @@ type FieldSchemaProvider interface {
 	AtomicMaps() []string
 }
 
+// CreateAdmitter is an optional Strategy extension: a non-nil
+// AdmitCreate refuses every create before anything else is checked (the
+// custom resources of a terminating CRD: 405 `create not allowed while
+// custom resource definition is terminating`).
+type CreateAdmitter interface {
+	AdmitCreate() error
+}
+
 // UnknownFieldPruner is an optional Strategy extension of kinds whose
 // schema is data (custom resources): PruneUnknownFields removes the
 // fields the schema does not know from a decoded request object, in

@@ -37,7 +37,20 @@ var (
 	_ Strategy           = (*CustomResourceStrategy)(nil)
 	_ Defaulter          = (*CustomResourceStrategy)(nil)
 	_ UnknownFieldPruner = (*CustomResourceStrategy)(nil)
+	_ CreateAdmitter     = (*CustomResourceStrategy)(nil)
 )
+
+// AdmitCreate refuses creates while the CRD is terminating, as upstream's
+// crdHandler: 405 MethodNotAllowed `create not allowed while custom
+// resource definition is terminating`.
+func (s *CustomResourceStrategy) AdmitCreate() error {
+	if s.crd.DeletionTimestamp == nil {
+		return nil
+	}
+	e := NewMethodNotSupported(meta.GroupResource{Group: s.crd.Spec.Group, Resource: s.crd.Status.AcceptedNames.Plural}, "create")
+	e.Status.Message = "create not allowed while custom resource definition is terminating"
+	return e
+}
 
 // PruneUnknownFields prunes what the schema does not know (metadata is
 // always kept) and returns the pruned paths.
