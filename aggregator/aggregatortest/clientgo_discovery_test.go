@@ -243,6 +243,10 @@ var cgWantResources = map[string][]string{
 		"validatingadmissionpolicybindings ValidatingAdmissionPolicyBinding cluster " + cgAllVerbs + " singular=validatingadmissionpolicybinding categories=api-extensions",
 		"validatingwebhookconfigurations ValidatingWebhookConfiguration cluster " + cgAllVerbs + " singular=validatingwebhookconfiguration categories=api-extensions",
 	},
+	"apiextensions.k8s.io/v1": {
+		"customresourcedefinitions CustomResourceDefinition cluster " + cgAllVerbs + " singular=customresourcedefinition short=crd,crds categories=api-extensions",
+		"customresourcedefinitions/status CustomResourceDefinition cluster " + cgStatusVbs,
+	},
 	"flowcontrol.apiserver.k8s.io/v1": {
 		"flowschemas FlowSchema cluster " + cgAllVerbs + " singular=flowschema",
 		"flowschemas/status FlowSchema cluster " + cgStatusVbs,
@@ -281,6 +285,7 @@ var cgWantGroups = []string{
 	"authorization.k8s.io: v1 (preferred v1)",
 	"rbac.authorization.k8s.io: v1 (preferred v1)",
 	"admissionregistration.k8s.io: v1 (preferred v1)",
+	"apiextensions.k8s.io: v1 (preferred v1)",
 	"flowcontrol.apiserver.k8s.io: v1 (preferred v1)",
 	"zoo.example.com: v2beta1,v1 (preferred v2beta1)",
 	"wardle.example.com: v1alpha1,v1beta1 (preferred v1alpha1)",
@@ -325,7 +330,7 @@ func cgResourceLists(lists []*metav1.APIResourceList) ([]string, map[string][]st
 // as cgWantGroups, versions in each group by priority).
 var cgWantGVOrder = []string{
 	"v1", "apiregistration.k8s.io/v1", "authentication.k8s.io/v1", "authorization.k8s.io/v1",
-	"rbac.authorization.k8s.io/v1", "admissionregistration.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1",
+	"rbac.authorization.k8s.io/v1", "admissionregistration.k8s.io/v1", "apiextensions.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1",
 	"zoo.example.com/v2beta1", "zoo.example.com/v1", "wardle.example.com/v1alpha1", "wardle.example.com/v1beta1",
 }
 
@@ -419,6 +424,7 @@ func TestClientGoDiscovery(t *testing.T) {
 				"authorization.k8s.io/v1: localsubjectaccessreviews,selfsubjectaccessreviews,selfsubjectrulesreviews,subjectaccessreviews",
 				"rbac.authorization.k8s.io/v1: clusterrolebindings,clusterroles,rolebindings,roles",
 				"admissionregistration.k8s.io/v1: mutatingwebhookconfigurations,validatingadmissionpolicies,validatingadmissionpolicybindings,validatingwebhookconfigurations",
+				"apiextensions.k8s.io/v1: customresourcedefinitions",
 				"flowcontrol.apiserver.k8s.io/v1: flowschemas,prioritylevelconfigurations",
 				"zoo.example.com/v2beta1: animals,cages",
 				"zoo.example.com/v1: keepers",
@@ -553,8 +559,8 @@ func TestClientGoRESTMapper(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantGroups := slices.Clone(cgWantGroups)
-	wantGroups[7] = "zoo.example.com: v2beta1 (preferred v2beta1)"
-	wantGroups[8] = "wardle.example.com: v1beta1 (preferred v1beta1)"
+	wantGroups[8] = "zoo.example.com: v2beta1 (preferred v2beta1)"
+	wantGroups[9] = "wardle.example.com: v1beta1 (preferred v1beta1)"
 	if got := cgGroups(groups); !slices.Equal(got, wantGroups) {
 		t.Errorf("groups after delete:\n got %q\nwant %q", got, wantGroups)
 	}
