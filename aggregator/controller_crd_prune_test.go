@@ -70,3 +70,47 @@ func TestCustomResourceUnknownFields(t *testing.T) {
 		t.Errorf("Warn: %d %q %s", w.code, w.header.Values("Warning"), w.body.String())
 	}
 }
+
+// defaultColour is a CRSchema standing in for the structural-schema
+// engine: it defaults spec.colour to "red".
+type defaultColour struct{ pruneColour }
+
+func (defaultColour) Default(obj map[string]any) {
+	spec, ok := obj["spec"].(map[string]any)
+	if !ok {
+		spec = map[string]any{}
+		obj["spec"] = spec
+	}
+	if _, ok := spec["colour"]; !ok {
+		spec["colour"] = "red"
+	}
+}
+
+// TestCustomResourceDefaultOnRead: an object stored before its CRD's
+// schema had a default gets it when read, as upstream defaults on read
+// from storage (the schema engine replaced by defaultColour).
+func TestCustomResourceDefaultOnRead(t *testing.T) {
+	saved := registry.NewCRSchema
+	t.Cleanup(func() { registry.NewCRSchema = saved })
+	st := storage.NewMemory()
+	s, _ := runServer(t, Options{Storage: st})
+	if code, out := postCRD(t, s, "crd-status-subresource.yaml"); code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, out)
+	}
+	waitCRD(t, s, "foos.samplecontroller.k8s.io", apiextensions.IsEstablished)
+	lb := loopback{api: s.api}
+	path := "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/default/foos"
+	waitForCond(t, "foo created", func() bool {
+		code, _, _ := lb.send(context.Background(), http.MethodPost, path, "", "application/json", "application/json", []byte(`{"apiVersion":"samplecontroller.k8s.io/v1alpha1","kind":"Foo","metadata":{"name":"old"},"spec":{"replicas":1}}`))
+		return code == http.StatusCreated
+	})
+	// the schema gains a default: a new strategy (a spec change of the CRD)
+	registry.NewCRSchema = func([]byte, string) (registry.CRSchema, meta.FieldErrors) { return defaultColour{}, nil }
+	if code, out, _ := (loopback{api: s.api}).send(context.Background(), http.MethodPatch, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/foos.samplecontroller.k8s.io", "", "application/merge-patch+json", "application/json", []byte(`{"metadata":{"labels":{"x":"y"}},"spec":{"names":{"shortNames":["fo"]}}}`)); code != http.StatusOK {
+		t.Fatalf("patch CRD: %d %s", code, out)
+	}
+	waitForCond(t, "old foo read with the default", func() bool {
+		_, out, _ := lb.send(context.Background(), http.MethodGet, path+"/old", "", "", "application/json", nil)
+		return strings.Contains(string(out), `"spec":{"colour":"red","replicas":1}`)
+	})
+}

@@ -279,6 +279,9 @@ func (s *Store) decode(value []byte, rev int64) (meta.Object, error) {
 	if err := json.Unmarshal(value, obj); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", s.info.Resource, err)
 	}
+	if d, ok := s.strategy.(ReadDefaulter); ok {
+		d.DefaultOnRead(obj)
+	}
 	tm := obj.GetTypeMeta()
 	tm.Kind, tm.APIVersion = s.info.Kind, s.info.APIVersion()
 	obj.GetObjectMeta().ResourceVersion = strconv.FormatInt(rev, 10)

@@ -171,6 +171,14 @@ type FieldSchemaProvider interface {
 	AtomicMaps() []string
 }
 
+// ReadDefaulter is an optional Strategy extension: DefaultOnRead applies
+// defaults to every object decoded from storage (custom resources:
+// upstream defaults on read, so a default added to a CRD's schema shows
+// on objects stored before it).
+type ReadDefaulter interface {
+	DefaultOnRead(obj meta.Object)
+}
+
 // CreateAdmitter is an optional Strategy extension: a non-nil
 // AdmitCreate refuses every create before anything else is checked (the
 // custom resources of a terminating CRD: 405 `create not allowed while

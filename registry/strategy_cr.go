@@ -38,7 +38,12 @@ var (
 	_ Defaulter          = (*CustomResourceStrategy)(nil)
 	_ UnknownFieldPruner = (*CustomResourceStrategy)(nil)
 	_ CreateAdmitter     = (*CustomResourceStrategy)(nil)
+	_ ReadDefaulter      = (*CustomResourceStrategy)(nil)
 )
+
+// DefaultOnRead applies the schema's defaults to an object read from
+// storage.
+func (s *CustomResourceStrategy) DefaultOnRead(obj meta.Object) { s.Default(obj) }
 
 // AdmitCreate refuses creates while the CRD is terminating, as upstream's
 // crdHandler: 405 MethodNotAllowed `create not allowed while custom
