@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -154,6 +155,30 @@ func TestCustomResourcesServed(t *testing.T) {
 	code, out, _ = lb.send(ctx, http.MethodPatch, base+"/capricciosa", "", "application/merge-patch+json", "application/json", []byte(`{"status":{"phase":"Delivered"},"spec":{"size":"medium"}}`))
 	if code != http.StatusOK || !strings.Contains(string(out), `"generation":2,`) || !strings.Contains(string(out), `"phase":"Baking"`) || !strings.Contains(string(out), `"size":"medium"`) {
 		t.Errorf("spec patch: %d %s", code, out)
+	}
+
+	// a strategic merge patch is 415 for custom resources: kube-apiserver
+	// 1.33.13's answer to curl -X PATCH -H 'Content-Type:
+	// application/strategic-merge-patch+json' on a pizza
+	code, out, _ = lb.send(ctx, http.MethodPatch, base+"/capricciosa", "", "application/strategic-merge-patch+json", "application/json", []byte(`{"spec":{"size":"large"}}`))
+	if code != http.StatusUnsupportedMediaType || string(out) != `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml","reason":"UnsupportedMediaType","code":415}`+"\n" {
+		t.Errorf("strategic merge patch: %d %s", code, out)
+	}
+
+	// /scale: autoscaling/v1 Scale from the scale paths (shaped as the
+	// captured scale-subresource.txt); kubectl scale's merge patch sets
+	// spec.replicas through the main resource (generation 3)
+	scaleVolatile := regexp.MustCompile(`"(uid|resourceVersion|creationTimestamp)":"[^"]*"`)
+	code, out, _ = lb.send(ctx, http.MethodGet, base+"/capricciosa/scale", "", "", "application/json", nil)
+	if g := scaleVolatile.ReplaceAllString(string(out), `"$1":"X"`); code != http.StatusOK || g != `{"kind":"Scale","apiVersion":"autoscaling/v1","metadata":{"name":"capricciosa","namespace":"default","uid":"X","resourceVersion":"X","creationTimestamp":"X"},"spec":{"replicas":3},"status":{"replicas":0}}`+"\n" {
+		t.Errorf("GET scale: %d %s", code, out)
+	}
+	code, out, _ = lb.send(ctx, http.MethodPatch, base+"/capricciosa/scale", "", "application/merge-patch+json", "application/json", []byte(`{"spec":{"replicas":5}}`))
+	if code != http.StatusOK || !strings.Contains(string(out), `"spec":{"replicas":5}`) {
+		t.Errorf("PATCH scale: %d %s", code, out)
+	}
+	if _, out, _ = lb.send(ctx, http.MethodGet, base+"/capricciosa", "", "", "application/json", nil); !strings.Contains(string(out), `"generation":3,`) || !strings.Contains(string(out), `"replicas":5`) {
+		t.Errorf("after scale: %s", out)
 	}
 
 	// a pizza with a finalizer of its own keeps the CRD Terminating, and

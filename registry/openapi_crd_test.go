@@ -84,3 +84,29 @@ func TestCustomResourceOpenAPI(t *testing.T) {
 		t.Errorf("v2 definitions: %v", err)
 	}
 }
+
+// TestCustomResourceListMapKeys: server-side apply learns the lists of a
+// CRD's schema: spec.toppings is a map list keyed by name and
+// status.conditions by type (the Pizza CRD's x-kubernetes-list-type);
+// kube-apiserver 1.33.13 records kubectl apply's toppings as
+// k:{"name":"tomato"} entries.
+func TestCustomResourceListMapKeys(t *testing.T) {
+	y, err := os.ReadFile("../aggregator/testdata/crd/restaurant.example.com_pizzas.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd apiextensions.CustomResourceDefinition
+	if err := yaml.Unmarshal(y, &crd); err != nil {
+		t.Fatal(err)
+	}
+	apiextensions.SetDefaults(&crd)
+	crd.Status.AcceptedNames = crd.Spec.Names
+	s, err := NewCustomResourceStrategy(&crd, "v1beta1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(s.ListMapKeys())
+	if string(got) != `{"spec.toppings":["name"],"status.conditions":["type"]}` {
+		t.Errorf("ListMapKeys = %s", got)
+	}
+}

@@ -179,6 +179,16 @@ type ReadDefaulter interface {
 	DefaultOnRead(obj meta.Object)
 }
 
+// StrategicMergeRefuser is an optional Strategy extension: when
+// RefusesStrategicMergePatch is true, a strategic merge patch is 415 with
+// upstream's `the body of the request was in an unknown format - accepted
+// media types include: application/json-patch+json,
+// application/merge-patch+json, application/apply-patch+yaml` (custom
+// resources have no patch strategy metadata).
+type StrategicMergeRefuser interface {
+	RefusesStrategicMergePatch() bool
+}
+
 // CreateAdmitter is an optional Strategy extension: a non-nil
 // AdmitCreate refuses every create before anything else is checked (the
 // custom resources of a terminating CRD: 405 `create not allowed while

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -369,4 +371,74 @@ func contentEqual(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+var (
+	_ FieldSchemaProvider   = (*CustomResourceStrategy)(nil)
+	_ StrategicMergeRefuser = (*CustomResourceStrategy)(nil)
+)
+
+// RefusesStrategicMergePatch is true: custom resources accept JSON,
+// merge and apply patches only (upstream's 415).
+func (s *CustomResourceStrategy) RefusesStrategicMergePatch() bool { return true }
+
+// ListMapKeys returns the schema's x-kubernetes-list-type map lists with
+// their x-kubernetes-list-map-keys and its set lists (no keys), by dotted
+// path without list indices, for server-side apply.
+func (s *CustomResourceStrategy) ListMapKeys() map[string][]string {
+	out := map[string][]string{}
+	s.walkSchema(func(path string, p *apiextensions.JSONSchemaProps) {
+		if p.XListType == nil {
+			return
+		}
+		switch *p.XListType {
+		case "map":
+			out[path] = slices.Clone(p.XListMapKeys)
+		case "set":
+			out[path] = []string{}
+		}
+	})
+	return out
+}
+
+// AtomicMaps returns the paths of x-kubernetes-map-type atomic objects.
+func (s *CustomResourceStrategy) AtomicMaps() []string {
+	var out []string
+	s.walkSchema(func(path string, p *apiextensions.JSONSchemaProps) {
+		if p.XMapType != nil && *p.XMapType == "atomic" {
+			out = append(out, path)
+		}
+	})
+	sort.Strings(out)
+	return out
+}
+
+// walkSchema calls f for every property schema of the version's schema
+// with its dotted path (list items share their list's path).
+func (s *CustomResourceStrategy) walkSchema(f func(path string, p *apiextensions.JSONSchemaProps)) {
+	if s.version.Schema == nil || s.version.Schema.OpenAPIV3Schema == nil {
+		return
+	}
+	var walk func(path string, p *apiextensions.JSONSchemaProps, depth int)
+	walk = func(path string, p *apiextensions.JSONSchemaProps, depth int) {
+		if depth > 64 {
+			return
+		}
+		if path != "" {
+			f(path, p)
+		}
+		for name, c := range p.Properties {
+			child := name
+			if path != "" {
+				child = path + "." + name
+			}
+			walk(child, &c, depth+1)
+		}
+		if p.Items != nil && p.Items.Schema != nil {
+			for name, c := range p.Items.Schema.Properties {
+				walk(path+"."+name, &c, depth+1)
+			}
+		}
+	}
+	walk("", s.version.Schema.OpenAPIV3Schema, 0)
 }

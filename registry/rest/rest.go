@@ -91,6 +91,11 @@ func (rq resourceRequest) checkSub() error {
 	if _, ok := rq.store.Info().Subresource(rq.sub); ok && rq.sub == subFinalize {
 		return nil
 	}
+	if _, ok := rq.store.Info().Subresource(rq.sub); ok && rq.sub == subScale {
+		if _, ok := rq.store.Strategy().(registry.ScaleProvider); ok {
+			return nil // scale.go
+		}
+	}
 	return meta.NewPathNotFound()
 }
 
@@ -216,6 +221,9 @@ func (a *API) dispatchResource(w http.ResponseWriter, r *http.Request, rq resour
 	}
 	if err := negotiation.RouteAccept(r, produces); err != nil {
 		return err
+	}
+	if rq.sub == subScale {
+		return a.serveScale(w, r, rq, verb)
 	}
 	switch verb {
 	case "get":
@@ -655,6 +663,9 @@ func (a *API) servePatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	}
 	if pt == PatchApply {
 		return a.serveApply(w, r, rq, f, o, body)
+	}
+	if sr, ok := rq.store.Strategy().(registry.StrategicMergeRefuser); ok && pt == PatchStrategic && sr.RefusesStrategicMergePatch() {
+		return meta.NewUnsupportedMediaType(PatchJSON + ", " + PatchMerge + ", " + PatchApply)
 	}
 	ctx := o.ctx(r.Context())
 	for attempt := 0; ; attempt++ {
