@@ -16,6 +16,7 @@ import (
 
 	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/apiextensions"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"github.com/aggsim/aggsim/registry/negotiation"
 )
@@ -121,6 +122,11 @@ func (s *Server) ExplainAPIService(ctx context.Context, name string) (*Explanati
 		e.Advice = "none: aggsim serves this group/version itself"
 		if _, ok := s.api.APIResourceList(a.Spec.Group, a.Spec.Version); !ok {
 			e.Advice = "none for availability, but aggsim does not serve " + a.Spec.Group + "/" + a.Spec.Version + " itself: requests answer 404; add spec.service to proxy it to a backend"
+		}
+		if crds := s.crdsServing(a.Spec.Group, a.Spec.Version); a.Labels[automanagedLabel] == automanagedValueForCRDs && len(crds) > 0 {
+			// controller_crd_serving.go: the automanaged APIService of a CRD group/version
+			e.Advice = "none: a Local APIService managed for CustomResourceDefinition " + strings.Join(crds, ", ") +
+				" (label " + automanagedLabel + "=true); it goes away with the CRD"
 		}
 		return e, nil
 	}
@@ -442,4 +448,22 @@ func (s *Server) serveDebugList(w http.ResponseWriter, r *http.Request, wantJSON
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.Name, it.Service, it.Available, it.Reason, it.Message)
 	}
 	_ = tw.Flush()
+}
+
+// crdsServing returns the names of the CRDs that serve group/version.
+func (s *Server) crdsServing(group, version string) []string {
+	var out []string
+	for _, o := range s.crds.List() {
+		crd, ok := o.(*apiextensions.CustomResourceDefinition)
+		if !ok || crd.Spec.Group != group {
+			continue
+		}
+		for _, v := range crd.Spec.Versions {
+			if v.Name == version && v.Served {
+				out = append(out, crd.Name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

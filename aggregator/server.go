@@ -288,6 +288,13 @@ type Server struct {
 	// rules (controller_aggregation.go).
 	clusterRoles *Informer
 	aggregator   *clusterRoleAggregator
+	// crds feeds crdController (controller_crd.go): CRD conditions,
+	// accepted names and the cleanup finalizer.
+	crds          *Informer
+	crdController *crdController
+	// crdServing serves custom resources and their automanaged
+	// APIServices (controller_crd_serving.go).
+	crdServing *crdServing
 
 	// reviews answers TokenReviews and access reviews
 	// (reviews.go); extensionAuth writes the
@@ -378,7 +385,8 @@ func New(opts Options) (*Server, error) {
 	// ClusterRole aggregation (controller_aggregation.go), in every mode
 	s.clusterRoles = NewInformer(s.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: "clusterroles"}), logger)
 	s.aggregator = newClusterRoleAggregator(s.clusterRoles, loopback{api: s.api}, logger)
-	if rbacAuthz != nil { // RBAC objects feed the authorizer's index
+	s.crds = NewInformer(s.api.Store(crdResource), logger) // controller_crd.go
+	if rbacAuthz != nil {                                  // RBAC objects feed the authorizer's index
 		for _, res := range rbacResources {
 			inf := NewInformer(s.api.Store(res), logger)
 			inf.AddHandler(rbacAuthz.OnChange)
@@ -446,6 +454,10 @@ func New(opts Options) (*Server, error) {
 	}
 	s.registration = registrationController{lister: s.apiServices, handlers: s.apiHandlers}
 	s.apiServices.AddHandler(s.registration.onChange)
+	// CRDs: serving and automanaged APIServices, then conditions and
+	// cleanup (controller_crd_serving.go, controller_crd.go)
+	s.crdServing = newCRDServing(s.crds, s.apiServices, s.api, s.api.Store(apiServicesResource), s.registration.sync, s.openapi, logger, now)
+	s.crdController = newCRDController(s.crds, s.api.Store(crdResource), s.crdServing, logger, now)
 	s.prober = &discoveryProber{services: s.services, endpoints: s.endpoints, resolver: s.resolver, transport: s.transports.ProbeTransport}
 	s.availability = newAvailabilityController(availabilityConfig{
 		apiServices: s.apiServices, services: s.services, endpoints: s.endpoints,
@@ -562,6 +574,10 @@ func (s *Server) Run(ctx context.Context) {
 			s.logger.Error("update the kubernetes Service's Endpoints", "err", err)
 		}
 	}()
+	for _, run := range []func(context.Context){s.crds.Run, s.crdController.Run, s.crdServing.Run} { // controller_crd*.go
+		wg.Add(1)
+		go func() { defer wg.Done(); run(ctx) }()
+	}
 	for _, inf := range append([]*Informer{s.services, s.endpoints, s.apiServices}, s.rbacInformers...) {
 		wg.Add(1)
 		go func() { defer wg.Done(); inf.Run(ctx) }()
@@ -682,7 +698,7 @@ func (s *Server) localAPIServices() []*apiregistration.APIService {
 		// groups of the delegated-authentication surface (builtin-priorities.txt):
 		authentication.GroupAuthentication: {17700, 15}, authorization.GroupAuthorization: {17600, 15},
 		registry.GroupAdmissionRegistration: {16700, 15}, registry.GroupFlowControl: {16100, 21},
-		registry.GroupRBAC: {17000, 15}, registry.GroupCoordination: {16500, 15},
+		registry.GroupRBAC: {17000, 15}, registry.GroupCoordination: {16500, 15}, registry.GroupAPIExtensions: {16700, 15},
 	}
 	var out []*apiregistration.APIService
 	for _, gv := range s.api.GroupVersions() {

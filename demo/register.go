@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aggsim/aggsim/registry/apis/apiextensions"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
@@ -105,6 +106,8 @@ func resourceOf(obj meta.Object) (meta.GroupResource, error) {
 		return meta.GroupResource{Group: rbac.GroupRBAC, Resource: "clusterrolebindings"}, nil
 	case *rbac.RoleBinding:
 		return meta.GroupResource{Group: rbac.GroupRBAC, Resource: "rolebindings"}, nil
+	case *apiextensions.CustomResourceDefinition:
+		return meta.GroupResource{Group: apiextensions.GroupAPIExtensions, Resource: "customresourcedefinitions"}, nil
 	}
 	return meta.GroupResource{}, fmt.Errorf("demo: no resource for %T", obj)
 }

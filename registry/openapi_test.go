@@ -49,9 +49,9 @@ func TestOpenAPIV3(t *testing.T) {
 	}
 	// aggsim's own documents (api, api/v1, apis, and apis/<group> and
 	// apis/<group>/v1 of apiregistration, admissionregistration,
-	// authentication, authorization, coordination, flowcontrol and rbac,
-	// and version) plus the extra entry.
-	if len(index.Paths) != 19 || index.Paths["apis/wardle.example.com/v1alpha1"].ServerRelativeURL != "/openapi/v3/apis/wardle.example.com/v1alpha1?hash=AB" {
+	// authentication, authorization, coordination, flowcontrol, rbac and
+	// apiextensions, and version) plus the extra entry.
+	if len(index.Paths) != 21 || index.Paths["apis/wardle.example.com/v1alpha1"].ServerRelativeURL != "/openapi/v3/apis/wardle.example.com/v1alpha1?hash=AB" {
 		t.Fatalf("index %+v", index)
 	}
 	for _, s := range Strategies(nil) {

@@ -22,7 +22,8 @@ const (
 // endpoints, configmaps, events, resourcequotas, limitranges), then the admissionregistration.k8s.io/v1 and
 // flowcontrol.apiserver.k8s.io/v1 resources a k8s.io/apiserver backend
 // lists and watches (AdmissionStrategies, FlowControlStrategies), and
-// rbac.authorization.k8s.io/v1 (RBACStrategies). now is the clock for timestamps the strategies
+// rbac.authorization.k8s.io/v1 (RBACStrategies), and
+// apiextensions.k8s.io/v1 customresourcedefinitions (CRDStrategy). now is the clock for timestamps the strategies
 // set (the Local condition) and for AGE cells; nil means time.Now.
 func Strategies(now func() time.Time) []Strategy {
 	out := []Strategy{
@@ -38,7 +39,8 @@ func Strategies(now func() time.Time) []Strategy {
 	out = append(out, AdmissionStrategies(now)...)
 	out = append(out, FlowControlStrategies(now)...)
 	out = append(out, CoordinationStrategies(now)...)
-	return append(out, RBACStrategies(now)...)
+	out = append(out, RBACStrategies(now)...)
+	return append(out, CRDStrategy{Now: now})
 }
 
 // nowOr returns f() or time.Now() when f is nil.

@@ -286,6 +286,9 @@ func (s *Store) decode(value []byte, rev int64) (meta.Object, error) {
 	if err := json.Unmarshal(value, obj); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", s.info.Resource, err)
 	}
+	if d, ok := s.strategy.(ReadDefaulter); ok {
+		d.DefaultOnRead(obj)
+	}
 	tm := obj.GetTypeMeta()
 	tm.Kind, tm.APIVersion = s.info.Kind, s.info.APIVersion()
 	obj.GetObjectMeta().ResourceVersion = strconv.FormatInt(rev, 10)
@@ -678,6 +681,11 @@ func (s *Store) checkNamespace(ctx context.Context, ns, name string) error {
 // runs the strategy's PrepareForCreate, Validate and Canonicalize. Errors:
 // 404 for a missing namespace, 422 Invalid, 409 AlreadyExists.
 func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error) {
+	if ca, ok := s.strategy.(CreateAdmitter); ok {
+		if err := ca.AdmitCreate(); err != nil {
+			return nil, err
+		}
+	}
 	m := obj.GetObjectMeta()
 	if !s.info.Namespaced {
 		m.Namespace = ""

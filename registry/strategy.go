@@ -24,6 +24,10 @@ type ResourceInfo struct {
 	// finalize, services/proxy), listed by discovery next to status in
 	// name order, as kube-apiserver lists them.
 	Subresources []SubresourceInfo
+	// StatusFirst lists /status before Subresources, in their given
+	// order, instead of all subresources in name order: custom
+	// resources' discovery (status, then scale).
+	StatusFirst bool
 	// NotStored marks a resource without storage (the create-only
 	// reviews): discovery lists no storageVersionHash for it, as upstream
 	// sets one only for storage that names a storage version
@@ -34,9 +38,13 @@ type ResourceInfo struct {
 // SubresourceInfo describes one subresource other than status: its name,
 // the kind discovery names for it, and its verbs in upstream's order.
 type SubresourceInfo struct {
-	Name  string   // "finalize"
-	Kind  string   // "Namespace", "ServiceProxyOptions"
-	Verbs []string // "update"
+	Name string // "finalize"
+	// Group and Version name the subresource's kind when it is of
+	// another group/version (a custom resource's scale: autoscaling, v1);
+	// empty means the resource's own.
+	Group, Version string
+	Kind           string   // "Namespace", "ServiceProxyOptions"
+	Verbs          []string // "update"
 }
 
 // Subresource returns the subresource called name other than status, or
@@ -161,6 +169,42 @@ type DeleteAdmitter interface {
 type FieldSchemaProvider interface {
 	ListMapKeys() map[string][]string
 	AtomicMaps() []string
+}
+
+// ReadDefaulter is an optional Strategy extension: DefaultOnRead applies
+// defaults to every object decoded from storage (custom resources:
+// upstream defaults on read, so a default added to a CRD's schema shows
+// on objects stored before it).
+type ReadDefaulter interface {
+	DefaultOnRead(obj meta.Object)
+}
+
+// StrategicMergeRefuser is an optional Strategy extension: when
+// RefusesStrategicMergePatch is true, a strategic merge patch is 415 with
+// upstream's `the body of the request was in an unknown format - accepted
+// media types include: application/json-patch+json,
+// application/merge-patch+json, application/apply-patch+yaml` (custom
+// resources have no patch strategy metadata).
+type StrategicMergeRefuser interface {
+	RefusesStrategicMergePatch() bool
+}
+
+// CreateAdmitter is an optional Strategy extension: a non-nil
+// AdmitCreate refuses every create before anything else is checked (the
+// custom resources of a terminating CRD: 405 `create not allowed while
+// custom resource definition is terminating`).
+type CreateAdmitter interface {
+	AdmitCreate() error
+}
+
+// UnknownFieldPruner is an optional Strategy extension of kinds whose
+// schema is data (custom resources): PruneUnknownFields removes the
+// fields the schema does not know from a decoded request object, in
+// place, and returns their paths ("spec.colour"), which the REST layer
+// reports as field validation does for Go types (Strict: 400 `strict
+// decoding error: unknown field "spec.colour"`; Warn: warnings).
+type UnknownFieldPruner interface {
+	PruneUnknownFields(obj meta.Object) []string
 }
 
 // PatchMetaProvider is an optional Strategy extension declaring the

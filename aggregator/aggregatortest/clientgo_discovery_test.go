@@ -243,6 +243,10 @@ var cgWantResources = map[string][]string{
 		"validatingadmissionpolicybindings ValidatingAdmissionPolicyBinding cluster " + cgAllVerbs + " singular=validatingadmissionpolicybinding categories=api-extensions",
 		"validatingwebhookconfigurations ValidatingWebhookConfiguration cluster " + cgAllVerbs + " singular=validatingwebhookconfiguration categories=api-extensions",
 	},
+	"apiextensions.k8s.io/v1": {
+		"customresourcedefinitions CustomResourceDefinition cluster " + cgAllVerbs + " singular=customresourcedefinition short=crd,crds categories=api-extensions",
+		"customresourcedefinitions/status CustomResourceDefinition cluster " + cgStatusVbs,
+	},
 	"coordination.k8s.io/v1": {
 		"leases Lease namespaced " + cgAllVerbs + " singular=lease",
 	},
@@ -284,6 +288,7 @@ var cgWantGroups = []string{
 	"authorization.k8s.io: v1 (preferred v1)",
 	"rbac.authorization.k8s.io: v1 (preferred v1)",
 	"admissionregistration.k8s.io: v1 (preferred v1)",
+	"apiextensions.k8s.io: v1 (preferred v1)",
 	"coordination.k8s.io: v1 (preferred v1)",
 	"flowcontrol.apiserver.k8s.io: v1 (preferred v1)",
 	"zoo.example.com: v2beta1,v1 (preferred v2beta1)",
@@ -329,7 +334,7 @@ func cgResourceLists(lists []*metav1.APIResourceList) ([]string, map[string][]st
 // as cgWantGroups, versions in each group by priority).
 var cgWantGVOrder = []string{
 	"v1", "apiregistration.k8s.io/v1", "authentication.k8s.io/v1", "authorization.k8s.io/v1",
-	"rbac.authorization.k8s.io/v1", "admissionregistration.k8s.io/v1", "coordination.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1",
+	"rbac.authorization.k8s.io/v1", "admissionregistration.k8s.io/v1", "apiextensions.k8s.io/v1", "coordination.k8s.io/v1", "flowcontrol.apiserver.k8s.io/v1",
 	"zoo.example.com/v2beta1", "zoo.example.com/v1", "wardle.example.com/v1alpha1", "wardle.example.com/v1beta1",
 }
 
@@ -423,6 +428,7 @@ func TestClientGoDiscovery(t *testing.T) {
 				"authorization.k8s.io/v1: localsubjectaccessreviews,selfsubjectaccessreviews,selfsubjectrulesreviews,subjectaccessreviews",
 				"rbac.authorization.k8s.io/v1: clusterrolebindings,clusterroles,rolebindings,roles",
 				"admissionregistration.k8s.io/v1: mutatingwebhookconfigurations,validatingadmissionpolicies,validatingadmissionpolicybindings,validatingwebhookconfigurations",
+				"apiextensions.k8s.io/v1: customresourcedefinitions",
 				"coordination.k8s.io/v1: leases",
 				"flowcontrol.apiserver.k8s.io/v1: flowschemas,prioritylevelconfigurations",
 				"zoo.example.com/v2beta1: animals,cages",

@@ -43,6 +43,7 @@ type config struct {
 	anonymous bool
 	tokens    []string // CSV lines of a --token-auth-file
 	tweaks    []func(*aggregator.Options)
+	crds      []crdSource // WithCRDs, WithCRDObjects (crds.go)
 }
 
 // WithLogger sends the aggregator's logs (and the backends' TLS handshake
@@ -294,6 +295,10 @@ func newServer(dir, removeDir string, opts []Option) (*Server, error) {
 	case <-timer.C:
 		s.Close()
 		return nil, fmt.Errorf("aggregator not ready after %s", startTimeout)
+	}
+	if err := s.installCRDs(cfg.crds); err != nil { // crds.go
+		s.Close()
+		return nil, err
 	}
 	return s, nil
 }

@@ -129,6 +129,9 @@ type openAPIEntry struct {
 	fingerprint          string // service and TLS fields; a change refetches
 	available            bool
 	dirty                bool // fetch at the next pass
+	// local marks documents aggsim builds itself (a CRD group/version's,
+	// SetLocal): never fetched.
+	local bool
 
 	// v2 holds the backend's paths under /apis/<g>/<v>/ and the
 	// definitions they reach (nil: none); v2etag is the backend's ETag.
@@ -314,10 +317,45 @@ func (c *Controller) markAllDirty() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, e := range c.entries {
-		if e.available {
+		if e.available && !e.local {
 			e.dirty = true
 		}
 	}
+}
+
+// SetLocal serves documents aggsim builds itself for group/version (the
+// custom resources of CRDs): v2, a swagger document whose paths and
+// definitions are merged into /openapi/v2, and v3, the document of
+// apis/<group>/<version>, listed in the /openapi/v3 index. Both nil stops
+// serving them. groupPriorityMinimum orders the merge as an APIService's.
+// Errors: a v2 document that is not swagger JSON.
+func (c *Controller) SetLocal(group, version string, groupPriorityMinimum int32, v2, v3 []byte) error {
+	name := "local:" + version + "." + group
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v2 == nil && v3 == nil {
+		if _, ok := c.entries[name]; ok {
+			delete(c.entries, name)
+			c.rebuild = true
+			c.poke()
+		}
+		return nil
+	}
+	e := &openAPIEntry{name: name, group: group, version: version, groupPriorityMinimum: groupPriorityMinimum, available: true, local: true}
+	if v2 != nil {
+		parts, err := splitOpenAPIV2(v2)
+		if err != nil {
+			return err
+		}
+		e.v2 = &parts
+	}
+	if v3 != nil {
+		e.v3, e.v3hash = v3, registry.OpenAPIHash(v3)
+	}
+	c.entries[name] = e
+	c.rebuild = true
+	c.poke()
+	return nil
 }
 
 // openAPIJob is one entry's fetch: the inputs copied out of the entry
@@ -344,7 +382,7 @@ func (c *Controller) pass(ctx context.Context) {
 	c.mu.Lock()
 	var jobs []*openAPIJob
 	for _, e := range c.entries {
-		if e.dirty && e.available {
+		if e.dirty && e.available && !e.local {
 			e.dirty = false
 			jobs = append(jobs, &openAPIJob{e: e, name: e.name, group: e.group, version: e.version,
 				v2etag: e.v2etag, v3url: e.v3url, hadV3: e.v3 != nil})

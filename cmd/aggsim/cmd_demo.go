@@ -14,6 +14,7 @@ import (
 	"github.com/aggsim/aggsim/aggregator"
 	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/demo"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -35,6 +36,10 @@ const aggregatedDiscoveryAccept = "application/json;g=apidiscovery.k8s.io;v=v2;a
 // --authorization-mode=RBAC unless told otherwise). It waits until both
 // are Available (demoAvailableTimeout), then prints what to try next
 // to out. The backend stops when runCtx ends.
+// demoRecordLimit is how many requests `serve --demo`'s backend keeps
+// for /debug/requests.
+const demoRecordLimit = 2000
+
 func startDemo(ctx, runCtx context.Context, srv *aggregator.Server, pki *certs.PKI, dataDir string, out io.Writer, logger *slog.Logger) error {
 	dir := filepath.Join(dataDir, "demo")
 	bc, err := ensureDemoCerts(dir, demo.ServiceName, demo.Namespace)
@@ -55,6 +60,9 @@ func startDemo(ctx, runCtx context.Context, srv *aggregator.Server, pki *certs.P
 		RequestHeaderClientCA: func() *x509.CertPool { return frontProxyCA },
 		Storage:               st,
 		Logger:                logger.With("component", "demo-backend"),
+		// the walkthrough (run three times by its e2e test) reads jane's
+		// request after a few hundred availability and discovery probes
+		RecordLimit: demoRecordLimit,
 	})
 	if err != nil {
 		st.Close()
@@ -79,6 +87,14 @@ func startDemo(ctx, runCtx context.Context, srv *aggregator.Server, pki *certs.P
 		return err
 	}
 	fmt.Fprintf(out, "demo: APIServices %s are Available\n", strings.Join(demo.APIServiceNames(), " and "))
+	// the Topping CRD next to the aggregated API (demo/crd.go)
+	if err := demo.Apply(ctx, srv.API(), []meta.Object{demo.ToppingCRD()}); err != nil {
+		return fmt.Errorf("install the demo CRD: %w", err)
+	}
+	if err := demo.WaitEstablished(ctx, srv.API(), demo.ToppingCRDName, demoAvailableTimeout); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "demo: CustomResourceDefinition %s is Established\n", demo.ToppingCRDName)
 	kubeconfigPath := filepath.Join(dataDir, certs.KubeconfigName)
 	server, err := kubeconfigServer(kubeconfigPath)
 	if err != nil {

@@ -201,6 +201,19 @@ var walkExpectations = map[string]walkExpect{
 	`curl -sS --cacert $AGGSIM_DATA/demo/ca.crt $DEMO_URL/apis/wardle.example.com/v1alpha1/flunders`: {
 		contains: []string{`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}`},
 	},
+	// the demo CRD (README: "The other way to extend the API")
+	"kubectl wait --for=condition=Established crd/toppings.restaurant.example.com --timeout=60s": {contains: []string{"customresourcedefinition.apiextensions.k8s.io/toppings.restaurant.example.com condition met"}},
+	"kubectl api-resources --api-group=restaurant.example.com": {
+		regexps: []*regexp.Regexp{regexp.MustCompile(`(?m)^toppings\s+tp\s+restaurant\.example\.com/v1\s+true\s+Topping\s*$`)},
+	},
+	"kubectl get --raw /apis": {
+		regexps: []*regexp.Regexp{regexp.MustCompile(`"name":"apiextensions\.k8s\.io".*"name":"restaurant\.example\.com".*"name":"wardle\.example\.com"`)},
+	},
+	"kubectl explain toppings.spec":                                 {contains: []string{"KIND:       Topping", "FIELD: spec <Object>", "weightGrams\t<integer>"}},
+	"kubectl create --validate=false -f testdata/demo/topping.yaml": {contains: []string{"topping.restaurant.example.com/basil created"}},
+	"kubectl get toppings":                                          {regexps: []*regexp.Regexp{regexp.MustCompile(`(?m)^NAME\s+VEGETARIAN\s+WEIGHT\s+AGE\n+basil\s`)}},
+	"bin/aggsim explain apiservice v1.restaurant.example.com":       {contains: []string{"Service:      Local", "a Local APIService managed for CustomResourceDefinition toppings.restaurant.example.com"}},
+	"kubectl delete -f testdata/demo/topping.yaml":                  {contains: []string{`topping.restaurant.example.com "basil" deleted`}},
 	`curl -sS --cacert $AGGSIM_DATA/pki/ca.crt --cert $AGGSIM_DATA/pki/admin.crt --key $AGGSIM_DATA/pki/admin.key $AGGSIM_URL/apis/wardle.example.com`: {
 		contains: []string{`"kind":"APIGroup"`, `"name":"wardle.example.com"`, `"preferredVersion":{"groupVersion":"wardle.example.com/v1alpha1","version":"v1alpha1"}`},
 	},

@@ -4,7 +4,7 @@ package main
 // `kubectl api-resources` against `aggsim serve --demo`, with the installed
 // kubectl, kubectl.1.27 and kubectl.1.33. kubectl 1.27 reads legacy
 // discovery (/apis, /apis/<g>/<v>), 1.30+ aggregated discovery: both must
-// list exactly aggsim's own groups and the demo backend's, preferred
+// list exactly aggsim's own groups, the demo backend's and the demo CRD's, preferred
 // versions first, with short names and scopes, and short names must
 // resolve.
 
@@ -15,12 +15,14 @@ import (
 )
 
 const wantAPIVersions = `admissionregistration.k8s.io/v1
+apiextensions.k8s.io/v1
 apiregistration.k8s.io/v1
 authentication.k8s.io/v1
 authorization.k8s.io/v1
 coordination.k8s.io/v1
 flowcontrol.apiserver.k8s.io/v1
 rbac.authorization.k8s.io/v1
+restaurant.example.com/v1
 v1
 wardle.example.com/v1alpha1
 wardle.example.com/v1beta1
@@ -38,6 +40,7 @@ mutatingwebhookconfigurations                    admissionregistration.k8s.io/v1
 validatingadmissionpolicies                      admissionregistration.k8s.io/v1   false        ValidatingAdmissionPolicy
 validatingadmissionpolicybindings                admissionregistration.k8s.io/v1   false        ValidatingAdmissionPolicyBinding
 validatingwebhookconfigurations                  admissionregistration.k8s.io/v1   false        ValidatingWebhookConfiguration
+customresourcedefinitions           crd,crds     apiextensions.k8s.io/v1           false        CustomResourceDefinition
 apiservices                                      apiregistration.k8s.io/v1         false        APIService
 selfsubjectreviews                               authentication.k8s.io/v1          false        SelfSubjectReview
 tokenreviews                                     authentication.k8s.io/v1          false        TokenReview
@@ -52,6 +55,7 @@ clusterrolebindings                              rbac.authorization.k8s.io/v1   
 clusterroles                                     rbac.authorization.k8s.io/v1      false        ClusterRole
 rolebindings                                     rbac.authorization.k8s.io/v1      true         RoleBinding
 roles                                            rbac.authorization.k8s.io/v1      true         Role
+toppings                            tp           restaurant.example.com/v1         true         Topping
 fischers                                         wardle.example.com/v1alpha1       false        Fischer
 flunders                            fl           wardle.example.com/v1alpha1       true         Flunder
 `

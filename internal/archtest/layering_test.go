@@ -40,6 +40,7 @@ var rank = map[string]int{
 	"registry/apis/core":                  12,
 	"registry/apis/authorization":         12,
 	"registry/apis/rbac":                  12,
+	"registry/apis/apiextensions":         12,
 	"registry/apis/authentication":        11,
 	"registry/apis/version":               10,
 	"registry/apis/meta":                  10,

@@ -290,6 +290,8 @@ func (d *deriver) typeSchema(t reflect.Type) *Schema {
 		return &Schema{Type: "integer", Format: "int32"}
 	case reflect.Int64:
 		return &Schema{Type: "integer", Format: "int64"}
+	case reflect.Float64:
+		return &Schema{Type: "number", Format: "double"}
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
 			return &Schema{Type: "string", Format: "byte"}

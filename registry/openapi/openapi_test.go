@@ -50,7 +50,7 @@ type WidgetStatus struct {
 }
 
 type Gadget struct {
-	Rate float64 `json:"rate"`
+	Rate float32 `json:"rate"`
 }
 
 type BadDefault struct {
@@ -175,7 +175,7 @@ func TestDefinitionsErrors(t *testing.T) {
 		t    reflect.Type
 		want string
 	}{
-		{reflect.TypeFor[Gadget](), "openapi: Go type float64 has no OpenAPI form"},
+		{reflect.TypeFor[Gadget](), "openapi: Go type float32 has no OpenAPI form"},
 		{reflect.TypeFor[BadDefault](), "openapi: N: +default=zero is not JSON: invalid character 'z' looking for beginning of value"},
 		{reflect.TypeFor[string](), "openapi: string is not a definition (a named struct or a type with +openapi:type)"},
 	} {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
@@ -41,47 +43,124 @@ type gvEntry struct {
 
 // API serves every local resource over HTTP: the legacy core group under
 // /api and /api/v1, named groups under /apis/<group>/<version>. /apis and
-// /apis/<group> belong to the discovery package. The route table is built
-// once by NewAPI and never changes, so ServeHTTP takes no lock.
+// /apis/<group> belong to the discovery package. The route table of the
+// static resources is built by NewAPI; group/versions served at run time
+// (custom resources, SetGroupVersion) are added by swapping in a new
+// table, so ServeHTTP takes no lock.
 type API struct {
-	stores map[meta.GroupResource]*registry.Store
-	gvs    map[string]*gvEntry // by GroupVersion()
-	order  []GroupVersionInfo
+	tables atomic.Pointer[apiTables]
+	mu     sync.Mutex // serialises SetGroupVersion
+	st     storage.Storage
+	opts   registry.StoreOptions
 	log    *slog.Logger
 
 	closeOnce sync.Once
 	done      chan struct{} // closed by Shutdown; ends every watch
 }
 
+// apiTables is one immutable route table.
+type apiTables struct {
+	stores map[meta.GroupResource]*registry.Store
+	gvs    map[string]*gvEntry // by GroupVersion()
+	order  []GroupVersionInfo
+	static map[string]bool // group/versions of NewAPI, never replaced
+}
+
+func (a *API) t() *apiTables { return a.tables.Load() }
+
 var _ http.Handler = (*API)(nil)
 
 // NewAPI builds the stores of strategies over st and the routes serving
 // them. Strategies of the same group/version share one APIResourceList.
 func NewAPI(st storage.Storage, strategies []registry.Strategy, opts registry.StoreOptions) *API {
-	a := &API{stores: map[meta.GroupResource]*registry.Store{}, gvs: map[string]*gvEntry{}, log: opts.Logger, done: make(chan struct{})}
+	a := &API{st: st, opts: opts, log: opts.Logger, done: make(chan struct{})}
 	if a.log == nil {
 		a.log = slog.Default()
 	}
+	t := &apiTables{stores: map[meta.GroupResource]*registry.Store{}, gvs: map[string]*gvEntry{}, static: map[string]bool{}}
 	for _, s := range strategies {
 		store := registry.NewStore(st, s, opts)
 		info := store.Info()
-		a.stores[info.GroupResource()] = store
+		t.stores[info.GroupResource()] = store
 		gv := GroupVersionInfo{Group: info.Group, Version: info.Version}
-		e := a.gvs[gv.GroupVersion()]
+		e := t.gvs[gv.GroupVersion()]
 		if e == nil {
 			e = &gvEntry{info: gv, resources: map[string]*registry.Store{}}
-			a.gvs[gv.GroupVersion()] = e
+			t.gvs[gv.GroupVersion()] = e
 		}
 		e.resources[info.Resource] = store
 		e.info.Resources = append(e.info.Resources, info)
 	}
-	for _, e := range a.gvs {
+	for k, e := range t.gvs {
 		sort.Slice(e.info.Resources, func(i, j int) bool { return e.info.Resources[i].Resource < e.info.Resources[j].Resource })
 		e.list = buildResourceList(e.info)
-		a.order = append(a.order, e.info)
+		t.order = append(t.order, e.info)
+		t.static[k] = true
 	}
-	sort.Slice(a.order, func(i, j int) bool { return a.order[i].GroupVersion() < a.order[j].GroupVersion() })
+	sort.Slice(t.order, func(i, j int) bool { return t.order[i].GroupVersion() < t.order[j].GroupVersion() })
+	a.tables.Store(t)
 	return a
+}
+
+// NewStore returns a store of strategy over the API's storage and options,
+// not yet served (see SetGroupVersion).
+func (a *API) NewStore(s registry.Strategy) *registry.Store {
+	return registry.NewStore(a.st, s, a.opts)
+}
+
+// SetGroupVersion serves exactly stores (resources of group/version, in
+// any order; their Info must name group and version) under
+// /apis/<group>/<version>, replacing what was served there; no stores
+// stops serving it. A group/version of NewAPI's cannot be changed: false.
+// Requests already running finish with the stores they found; open
+// watches of a removed store end at Shutdown or when their client goes.
+func (a *API) SetGroupVersion(group, version string, stores []*registry.Store) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	old := a.t()
+	key := GroupVersionInfo{Group: group, Version: version}.GroupVersion()
+	if old.static[key] {
+		return false
+	}
+	t := &apiTables{stores: maps.Clone(old.stores), gvs: maps.Clone(old.gvs), static: old.static}
+	if prev := old.gvs[key]; prev != nil {
+		for _, r := range prev.info.Resources {
+			if t.stores[r.GroupResource()] == prev.resources[r.Resource] {
+				delete(t.stores, r.GroupResource())
+			}
+		}
+	}
+	delete(t.gvs, key)
+	if len(stores) > 0 {
+		e := &gvEntry{info: GroupVersionInfo{Group: group, Version: version}, resources: map[string]*registry.Store{}}
+		for _, st := range stores {
+			info := st.Info()
+			e.resources[info.Resource] = st
+			e.info.Resources = append(e.info.Resources, info)
+			// Store(gr) finds the store of the version set last
+			t.stores[info.GroupResource()] = st
+		}
+		sort.Slice(e.info.Resources, func(i, j int) bool { return e.info.Resources[i].Resource < e.info.Resources[j].Resource })
+		e.list = buildResourceList(e.info)
+		t.gvs[key] = e
+	}
+	t.order = make([]GroupVersionInfo, 0, len(t.gvs))
+	for _, e := range t.gvs {
+		t.order = append(t.order, e.info)
+	}
+	sort.Slice(t.order, func(i, j int) bool { return t.order[i].GroupVersion() < t.order[j].GroupVersion() })
+	a.tables.Store(t)
+	return true
+}
+
+// GroupVersionStore returns the store of resource in group/version, or
+// nil when it is not served.
+func (a *API) GroupVersionStore(group, version, resource string) *registry.Store {
+	e := a.t().gvs[GroupVersionInfo{Group: group, Version: version}.GroupVersion()]
+	if e == nil {
+		return nil
+	}
+	return e.resources[resource]
 }
 
 // buildResourceList encodes the APIResourceList of gv as kube-apiserver
@@ -108,10 +187,14 @@ func buildResourceList(gv GroupVersionInfo) []byte {
 		if r.HasStatus {
 			subs = append(subs, registry.SubresourceInfo{Name: "status", Kind: r.Kind, Verbs: r.StatusVerbs})
 		}
-		slices.SortFunc(subs, func(a, b registry.SubresourceInfo) int { return strings.Compare(a.Name, b.Name) })
+		if r.StatusFirst && r.HasStatus {
+			subs = append(subs[len(subs)-1:], subs[:len(subs)-1]...)
+		} else if !r.StatusFirst {
+			slices.SortFunc(subs, func(a, b registry.SubresourceInfo) int { return strings.Compare(a.Name, b.Name) })
+		}
 		for _, sub := range subs {
 			l.APIResources = append(l.APIResources, meta.APIResource{
-				Name: r.Resource + "/" + sub.Name, Namespaced: r.Namespaced, Kind: sub.Kind, Verbs: nonNil(sub.Verbs),
+				Name: r.Resource + "/" + sub.Name, Namespaced: r.Namespaced, Group: sub.Group, Version: sub.Version, Kind: sub.Kind, Verbs: nonNil(sub.Verbs),
 			})
 		}
 	}
@@ -127,18 +210,18 @@ func nonNil(s []string) []string {
 }
 
 // Store returns the store of a resource, or nil if the API does not serve it.
-func (a *API) Store(gr meta.GroupResource) *registry.Store { return a.stores[gr] }
+func (a *API) Store(gr meta.GroupResource) *registry.Store { return a.t().stores[gr] }
 
 // GroupVersions returns the local group/versions, sorted by
 // "group/version", with their resources sorted by name.
-func (a *API) GroupVersions() []GroupVersionInfo { return a.order }
+func (a *API) GroupVersions() []GroupVersionInfo { return a.t().order }
 
 // APIResourceList returns the JSON APIResourceList of a local group/version
 // (group "" for core) and whether it is served. The bytes are shared: do
 // not modify them.
 func (a *API) APIResourceList(group, version string) ([]byte, bool) {
 	gv := GroupVersionInfo{Group: group, Version: version}.GroupVersion()
-	e, ok := a.gvs[gv]
+	e, ok := a.t().gvs[gv]
 	if !ok {
 		return nil, false
 	}
@@ -155,7 +238,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	switch {
 	case p == "/api" || p == "/api/":
-		if _, ok := a.gvs["v1"]; !ok {
+		if _, ok := a.t().gvs["v1"]; !ok {
 			negotiation.WriteStatus(w, r, meta.NewPathNotFound())
 			return
 		}
@@ -207,7 +290,7 @@ func (a *API) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) serveGroupVersion(w http.ResponseWriter, r *http.Request, group, version, tail string, trailingSlash bool) {
-	e, ok := a.gvs[GroupVersionInfo{Group: group, Version: version}.GroupVersion()]
+	e, ok := a.t().gvs[GroupVersionInfo{Group: group, Version: version}.GroupVersion()]
 	if !ok {
 		negotiation.WriteStatus(w, r, meta.NewPathNotFound())
 		return

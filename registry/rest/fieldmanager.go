@@ -497,7 +497,10 @@ func (c *comparison) walk(path []string, a, b any, fp string, mk map[string]stri
 		for k, av := range am {
 			p, kfp := appendPE(path, fieldPE(k)), joinPath(fp, k)
 			if bv, ok := bm[k]; ok {
-				c.walk(p, av, bv, kfp, mk)
+				// a null list or map (a non-omitempty nil field) compares
+				// as an empty one: its elements are added or removed, the
+				// field itself stays (upstream: CRD status.conditions)
+				c.walk(p, emptyIfNull(av, bv), emptyIfNull(bv, av), kfp, mk)
 			} else {
 				insertAll(c.removed, p, av, kfp, mk)
 			}
@@ -545,6 +548,21 @@ func (c *comparison) walk(path []string, a, b any, fp string, mk map[string]stri
 	if !reflect.DeepEqual(a, b) {
 		c.modified.insert(path)
 	}
+}
+
+// emptyIfNull returns v, or an empty value of other's kind (list or map)
+// when v is null.
+func emptyIfNull(v, other any) any {
+	if v != nil {
+		return v
+	}
+	switch other.(type) {
+	case []any:
+		return []any{}
+	case map[string]any:
+		return map[string]any{}
+	}
+	return v
 }
 
 // keyedElements indexes the map elements of a keyed list by path element.

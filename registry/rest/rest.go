@@ -91,6 +91,11 @@ func (rq resourceRequest) checkSub() error {
 	if _, ok := rq.store.Info().Subresource(rq.sub); ok && rq.sub == subFinalize {
 		return nil
 	}
+	if _, ok := rq.store.Info().Subresource(rq.sub); ok && rq.sub == subScale {
+		if _, ok := rq.store.Strategy().(registry.ScaleProvider); ok {
+			return nil // scale.go
+		}
+	}
 	return meta.NewPathNotFound()
 }
 
@@ -216,6 +221,9 @@ func (a *API) dispatchResource(w http.ResponseWriter, r *http.Request, rq resour
 	}
 	if err := negotiation.RouteAccept(r, produces); err != nil {
 		return err
+	}
+	if rq.sub == subScale {
+		return a.serveScale(w, r, rq, verb)
 	}
 	switch verb {
 	case "get":
@@ -507,6 +515,21 @@ func decodeNew(s *registry.Store, j []byte, o writeOptions, original []byte) (me
 	if err != nil {
 		return nil, nil, err
 	}
+	if p, ok := s.Strategy().(registry.UnknownFieldPruner); ok {
+		// custom resources: the schema's unknown fields, pruned, are
+		// field validation's problems (upstream's structural pruning)
+		if paths := p.PruneUnknownFields(obj); len(paths) > 0 && o.fieldValidation != FieldValidationIgnore {
+			problems := make([]string, len(paths))
+			for i, path := range paths {
+				problems[i] = fmt.Sprintf("unknown field %q", path)
+			}
+			if o.fieldValidation == FieldValidationStrict {
+				info := s.Info()
+				return nil, nil, meta.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: strict decoding error: %s", info.Kind, info.Version, info.Kind, strings.Join(problems, ", ")))
+			}
+			warnings = append(warnings, problems...)
+		}
+	}
 	applyDefaults(s, obj)
 	return obj, warnings, nil
 }
@@ -645,6 +668,9 @@ func (a *API) servePatch(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	}
 	if pt == PatchApply {
 		return a.serveApply(w, r, rq, f, o, body)
+	}
+	if sr, ok := rq.store.Strategy().(registry.StrategicMergeRefuser); ok && pt == PatchStrategic && sr.RefusesStrategicMergePatch() {
+		return meta.NewUnsupportedMediaType(PatchJSON + ", " + PatchMerge + ", " + PatchApply)
 	}
 	ctx := o.ctx(r.Context())
 	for attempt := 0; ; attempt++ {

@@ -79,8 +79,8 @@ func (a *API) serviceLocation(r *http.Request, ns, id string) (*url.URL, error) 
 	if !ok {
 		return nil, meta.NewBadRequest(fmt.Sprintf("invalid service request %q", id))
 	}
-	services := a.stores[meta.GroupResource{Resource: "services"}]
-	endpoints := a.stores[meta.GroupResource{Resource: "endpoints"}]
+	services := a.Store(meta.GroupResource{Resource: "services"})
+	endpoints := a.Store(meta.GroupResource{Resource: "endpoints"})
 	if services == nil || endpoints == nil {
 		return nil, meta.NewPathNotFound()
 	}

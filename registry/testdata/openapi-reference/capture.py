@@ -9,7 +9,7 @@ Produced the files beside it with a real kube-apiserver v1.33.13 started by
 
 It GETs /openapi/v2, /openapi/v3 and the v3 documents of the keys below (curl with the admin client
 certificate), keeps only the paths of the resources aggsim serves (core configmaps, endpoints, events, limitranges, namespaces, resourcequotas,
-services; apiregistration, admissionregistration, flowcontrol, rbac and coordination v1; the authentication and authorization
+services; apiregistration, admissionregistration, flowcontrol, rbac, coordination and apiextensions v1; the authentication and authorization
 reviews; the discovery paths /api/, /api/v1/, /apis/, /apis/<group>/, /apis/<group>/v1/; /version/), the definitions,
 schemas and shared parameters those paths reach, and the index entries of the kept documents. Nothing
 else is changed: key order and bytes of what is kept are upstream's (re-encoded compactly, as served).
@@ -22,6 +22,7 @@ OUT = os.path.dirname(os.path.abspath(__file__))
 GROUPS = {
     'apiregistration.k8s.io': None, 'admissionregistration.k8s.io': None,
     'flowcontrol.apiserver.k8s.io': None, 'rbac.authorization.k8s.io': None, 'coordination.k8s.io': None,
+    'apiextensions.k8s.io': None,
     'authentication.k8s.io': {'tokenreviews', 'selfsubjectreviews'},
     'authorization.k8s.io': {'subjectaccessreviews', 'selfsubjectaccessreviews', 'selfsubjectrulesreviews',
                              'localsubjectaccessreviews'},

@@ -1,0 +1,126 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/aggsim/aggsim/registry/apis/apiextensions"
+	"github.com/aggsim/aggsim/registry/storage"
+)
+
+// crdFixtureFiles maps the captured CRD folders to their manifests.
+var crdFixtureFiles = map[string]string{
+	"foos.samplecontroller.k8s.io":          "crd-status-subresource.yaml",
+	"pizzas.restaurant.example.com":         "restaurant.example.com_pizzas.yaml",
+	"servicemonitors.monitoring.coreos.com": "monitoring.coreos.com_servicemonitors.yaml",
+}
+
+// capturedURL is the request URL of a captured raw POST.
+var capturedURL = regexp.MustCompile(`'https://127\.0\.0\.1:\d+(/[^']*)'`)
+
+// TestCustomResourceObjectsAsUpstream replays the captured objects of
+// the three fixture CRDs (testdata/crd/objects, from
+// ../shared/testdata/kube-1.33/crd): every invalid object's raw POST must
+// answer kube-apiserver 1.33.13's Status (code, message, causes in
+// order), and every valid object must be stored with the spec upstream
+// stored (defaults applied, unknown fields pruned), through the
+// structural-schema engine behind registry.NewCRSchema.
+func TestCustomResourceObjectsAsUpstream(t *testing.T) {
+	s, _ := runServer(t, Options{Storage: storage.NewMemory()})
+	for crdName, file := range crdFixtureFiles {
+		if code, out := postCRD(t, s, file); code != http.StatusCreated {
+			t.Fatalf("create %s: %d %s", crdName, code, out)
+		}
+		waitCRD(t, s, crdName, apiextensions.IsEstablished)
+	}
+	curl := loopback{api: s.api, userAgent: "curl/8.5.0"}
+	ctx := context.Background()
+	for crdName := range crdFixtureFiles {
+		dir := filepath.Join("testdata/crd/objects", crdName)
+		bad, _ := filepath.Glob(filepath.Join(dir, "bad-*.status.client.txt"))
+		for _, f := range bad {
+			t.Run(crdName+"/"+filepath.Base(f), func(t *testing.T) {
+				if strings.Contains(f, "yaml-1.1-boolean") {
+					// Captured with y2j (PyYAML), which keeps `y` a
+					// string: upstream created the object (uid, times),
+					// so there is no error to compare; the structural
+					// package's golden test covers kubectl's YAML 1.1
+					// reading of it.
+					t.Skip("accepted upstream: a created object, not an error")
+				}
+				raw, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m := capturedURL.FindSubmatch(raw)
+				if m == nil {
+					t.Fatalf("no URL in %s", f)
+				}
+				path, query, _ := strings.Cut(string(m[1]), "?")
+				y, err := os.ReadFile(strings.TrimSuffix(f, ".status.client.txt") + ".yaml")
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, err := yaml.YAMLToJSON(y)
+				if err != nil {
+					t.Fatal(err)
+				}
+				code, out, err := curl.send(ctx, http.MethodPost, path, query, "application/json", "*/*", body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := fmt.Sprintf("%s\n[HTTP %d]", out, code), string(readCaptured(t, f)); got != want {
+					t.Errorf("got\n%s\nwant\n%s", got, want)
+				}
+			})
+		}
+		ok, _ := filepath.Glob(filepath.Join(dir, "ok-*.stored.yaml"))
+		for _, f := range ok {
+			t.Run(crdName+"/"+filepath.Base(f), func(t *testing.T) {
+				var want map[string]any
+				if err := yaml.Unmarshal(readCaptured(t, f), &want); err != nil {
+					t.Fatal(err)
+				}
+				y, err := os.ReadFile(strings.TrimSuffix(f, ".stored.yaml") + ".yaml")
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := yaml.YAMLToJSON(y)
+				var in map[string]any
+				_ = json.Unmarshal(body, &in)
+				md := want["metadata"].(map[string]any)
+				ns, _ := md["namespace"].(string)
+				crd, _ := getCRD(t, s, crdName)
+				apiVersion, _ := in["apiVersion"].(string) // the version the object is written in
+				p := "/apis/" + apiVersion + "/"
+				if ns != "" {
+					p += "namespaces/" + ns + "/"
+				}
+				p += crd.Spec.Names.Plural
+				for _, v := range crd.Spec.Versions {
+					if v.Storage && apiVersion != crd.Spec.Group+"/"+v.Name {
+						t.Skip("written in a version other than the storage version: upstream prunes and defaults it with the storage version's schema as well, which aggsim does not yet (issue 16, multi-version CRDs)")
+					}
+				}
+				code, out, _ := curl.send(ctx, http.MethodPost, p, "fieldValidation=Ignore", "application/json", "application/json", body)
+				if code != http.StatusCreated {
+					t.Fatalf("create: %d %s", code, out)
+				}
+				var got map[string]any
+				_ = json.Unmarshal(out, &got)
+				if g, w := mustJSON(got["spec"]), mustJSON(want["spec"]); g != w {
+					t.Errorf("spec:\ngot  %s\nwant %s", g, w)
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,311 @@
+package aggregator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/apiextensions"
+	"github.com/aggsim/aggsim/registry/apis/apiregistration"
+	"github.com/aggsim/aggsim/registry/apis/meta"
+	"github.com/aggsim/aggsim/registry/rest"
+)
+
+// Automanaged APIServices of CRD group/versions, as kube-apiserver's
+// crdRegistrationController asks its autoregister controller for them
+// (pkg/controlplane/controller/crdregistration): label
+// kube-aggregator.kubernetes.io/automanaged "true", groupPriorityMinimum
+// 1000, versionPriority 100 (captured:
+// apiservice.v1beta1.restaurant.example.com.yaml).
+const (
+	automanagedLabel        = "kube-aggregator.kubernetes.io/automanaged"
+	crdGroupPriorityMinimum = 1000
+	crdVersionPriority      = 100
+	automanagedValueForCRDs = "true"
+	crdServingRetryBackoff  = time.Second
+)
+
+// dynamicAPI is what the CRD serving controller needs of the REST API:
+// stores over its storage, and group/versions served at run time.
+type dynamicAPI interface {
+	NewStore(registry.Strategy) *registry.Store
+	SetGroupVersion(group, version string, stores []*registry.Store) bool
+	GroupVersionStore(group, version, resource string) *registry.Store
+}
+
+// crdServing serves the custom resources of every Established CRD (each
+// served version, under the accepted names) through the REST API, keeps
+// one automanaged Local APIService per CRD group/version (created when a
+// CRD serves the version, deleted when none does; APIServices without the
+// automanaged label are left alone), and tells the registration controller
+// to refresh discovery when a group/version's resources change. It is
+// also the cleanup finalizer's crdInstanceDeleter.
+type crdServing struct {
+	crds        *Informer
+	apiServices *Informer
+	api         dynamicAPI
+	apisWriter  rest.ObjectWriter
+	resync      func(apiServiceName string) // registration: re-read one APIService
+	openapi     localOpenAPI
+	logger      *slog.Logger
+	now         func() time.Time
+	kick        chan struct{}
+
+	mu     sync.Mutex
+	served map[string]servedGV // by "group/version"
+}
+
+// servedGV is what one group/version serves: per resource the
+// fingerprint of the CRD it was built from, and the store.
+type servedGV struct {
+	fingerprints map[string]string
+	stores       map[string]*registry.Store
+}
+
+// localOpenAPI publishes the OpenAPI documents of a CRD group/version
+// (openapiaggregator.Controller.SetLocal).
+type localOpenAPI interface {
+	SetLocal(group, version string, groupPriorityMinimum int32, v2, v3 []byte) error
+}
+
+func newCRDServing(crds, apiServices *Informer, api dynamicAPI, apisStore *registry.Store, resync func(string), openapi localOpenAPI, logger *slog.Logger, now func() time.Time) *crdServing {
+	c := &crdServing{
+		crds: crds, apiServices: apiServices, api: api, openapi: openapi,
+		apisWriter: rest.ObjectWriter{Store: apisStore, Manager: "kube-apiserver"},
+		resync:     resync, logger: logger, now: now,
+		kick: make(chan struct{}, 1), served: map[string]servedGV{},
+	}
+	kick := func(_, _ meta.Object) {
+		select {
+		case c.kick <- struct{}{}:
+		default:
+		}
+	}
+	crds.AddHandler(kick)
+	// an automanaged APIService changed or deleted by someone else is
+	// put back (upstream's autoregister controller)
+	apiServices.AddHandler(kick)
+	return c
+}
+
+// Run syncs after every CRD change until ctx ends, retrying failed passes.
+func (c *crdServing) Run(ctx context.Context) {
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.kick:
+		case <-retry.C:
+		}
+		if err := c.sync(ctx); err != nil && ctx.Err() == nil {
+			c.logger.Warn("serve custom resources", "err", err)
+			retry.Reset(crdServingRetryBackoff)
+		}
+	}
+}
+
+// crdFingerprint identifies what a CRD's stores are built from.
+func crdFingerprint(crd *apiextensions.CustomResourceDefinition) string {
+	b, _ := json.Marshal(struct {
+		Spec        apiextensions.CustomResourceDefinitionSpec
+		Names       apiextensions.CustomResourceDefinitionNames
+		Terminating bool
+	}{crd.Spec, crd.Status.AcceptedNames, crd.DeletionTimestamp != nil})
+	return string(b)
+}
+
+// sync brings the served group/versions and the automanaged APIServices
+// in line with the CRDs.
+func (c *crdServing) sync(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	type want struct {
+		crd *apiextensions.CustomResourceDefinition
+	}
+	desired := map[string]map[string]want{} // gv -> resource -> CRD
+	registered := map[string][2]string{}    // APIService name -> group, version
+	for _, o := range c.crds.List() {
+		crd, ok := o.(*apiextensions.CustomResourceDefinition)
+		if !ok {
+			continue
+		}
+		for _, v := range crd.Spec.Versions {
+			if !v.Served {
+				continue
+			}
+			registered[v.Name+"."+crd.Spec.Group] = [2]string{crd.Spec.Group, v.Name}
+			if !apiextensions.IsEstablished(crd) || crd.Status.AcceptedNames.Plural == "" {
+				continue
+			}
+			gv := crd.Spec.Group + "/" + v.Name
+			if desired[gv] == nil {
+				desired[gv] = map[string]want{}
+			}
+			desired[gv][crd.Status.AcceptedNames.Plural] = want{crd: crd}
+		}
+	}
+	var errs []error
+	changed := map[string]bool{}
+	for gv, res := range desired {
+		cur := c.served[gv]
+		next := servedGV{fingerprints: map[string]string{}, stores: map[string]*registry.Store{}}
+		same := len(cur.stores) == len(res)
+		for plural, w := range res {
+			fp := crdFingerprint(w.crd)
+			if st := cur.stores[plural]; st != nil && cur.fingerprints[plural] == fp {
+				next.stores[plural], next.fingerprints[plural] = st, fp
+				continue
+			}
+			same = false
+			_, version := splitGV(gv)
+			strategy, err := registry.NewCustomResourceStrategy(w.crd, version, c.now)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			next.stores[plural], next.fingerprints[plural] = c.api.NewStore(strategy), fp
+		}
+		if same {
+			continue
+		}
+		group, version := splitGV(gv)
+		stores := make([]*registry.Store, 0, len(next.stores))
+		for _, st := range next.stores {
+			stores = append(stores, st)
+		}
+		sort.Slice(stores, func(i, j int) bool { return stores[i].Info().Resource < stores[j].Info().Resource })
+		if !c.api.SetGroupVersion(group, version, stores) {
+			continue // a built-in group/version: never replaced
+		}
+		c.served[gv] = next
+		changed[version+"."+group] = true
+		var crds []*apiextensions.CustomResourceDefinition
+		for _, w := range res {
+			crds = append(crds, w.crd)
+		}
+		sort.Slice(crds, func(i, j int) bool { return crds[i].Name < crds[j].Name })
+		if v2, v3, err := registry.CustomResourceOpenAPI(group, version, crds); err != nil {
+			errs = append(errs, err)
+		} else if err := c.openapi.SetLocal(group, version, crdGroupPriorityMinimum, v2, v3); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for gv := range c.served {
+		if _, ok := desired[gv]; !ok {
+			group, version := splitGV(gv)
+			_ = c.openapi.SetLocal(group, version, 0, nil, nil)
+			c.api.SetGroupVersion(group, version, nil)
+			delete(c.served, gv)
+			changed[version+"."+group] = true
+		}
+	}
+	errs = append(errs, c.autoregister(ctx, registered)...)
+	names := make([]string, 0, len(changed))
+	for n := range changed {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c.resync(n)
+	}
+	return errors.Join(errs...)
+}
+
+// autoregister creates the missing automanaged APIServices of registered,
+// updates those whose spec differs and deletes automanaged ones of CRD
+// group/versions no CRD serves any more.
+func (c *crdServing) autoregister(ctx context.Context, registered map[string][2]string) []error {
+	var errs []error
+	for name, gv := range registered {
+		spec := apiregistration.APIServiceSpec{Group: gv[0], Version: gv[1], GroupPriorityMinimum: crdGroupPriorityMinimum, VersionPriority: crdVersionPriority}
+		o, ok := c.apiServices.Get("", name)
+		if !ok {
+			_, err := c.apisWriter.Create(ctx, &apiregistration.APIService{
+				TypeMeta:   meta.TypeMeta{Kind: "APIService", APIVersion: "apiregistration.k8s.io/v1"},
+				ObjectMeta: meta.ObjectMeta{Name: name, Labels: map[string]string{automanagedLabel: automanagedValueForCRDs}},
+				Spec:       spec,
+			})
+			var se *meta.StatusError
+			if err != nil && !(errors.As(err, &se) && se.Status.Code == http.StatusConflict) {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		cur := o.(*apiregistration.APIService)
+		if cur.Labels[automanagedLabel] != automanagedValueForCRDs {
+			continue // user-created, or a built-in group's: not ours
+		}
+		if cur.Spec.Service != nil || cur.Spec.GroupPriorityMinimum != spec.GroupPriorityMinimum || cur.Spec.VersionPriority != spec.VersionPriority {
+			upd := cur.DeepCopy()
+			upd.Spec = spec
+			if _, err := c.apisWriter.Update(ctx, cur.DeepCopy(), upd); err != nil { // the informer's copy stays untouched
+				errs = append(errs, err)
+			}
+		}
+	}
+	for _, o := range c.apiServices.List() {
+		a := o.(*apiregistration.APIService)
+		if a.Labels[automanagedLabel] != automanagedValueForCRDs {
+			continue
+		}
+		if _, ok := registered[a.Name]; ok {
+			continue
+		}
+		if _, err := c.apisWriter.Store.Delete(ctx, "", a.Name, nil); err != nil {
+			var se *meta.StatusError
+			if !(errors.As(err, &se) && se.Status.Code == http.StatusNotFound) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errs
+}
+
+// DeleteInstances deletes every object of the CRD's storage version (all
+// namespaces) and returns how many are left (those with finalizers).
+func (c *crdServing) DeleteInstances(ctx context.Context, crd *apiextensions.CustomResourceDefinition) (int, error) {
+	version := apiextensions.StorageVersion(crd)
+	st := c.api.GroupVersionStore(crd.Spec.Group, version, crd.Status.AcceptedNames.Plural)
+	if st == nil {
+		return 0, nil
+	}
+	if _, err := st.DeleteCollection(ctx, "", registry.ListOptions{}); err != nil {
+		return 0, err
+	}
+	items, _, _, err := st.List(ctx, "", registry.ListOptions{})
+	if err != nil {
+		return 0, err
+	}
+	return len(items), nil
+}
+
+func splitGV(gv string) (group, version string) {
+	for i := len(gv) - 1; i >= 0; i-- {
+		if gv[i] == '/' {
+			return gv[:i], gv[i+1:]
+		}
+	}
+	return "", gv
+}
+
+// servedResources returns "group/version/resource" of every custom
+// resource served (for tests and benchmarks).
+func (c *crdServing) servedResources() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for gv, s := range c.served {
+		for r := range s.stores {
+			out = append(out, gv+"/"+r)
+		}
+	}
+	return out
+}
