@@ -117,8 +117,8 @@ func TestStrategiesInfo(t *testing.T) {
 		"rolebindings":                      "RoleBinding namespaced [] [] ",
 		"roles":                             "Role namespaced [] [] ",
 		// kube-apiserver 1.33.13's /apis/coordination.k8s.io/v1.
-		"leases": "Lease namespaced [] [] ",
-		"customresourcedefinitions":         "CustomResourceDefinition cluster [crd crds] [api-extensions] status",
+		"leases":                    "Lease namespaced [] [] ",
+		"customresourcedefinitions": "CustomResourceDefinition cluster [crd crds] [api-extensions] status",
 	}
 	for _, s := range Strategies(nil) {
 		i := s.Info()
