@@ -564,8 +564,8 @@ func TestClientGoRESTMapper(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantGroups := slices.Clone(cgWantGroups)
-	wantGroups[8] = "zoo.example.com: v2beta1 (preferred v2beta1)"
-	wantGroups[9] = "wardle.example.com: v1beta1 (preferred v1beta1)"
+	wantGroups[len(wantGroups)-2] = "zoo.example.com: v2beta1 (preferred v2beta1)"
+	wantGroups[len(wantGroups)-1] = "wardle.example.com: v1beta1 (preferred v1beta1)"
 	if got := cgGroups(groups); !slices.Equal(got, wantGroups) {
 		t.Errorf("groups after delete:\n got %q\nwant %q", got, wantGroups)
 	}
