@@ -130,12 +130,14 @@ type Options struct {
 // 1.33's cmd/kube-controller-manager/names): "namespace-controller"
 // finalizes deleted namespaces (controller_namespace.go). Without it a
 // deleted namespace stays Terminating, as with a bare kube-apiserver.
-var KnownControllers = []string{"namespace-controller"}
+// "serviceaccount-controller" creates each namespace's default
+// ServiceAccount (controller_serviceaccount.go).
+var KnownControllers = []string{"namespace-controller", ServiceAccountControllerName}
 
 // ControllerAliases maps the older names kube-controller-manager 1.33 still
 // accepts in --controllers to its canonical names ("namespace" for
 // "namespace-controller"), as its ControllerAliases.
-var ControllerAliases = map[string]string{"namespace": "namespace-controller"}
+var ControllerAliases = map[string]string{"namespace": "namespace-controller", "serviceaccount": ServiceAccountControllerName}
 
 // canonicalController returns entry ("name" or "-name") with name replaced by
 // its canonical name when it is an alias, keeping the "-" prefix, as
@@ -227,6 +229,7 @@ type Server struct {
 	// namespaces feeds the namespace controller (nil when it is off).
 	namespaces   *Informer
 	nsController *namespaceController
+	saController *serviceAccountsController // nil when disabled
 	// apfProducer creates and keeps the bootstrap FlowSchemas and
 	// PriorityLevelConfigurations; apfConsumer writes the FlowSchemas'
 	// Dangling condition (controller_apf.go).
@@ -437,6 +440,11 @@ func New(opts Options) (*Server, error) {
 		// (turns Available, is deleted) or discovery is rebuilt.
 		s.apiServices.AddHandler(func(_, _ meta.Object) { s.nsController.requeueAll() })
 	}
+	if ControllerEnabled(ServiceAccountControllerName, opts.Controllers) { // controller_serviceaccount.go
+		s.saController = newServiceAccountsController(NewInformer(s.api.Store(meta.GroupResource{Resource: "namespaces"}), logger),
+			NewInformer(s.api.Store(meta.GroupResource{Resource: "serviceaccounts"}), logger),
+			loopback{api: s.api, userAgent: serviceAccountControllerUserAgent}, logger)
+	}
 	return s, nil
 }
 
@@ -559,6 +567,18 @@ func (s *Server) Run(ctx context.Context) {
 			go func() { defer nsw.Done(); s.namespaces.Run(ctx) }()
 			s.nsController.Run(ctx)
 			nsw.Wait()
+		}()
+	}
+	if s.saController != nil { // default ServiceAccounts, once ready
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-s.ready:
+			case <-ctx.Done():
+				return
+			}
+			s.saController.Run(ctx)
 		}()
 	}
 	close(s.hooks.controllers)

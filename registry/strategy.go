@@ -37,6 +37,10 @@ type SubresourceInfo struct {
 	Name  string   // "finalize"
 	Kind  string   // "Namespace", "ServiceProxyOptions"
 	Verbs []string // "update"
+	// Group and Version name the kind's group/version when it is not the
+	// resource's (serviceaccounts/token: authentication.k8s.io/v1
+	// TokenRequest); discovery lists them as upstream does.
+	Group, Version string
 }
 
 // Subresource returns the subresource called name other than status, or

@@ -111,7 +111,8 @@ func buildResourceList(gv GroupVersionInfo) []byte {
 		slices.SortFunc(subs, func(a, b registry.SubresourceInfo) int { return strings.Compare(a.Name, b.Name) })
 		for _, sub := range subs {
 			l.APIResources = append(l.APIResources, meta.APIResource{
-				Name: r.Resource + "/" + sub.Name, Namespaced: r.Namespaced, Kind: sub.Kind, Verbs: nonNil(sub.Verbs),
+				Name: r.Resource + "/" + sub.Name, Namespaced: r.Namespaced, Group: sub.Group, Version: sub.Version,
+				Kind: sub.Kind, Verbs: nonNil(sub.Verbs),
 			})
 		}
 	}
