@@ -72,6 +72,11 @@ type Options struct {
 	FrontProxyCAPEM func() []byte
 	// TokenAuthFile is the --token-auth-file path; empty disables tokens.
 	TokenAuthFile string
+	// ServiceAccountTokens configures ServiceAccount tokens: the
+	// serviceaccounts/token subresource, their authentication (bearer
+	// token and TokenReview) and the issuer's OIDC discovery
+	// (serviceaccount_token.go). Keys nil disables them.
+	ServiceAccountTokens ServiceAccountTokenOptions
 	// RequestHeader enables front-proxy authentication in front of aggsim.
 	RequestHeader *RequestHeaderOptions
 	// Anonymous serves requests without credentials as system:anonymous.
@@ -230,6 +235,8 @@ type Server struct {
 	namespaces   *Informer
 	nsController *namespaceController
 	saController *serviceAccountsController // nil when disabled
+	saTokens     *serviceAccountTokens      // ServiceAccount tokens (serviceaccount_token.go)
+	oidc         *oidcDiscovery             // nil without token keys
 	// apfProducer creates and keeps the bootstrap FlowSchemas and
 	// PriorityLevelConfigurations; apfConsumer writes the FlowSchemas'
 	// Dangling condition (controller_apf.go).
@@ -405,7 +412,15 @@ func New(opts Options) (*Server, error) {
 		impersonators = []string{}
 		s.reviews.authz = ImpersonationAuthorizer{ImpersonatorGroups: impersonators, Delegate: authz}
 	}
+	s.saTokens = newServiceAccountTokens(opts.ServiceAccountTokens, serviceAccountGetter(s.api), now) // serviceaccount_token.go
+	s.reviews.saTokens = s.saTokens
+	s.reviews.audiences = s.saTokens.opts.APIAudiences
 	s.builtin = &builtinAPI{API: s.api, reviews: s.reviews}
+	if opts.ServiceAccountTokens.Keys != nil {
+		s.builtin.tokenRequests = &tokenRequestHandler{tokens: s.saTokens, now: now}
+		s.oidc = newOIDCDiscovery(s.saTokens, opts.AdvertiseAddress, opts.SecurePort)
+		s.installOIDCRoutes()
+	}
 	s.extensionAuth = newExtensionAuthWriter(s)
 	s.apiHandlers = &apiHandlerManager{
 		router: s.mux, local: s.builtin, newProxy: s.newProxyHandler,
@@ -422,10 +437,11 @@ func New(opts Options) (*Server, error) {
 
 	s.handler = BuildHandlerChain(s.mux, ChainOptions{
 		Authn: AuthnOptions{
-			ClientCA:      opts.ClientCA,
-			TokenFile:     tokens,
-			RequestHeader: opts.RequestHeader,
-			Anonymous:     opts.Anonymous,
+			ClientCA:             opts.ClientCA,
+			TokenFile:            tokens,
+			ServiceAccountTokens: s.saTokens.authenticator(),
+			RequestHeader:        opts.RequestHeader,
+			Anonymous:            opts.Anonymous,
 		},
 		Authorizer:         authz,
 		ImpersonatorGroups: impersonators,
@@ -567,6 +583,18 @@ func (s *Server) Run(ctx context.Context) {
 			go func() { defer nsw.Done(); s.namespaces.Run(ctx) }()
 			s.nsController.Run(ctx)
 			nsw.Wait()
+		}()
+	}
+	if keys := s.opts.ServiceAccountTokens.Keys; keys != nil {
+		// The token keys are read (or, on a fresh PKI, generated: an RSA
+		// key) once ready, off the start-up path, so that the first
+		// TokenRequest does not wait for them.
+		go func() {
+			select {
+			case <-s.ready:
+				_, _, _ = keys.Load()
+			case <-ctx.Done():
+			}
 		}()
 	}
 	if s.saController != nil { // default ServiceAccounts, once ready
@@ -718,6 +746,16 @@ func (s *Server) installStaticRoutes() {
 	s.installHealthRoutes()
 	s.installOpenAPIRoutes()
 	s.installMetricsAndDebugRoutes() // /metrics, /debug/aggsim/apiservices (metrics.go, explain.go)
+}
+
+// installOIDCRoutes serves ServiceAccount issuer discovery
+// (serviceaccount_oidc.go), with and without a trailing slash as
+// kube-apiserver answers both (captured: 200); "/" lists the two paths.
+func (s *Server) installOIDCRoutes() {
+	for path, h := range map[string]http.HandlerFunc{pathOIDCConfiguration: s.oidc.ServeConfiguration, pathOIDCJWKS: s.oidc.ServeJWKS} {
+		s.mux.Handle(path, prompt(h))
+		s.mux.UnlistedHandle(path+"/", prompt(h))
+	}
 }
 
 // serveLegacy serves the /api tree while the v1. APIService is local:

@@ -38,6 +38,13 @@ type serveOptions struct {
 	tokenAuthFile                  string
 	anonymousAuth                  bool
 
+	serviceAccountIssuers        []string
+	serviceAccountKeyFiles       []string
+	serviceAccountSigningKeyFile string
+	apiAudiences                 []string
+	serviceAccountMaxTokenExpiry time.Duration
+	serviceAccountJWKSURI        string
+
 	requestheaderClientCAFile       string
 	requestheaderAllowedNames       []string
 	requestheaderUsernameHeaders    []string
@@ -70,6 +77,12 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.clientCAFile, "client-ca-file", "", "CA bundle that verifies client certificates (default: <data-dir>/pki/ca.crt)")
 	f.StringVar(&o.tokenAuthFile, "token-auth-file", "", "static bearer tokens, kube-apiserver's CSV format: token,user,uid,\"group1,group2\"")
 	f.BoolVar(&o.anonymousAuth, "anonymous-auth", false, "serve unauthenticated requests as system:anonymous (otherwise 401)")
+	f.StringArrayVar(&o.serviceAccountIssuers, "service-account-issuer", []string{aggregator.DefaultServiceAccountIssuer}, "iss of ServiceAccount tokens; repeat it to also accept tokens of earlier issuers (the first one signs)")
+	f.StringArrayVar(&o.serviceAccountKeyFiles, "service-account-key-file", nil, "PEM file of keys that verify ServiceAccount tokens, repeatable (default: <data-dir>/pki/sa.pub)")
+	f.StringVar(&o.serviceAccountSigningKeyFile, "service-account-signing-key-file", "", "private key that signs ServiceAccount tokens (default: <data-dir>/pki/sa.key, an RSA key generated on first use)")
+	f.StringSliceVar(&o.apiAudiences, "api-audiences", nil, "audiences a token must be meant for, and those of a TokenRequest naming none (default: the first --service-account-issuer)")
+	f.DurationVar(&o.serviceAccountMaxTokenExpiry, "service-account-max-token-expiration", 0, "longest lifetime of a requested token; longer requests are shortened (0: no limit)")
+	f.StringVar(&o.serviceAccountJWKSURI, "service-account-jwks-uri", "", "jwks_uri of /.well-known/openid-configuration (default: https://<address>:<port>/openid/v1/jwks)")
 	f.StringVar(&o.requestheaderClientCAFile, "requestheader-client-ca-file", "", "CA bundle that verifies a front proxy in front of aggsim; empty disables request-header authentication")
 	f.StringSliceVar(&o.requestheaderAllowedNames, "requestheader-allowed-names", nil, "common names a front proxy's client certificate may have (empty: any)")
 	f.StringSliceVar(&o.requestheaderUsernameHeaders, "requestheader-username-headers", []string{"X-Remote-User"}, "request headers to take the user name from")
@@ -218,9 +231,16 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		Controllers:               o.controllers,
 		AuthorizationMode:         o.authorizationMode,
 		TokenAuthFile:             o.tokenAuthFile,
-		ClientCAPEM:               clientCAs.PEM,
-		FrontProxyCAPEM:           frontProxyCA.PEM,
-		Version:                   version,
+		ServiceAccountTokens: aggregator.ServiceAccountTokenOptions{
+			Keys:          certs.NewServiceAccountKeys(pkiDir, o.serviceAccountSigningKeyFile, o.serviceAccountKeyFiles),
+			Issuers:       o.serviceAccountIssuers,
+			APIAudiences:  o.apiAudiences,
+			MaxExpiration: o.serviceAccountMaxTokenExpiry,
+			JWKSURI:       o.serviceAccountJWKSURI,
+		},
+		ClientCAPEM:     clientCAs.PEM,
+		FrontProxyCAPEM: frontProxyCA.PEM,
+		Version:         version,
 	}
 	if o.requestheaderClientCAFile != "" {
 		rhCA, err := certs.NewDynamicCAFile(o.requestheaderClientCAFile, certs.ReloadOptions{Logger: logger})

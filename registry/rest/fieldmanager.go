@@ -1012,6 +1012,13 @@ func trackUpdate(s *registry.Store, live, obj meta.Object, manager, subresource 
 // when it set none. now is the entry's time. It returns obj's JSON
 // encoding errors.
 func TrackCreate(r *http.Request, obj meta.Object, apiVersion string, now time.Time) error {
+	return TrackSubresourceCreate(r, obj, apiVersion, "", now)
+}
+
+// TrackSubresourceCreate is TrackCreate for a create on a subresource
+// (serviceaccounts/token): the entry names subresource, as upstream's
+// create handler records it.
+func TrackSubresourceCreate(r *http.Request, obj meta.Object, apiVersion, subresource string, now time.Time) error {
 	live, ok := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(meta.Object)
 	if !ok {
 		return fmt.Errorf("rest: TrackCreate of %T: not a pointer to an object", obj)
@@ -1024,7 +1031,7 @@ func TrackCreate(r *http.Request, obj meta.Object, apiVersion string, now time.T
 	if err != nil {
 		return err
 	}
-	id := meta.ManagedFieldsEntry{Manager: managerName(r, writeOptions{fieldManager: r.URL.Query().Get("fieldManager")}), Operation: operationUpdate, APIVersion: apiVersion}
+	id := meta.ManagedFieldsEntry{Manager: managerName(r, writeOptions{fieldManager: r.URL.Query().Get("fieldManager")}), Operation: operationUpdate, APIVersion: apiVersion, Subresource: subresource}
 	ms := updateFields(nil, liveDoc, newDoc, id, fieldScope{}, now)
 	obj.GetObjectMeta().ManagedFields = encodeManagers(ms)
 	return nil
