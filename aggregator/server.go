@@ -585,18 +585,6 @@ func (s *Server) Run(ctx context.Context) {
 			nsw.Wait()
 		}()
 	}
-	if keys := s.opts.ServiceAccountTokens.Keys; keys != nil {
-		// The token keys are read (or, on a fresh PKI, generated: an RSA
-		// key) once ready, off the start-up path, so that the first
-		// TokenRequest does not wait for them.
-		go func() {
-			select {
-			case <-s.ready:
-				_, _, _ = keys.Load()
-			case <-ctx.Done():
-			}
-		}()
-	}
 	if s.saController != nil { // default ServiceAccounts, once ready
 		wg.Add(1)
 		go func() {
