@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -103,20 +102,20 @@ func runKubeconfig(o *kubeconfigOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var answer struct {
-		Kind, Reason, Message string
-		Status                struct {
-			Token string `json:"token"`
-		} `json:"status"`
-	}
-	if err := json.Unmarshal(rb, &answer); err != nil || resp.StatusCode != http.StatusCreated {
-		if err == nil && answer.Kind == "Status" {
-			return fmt.Errorf("failed to create token: %s", answer.Message)
+	if resp.StatusCode != http.StatusCreated {
+		var st struct{ Kind, Message string }
+		if json.Unmarshal(rb, &st) == nil && st.Kind == "Status" {
+			return fmt.Errorf("failed to create token: %s", st.Message)
 		}
 		return fmt.Errorf("failed to create token: the server answered %s: %s", resp.Status, strings.TrimSpace(string(rb)))
 	}
-	if answer.Status.Token == "" {
-		return errors.New("failed to create token: the answer holds no token")
+	var answer struct {
+		Status struct {
+			Token string `json:"token"`
+		} `json:"status"`
+	}
+	if err := json.Unmarshal(rb, &answer); err != nil || answer.Status.Token == "" {
+		return fmt.Errorf("failed to create token: the answer holds no token: %s", strings.TrimSpace(string(rb)))
 	}
 	kc, err := certs.NewKubeconfig(cfg.Server, cfg.CAPEM, nil, nil, "")
 	if err != nil {
@@ -139,4 +138,3 @@ func runKubeconfig(o *kubeconfigOptions, out io.Writer) error {
 	}
 	return os.WriteFile(o.file, data, 0o600)
 }
-

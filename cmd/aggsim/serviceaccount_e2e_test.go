@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/base64"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -101,5 +103,41 @@ func TestServiceAccountTokenKubectlE2E(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKubeconfigCommand: `aggsim kubeconfig --service-account NS/NAME`
+// writes a kubeconfig (mode 0600) with aggsim's server and CA and a token
+// of the ServiceAccount, which kubectl then authenticates with; a missing
+// ServiceAccount and a malformed name are errors with the server's and a
+// clear message.
+func TestKubeconfigCommand(t *testing.T) {
+	srv := startServe(t, t.TempDir(), "--storage", "memory")
+	bin := aggsimBinary(t)
+	file := filepath.Join(t.TempDir(), "sa.kubeconfig")
+	run := func(args ...string) (string, error) {
+		out, err := exec.Command(bin, append([]string{"kubeconfig", "--kubeconfig", srv.Kubeconfig}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run("--service-account", "default/default", "--duration", "2h", "--file", file); err != nil || out != "" {
+		t.Fatalf("aggsim kubeconfig: %v %s", err, out)
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("kubeconfig file: %v %v", err, fi)
+	}
+	bins := kubectlBinaries(t)
+	k := kubectlRunner{t: t, bin: bins["kubectl"], kubeconfig: file}
+	so := k.ok("auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
+	if so != "system:serviceaccount:default:default" {
+		t.Errorf("whoami with the written kubeconfig: %q", so)
+	}
+	for _, c := range []struct{ sa, want string }{
+		{"default/nosuch", `Error: failed to create token: serviceaccounts "nosuch" not found`},
+		{"nosuch", `Error: --service-account: want NAMESPACE/NAME, got "nosuch"`},
+	} {
+		out, err := run("--service-account", c.sa)
+		if err == nil || !strings.HasPrefix(out, c.want+"\n") {
+			t.Errorf("--service-account %s: %v %q, want %q", c.sa, err, out, c.want)
+		}
 	}
 }
