@@ -37,7 +37,8 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // system namespaces at start, a new namespace at once), a deleted
 // "default" comes back, and the object carries only name and namespace
 // (`kubectl get sa default -n t1 -o yaml --show-managed-fields` shows no
-// managedFields). With --controllers=-serviceaccount nothing is created.
+// managedFields); deleting the namespace removes it for good. With
+// --controllers=-serviceaccount nothing is created.
 func TestServiceAccountController(t *testing.T) {
 	st := storage.NewMemory()
 	t.Cleanup(func() { st.Close() })
@@ -62,6 +63,18 @@ func TestServiceAccountController(t *testing.T) {
 		t.Fatalf("delete: %d %s", w.Code, w.Body)
 	}
 	waitFor(t, "default ServiceAccount recreated in t1", exists("t1"))
+	// Deleting the namespace deletes its ServiceAccounts (namespaced
+	// content of the namespace controller) and the controller does not
+	// bring "default" back.
+	if w := doJSON(s, "DELETE", "/api/v1/namespaces/t1", ""); w.Code != http.StatusOK {
+		t.Fatalf("delete namespace: %d %s", w.Code, w.Body)
+	}
+	ns := s.API().Store(meta.GroupResource{Resource: "namespaces"})
+	waitFor(t, "namespace t1 gone", func() bool { _, err := ns.Get(context.Background(), "", "t1"); return err != nil })
+	time.Sleep(50 * time.Millisecond)
+	if exists("t1")() {
+		t.Error("default ServiceAccount of the deleted namespace t1 still exists")
+	}
 
 	st2 := storage.NewMemory()
 	t.Cleanup(func() { st2.Close() })
@@ -69,5 +82,22 @@ func TestServiceAccountController(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	if _, err := s2.API().Store(meta.GroupResource{Resource: "serviceaccounts"}).Get(context.Background(), "default", "default"); err == nil {
 		t.Error("--controllers=*,-serviceaccount: default ServiceAccount created")
+	}
+}
+
+// TestServiceAccountControllerFlag: kube-controller-manager 1.33's name
+// serviceaccount-controller and its alias serviceaccount are known to
+// --controllers, and "-serviceaccount" disables it.
+func TestServiceAccountControllerFlag(t *testing.T) {
+	for _, c := range []struct {
+		list []string
+		want bool
+	}{{nil, true}, {[]string{"*", "-serviceaccount"}, false}, {[]string{"*", "-serviceaccount-controller"}, false}, {[]string{"namespace"}, false}, {[]string{"serviceaccount"}, true}} {
+		if got := ControllerEnabled(ServiceAccountControllerName, c.list); got != c.want {
+			t.Errorf("%q: %v, want %v", c.list, got, c.want)
+		}
+	}
+	if err := ValidateControllers([]string{"*", "-serviceaccount", "serviceaccount-controller"}); err != nil {
+		t.Error(err)
 	}
 }

@@ -328,3 +328,76 @@ func TestOIDCDiscoveryReference(t *testing.T) {
 		}
 	}
 }
+
+// TestServiceAccountTokenOptions: --service-account-issuer (the first
+// signs, every one is accepted), --api-audiences (the default audiences
+// of a TokenRequest and what requests must be meant for) and
+// --service-account-max-token-expiration (longer requests shortened).
+func TestServiceAccountTokenOptions(t *testing.T) {
+	st := storage.NewMemory()
+	t.Cleanup(func() { st.Close() })
+	dir := t.TempDir()
+	s, _ := runServer(t, Options{Storage: st, Anonymous: true, SecurePort: 6443, ServiceAccountTokens: ServiceAccountTokenOptions{
+		Keys:    certs.NewServiceAccountKeys(dir, "", nil),
+		Issuers: []string{"https://issuer.example", "https://old.example"}, APIAudiences: []string{"api", "other"},
+		MaxExpiration: 2 * time.Hour, JWKSURI: "https://issuer.example/keys",
+	}})
+	get := serviceAccountGetter(s.API())
+	waitFor(t, "default ServiceAccount", func() bool { _, err := get(context.Background(), "default", "default"); return err == nil })
+	w := serveReq(s, "POST", "/api/v1/namespaces/default/serviceaccounts/default/token", `{"spec":{"expirationSeconds":86400}}`)
+	var tr struct {
+		Spec struct {
+			Audiences         []string `json:"audiences"`
+			ExpirationSeconds int64    `json:"expirationSeconds"`
+		} `json:"spec"`
+		Status struct {
+			Token string `json:"token"`
+		} `json:"status"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &tr); err != nil || w.Code != http.StatusCreated {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	var c struct {
+		Aud      []string `json:"aud"`
+		Iss      string   `json:"iss"`
+		Exp, Iat int64
+	}
+	_ = json.Unmarshal(jwtPart(t, tr.Status.Token, 1), &c)
+	if !reflect.DeepEqual(tr.Spec.Audiences, []string{"api", "other"}) || tr.Spec.ExpirationSeconds != 7200 ||
+		c.Iss != "https://issuer.example" || !reflect.DeepEqual(c.Aud, []string{"api", "other"}) || c.Exp-c.Iat != 7200 {
+		t.Errorf("TokenRequest %s, claims %+v", w.Body, c)
+	}
+	whoami := func(tok string) int {
+		return serveReq(s, "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", `{}`, "Authorization", "Bearer "+tok).Code
+	}
+	if code := whoami(tr.Status.Token); code != http.StatusCreated {
+		t.Errorf("whoami: %d", code)
+	}
+	// A token of the older issuer, signed with the same key, is accepted.
+	old := newServiceAccountTokens(ServiceAccountTokenOptions{Keys: s.opts.ServiceAccountTokens.Keys, Issuers: []string{"https://old.example"}}, nil, time.Now)
+	sa, _ := get(context.Background(), "default", "default")
+	tok, err := old.issue(sa, []string{"other"}, 3600, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := whoami(tok); code != http.StatusCreated {
+		t.Errorf("token of the second issuer: %d", code)
+	}
+	// Another issuer's token is not a ServiceAccount token here; an
+	// expired one is refused.
+	other := newServiceAccountTokens(ServiceAccountTokenOptions{Keys: s.opts.ServiceAccountTokens.Keys, Issuers: []string{"https://elsewhere.example"}}, nil, time.Now)
+	if tok, _ = other.issue(sa, []string{"api"}, 3600, time.Now()); whoami(tok) != http.StatusUnauthorized {
+		t.Error("a token of an unknown issuer authenticated")
+	}
+	if tok, _ = old.issue(sa, []string{"api"}, 600, time.Now().Add(-time.Hour)); whoami(tok) != http.StatusUnauthorized {
+		t.Error("an expired token authenticated")
+	}
+	u, _, handled, err := s.saTokens.authenticate(context.Background(), tok, nil)
+	if !handled || u != nil || err == nil || err.Error() != "service account token has expired" {
+		t.Errorf("expired token: %v %v %v", u, handled, err)
+	}
+	cfg := getJSON(t, s, "/.well-known/openid-configuration")
+	if !strings.HasPrefix(string(cfg), `{"issuer":"https://issuer.example","jwks_uri":"https://issuer.example/keys",`) {
+		t.Errorf("openid-configuration: %s", cfg)
+	}
+}
