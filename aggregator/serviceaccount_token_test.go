@@ -332,7 +332,11 @@ func TestOIDCDiscoveryReference(t *testing.T) {
 // TestServiceAccountTokenOptions: --service-account-issuer (the first
 // signs, every one is accepted), --api-audiences (the default audiences
 // of a TokenRequest and what requests must be meant for) and
-// --service-account-max-token-expiration (longer requests shortened).
+// --service-account-max-token-expiration (longer requests shortened, in
+// spec.expirationSeconds too: kube-apiserver 1.33.13 started with
+// --service-account-max-token-expiration=2h --api-audiences=api,other
+// answers a request of 86400 s with expirationSeconds 7200, audiences
+// [api other], and the token says the same).
 func TestServiceAccountTokenOptions(t *testing.T) {
 	st := storage.NewMemory()
 	t.Cleanup(func() { st.Close() })
