@@ -32,7 +32,13 @@
 //     which sends its requests through the whole handler chain in-process
 //     as system:serviceaccount:kube-system:namespace-controller, so its
 //     deletes of aggregated content go through the proxy; explain_namespace.go
-//     explains a namespace it cannot finish.
+//     explains a namespace it cannot finish; and its serviceaccount
+//     controller (controller_serviceaccount.go: a default ServiceAccount
+//     in every active namespace; off with "-serviceaccount").
+//   - ServiceAccount tokens (serviceaccount_token.go: signing with the
+//     certs package's keys, the JWT bearer authenticator;
+//     serviceaccount_tokenrequest.go: the serviceaccounts/token
+//     subresource; serviceaccount_oidc.go: issuer discovery).
 //   - The review APIs a k8s.io/apiserver backend calls back into
 //     (reviews.go), health checks, metrics and the explain/debug views.
 //
