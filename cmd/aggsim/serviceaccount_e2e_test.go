@@ -119,16 +119,19 @@ func TestKubeconfigCommand(t *testing.T) {
 		out, err := exec.Command(bin, append([]string{"kubeconfig", "--kubeconfig", srv.Kubeconfig}, args...)...).CombinedOutput()
 		return string(out), err
 	}
-	if out, err := run("--service-account", "default/default", "--duration", "2h", "--file", file); err != nil || out != "" {
+	bins := kubectlBinaries(t)
+	// Its own ServiceAccount: "default" appears only once the
+	// serviceaccount controller has run after readiness.
+	kubectlRunner{t: t, bin: bins["kubectl"], kubeconfig: srv.Kubeconfig}.ok("create", "serviceaccount", "robot")
+	if out, err := run("--service-account", "default/robot", "--duration", "2h", "--file", file); err != nil || out != "" {
 		t.Fatalf("aggsim kubeconfig: %v %s", err, out)
 	}
 	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("kubeconfig file: %v %v", err, fi)
 	}
-	bins := kubectlBinaries(t)
 	k := kubectlRunner{t: t, bin: bins["kubectl"], kubeconfig: file}
 	so := k.ok("auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
-	if so != "system:serviceaccount:default:default" {
+	if so != "system:serviceaccount:default:robot" {
 		t.Errorf("whoami with the written kubeconfig: %q", so)
 	}
 	for _, c := range []struct{ sa, want string }{
