@@ -41,6 +41,9 @@ type AuthnOptions struct {
 	ClientCA func() *x509.CertPool
 	// TokenFile holds --token-file's tokens; nil disables bearer tokens.
 	TokenFile *TokenFile
+	// ServiceAccountTokens authenticates ServiceAccount JWTs (after the
+	// token file, as upstream's union orders them); nil disables them.
+	ServiceAccountTokens TokenAuthenticator
 	// RequestHeader enables front-proxy authentication
 	// (--requestheader-*); nil disables it.
 	RequestHeader *RequestHeaderOptions
@@ -138,7 +141,7 @@ func (o *AuthnOptions) AuthenticateRequest(r *http.Request) (*authentication.Use
 	if u == nil && o.ClientCA != nil {
 		u = try(o.authenticateCert)
 	}
-	if u == nil && o.TokenFile != nil {
+	if u == nil && (o.TokenFile != nil || o.ServiceAccountTokens != nil) {
 		u = try(o.authenticateToken)
 	}
 	if u == nil {
@@ -381,7 +384,7 @@ func (o *AuthnOptions) authenticateCert(r *http.Request) (*authentication.UserIn
 }
 
 // authenticateToken is upstream's bearer-token authenticator over the token
-// file; it removes Authorization on success.
+// file, then ServiceAccount tokens; it removes Authorization on success.
 func (o *AuthnOptions) authenticateToken(r *http.Request) (*authentication.UserInfo, bool, error) {
 	auth := strings.TrimSpace(r.Header.Get("Authorization"))
 	if auth == "" {
@@ -396,6 +399,12 @@ func (o *AuthnOptions) authenticateToken(r *http.Request) (*authentication.UserI
 		return nil, false, nil
 	}
 	u, ok := o.TokenFile.Lookup(token)
+	if !ok && o.ServiceAccountTokens != nil {
+		var err error
+		if u, ok, err = o.ServiceAccountTokens.AuthenticateToken(r.Context(), token); err != nil {
+			return nil, false, fmt.Errorf("[%w, %w]", errInvalidBearerToken, err)
+		}
+	}
 	if !ok {
 		return nil, false, errInvalidBearerToken
 	}

@@ -38,6 +38,13 @@
 //     resources from their store's watch, aggregated ones watched through
 //     the chain as system:serviceaccount:kube-system:generic-garbage-collector)
 //     and deletes or orphans dependents; explain_gc.go reports its stall.
+//     Its serviceaccount controller (controller_serviceaccount.go) keeps a
+//     default ServiceAccount in every active namespace (off with
+//     "-serviceaccount").
+//   - ServiceAccount tokens (serviceaccount_token.go: signing with the
+//     certs package's keys, the JWT bearer authenticator;
+//     serviceaccount_tokenrequest.go: the serviceaccounts/token
+//     subresource; serviceaccount_oidc.go: issuer discovery).
 //   - The review APIs a k8s.io/apiserver backend calls back into
 //     (reviews.go), health checks, metrics and the explain/debug views
 //     (explain_access.go and explain_access_rbac.go: why a user may or may

@@ -46,8 +46,9 @@ const (
 // API. Requests and decisions are logged at debug level. It is immutable
 // and safe for concurrent use.
 type reviewHandler struct {
-	tokens    *TokenFile // nil: no token authenticates
-	authz     Authorizer // never nil
+	tokens    *TokenFile            // nil: no token authenticates
+	saTokens  *serviceAccountTokens // nil: no ServiceAccount tokens
+	authz     Authorizer            // never nil
 	audiences []string
 	logger    *slog.Logger
 	now       func() time.Time
@@ -100,6 +101,9 @@ func isReviewPath(p string) bool {
 type builtinAPI struct {
 	*rest.API
 	reviews http.Handler
+	// tokenRequests answers serviceaccounts/<name>/token; nil without
+	// token keys.
+	tokenRequests *tokenRequestHandler
 }
 
 // ServeHTTP sends review paths to the review handler, the rest to the API.
@@ -107,6 +111,12 @@ func (b *builtinAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isReviewPath(r.URL.Path) {
 		b.reviews.ServeHTTP(w, r)
 		return
+	}
+	if b.tokenRequests != nil {
+		if ns, name, ok := tokenRequestPath(r.URL.Path); ok {
+			b.tokenRequests.ServeHTTP(w, r, ns, name)
+			return
+		}
 	}
 	b.API.ServeHTTP(w, r)
 }
@@ -202,7 +212,8 @@ func ensureNamespace(om *meta.ObjectMeta, requestNamespace string) error {
 }
 
 // tokenReview mirrors tokenreview/storage.go: empty token is 400; the
-// token is looked up in the token file (groups get system:authenticated);
+// token is looked up in the token file (groups get system:authenticated),
+// then checked as a ServiceAccount token;
 // audiences default to the API audiences and must intersect them. The
 // answer keeps the request's spec and metadata (with the create handler's
 // managedFields); a token that does not authenticate gets
@@ -235,6 +246,19 @@ func (h *reviewHandler) tokenReview(w http.ResponseWriter, r *http.Request) (any
 		if u, ok := h.tokens.Lookup(tr.Spec.Token); ok {
 			u = addAuthenticatedGroup(u)
 			tr.Status = authentication.TokenReviewStatus{Authenticated: true, User: *u, Audiences: matched}
+		}
+	}
+	if !tr.Status.Authenticated {
+		// A ServiceAccount token is checked against the audiences asked
+		// for, not the API's (serviceaccount_token.go); its error joins
+		// the union's, as kube-apiserver 1.33 answers
+		// ("[invalid bearer token, <error>]", captured).
+		u, tokenAuds, handled, err := h.saTokens.authenticate(r.Context(), tr.Spec.Token, auds)
+		switch {
+		case err != nil:
+			tr.Status.Error = "[invalid bearer token, " + err.Error() + "]"
+		case handled:
+			tr.Status = authentication.TokenReviewStatus{Authenticated: true, User: *addAuthenticatedGroup(u), Audiences: tokenAuds}
 		}
 	}
 	h.logger.Debug("TokenReview", "authenticated", tr.Status.Authenticated, "user", tr.Status.User.Username,

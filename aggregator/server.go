@@ -73,6 +73,11 @@ type Options struct {
 	FrontProxyCAPEM func() []byte
 	// TokenAuthFile is the --token-auth-file path; empty disables tokens.
 	TokenAuthFile string
+	// ServiceAccountTokens configures ServiceAccount tokens: the
+	// serviceaccounts/token subresource, their authentication (bearer
+	// token and TokenReview) and the issuer's OIDC discovery
+	// (serviceaccount_token.go). Keys nil disables them.
+	ServiceAccountTokens ServiceAccountTokenOptions
 	// RequestHeader enables front-proxy authentication in front of aggsim.
 	RequestHeader *RequestHeaderOptions
 	// Anonymous serves requests without credentials as system:anonymous.
@@ -147,12 +152,14 @@ type Options struct {
 // "garbage-collector-controller" deletes dependents by ownerReferences and
 // removes the orphan and foregroundDeletion finalizers (controller_gc.go);
 // without it objects keep those finalizers, as with a bare kube-apiserver.
-var KnownControllers = []string{"namespace-controller", "garbage-collector-controller"}
+// "serviceaccount-controller" creates each namespace's default
+// ServiceAccount (controller_serviceaccount.go).
+var KnownControllers = []string{"namespace-controller", "garbage-collector-controller", ServiceAccountControllerName}
 
 // ControllerAliases maps the older names kube-controller-manager 1.33 still
 // accepts in --controllers to its canonical names ("namespace" for
 // "namespace-controller"), as its ControllerAliases.
-var ControllerAliases = map[string]string{"namespace": "namespace-controller", "garbagecollector": "garbage-collector-controller"}
+var ControllerAliases = map[string]string{"namespace": "namespace-controller", "garbagecollector": "garbage-collector-controller", "serviceaccount": ServiceAccountControllerName}
 
 // canonicalController returns entry ("name" or "-name") with name replaced by
 // its canonical name when it is an alias, keeping the "-" prefix, as
@@ -250,7 +257,10 @@ type Server struct {
 	// leader gates the run-once controllers (leaderelection.go).
 	leader *leaderElector
 
-	gc *garbageCollector // controller_gc.go; nil when off
+	gc           *garbageCollector          // controller_gc.go; nil when off
+	saController *serviceAccountsController // nil when disabled
+	saTokens     *serviceAccountTokens      // ServiceAccount tokens (serviceaccount_token.go)
+	oidc         *oidcDiscovery             // nil without token keys
 	// apfProducer creates and keeps the bootstrap FlowSchemas and
 	// PriorityLevelConfigurations; apfConsumer writes the FlowSchemas'
 	// Dangling condition (controller_apf.go).
@@ -446,7 +456,15 @@ func New(opts Options) (*Server, error) {
 		impersonators = []string{}
 		s.reviews.authz = ImpersonationAuthorizer{ImpersonatorGroups: impersonators, Delegate: authz}
 	}
+	s.saTokens = newServiceAccountTokens(opts.ServiceAccountTokens, serviceAccountGetter(s.api), now) // serviceaccount_token.go
+	s.reviews.saTokens = s.saTokens
+	s.reviews.audiences = s.saTokens.opts.APIAudiences
 	s.builtin = &builtinAPI{API: s.api, reviews: s.reviews}
+	if opts.ServiceAccountTokens.Keys != nil {
+		s.builtin.tokenRequests = &tokenRequestHandler{tokens: s.saTokens, now: now}
+		s.oidc = newOIDCDiscovery(s.saTokens, opts.AdvertiseAddress, opts.SecurePort)
+		s.installOIDCRoutes()
+	}
 	s.extensionAuth = newExtensionAuthWriter(s)
 	s.apiHandlers = &apiHandlerManager{
 		router: s.mux, local: s.builtin, newProxy: s.newProxyHandler,
@@ -467,10 +485,11 @@ func New(opts Options) (*Server, error) {
 
 	s.handler = BuildHandlerChain(s.mux, ChainOptions{
 		Authn: AuthnOptions{
-			ClientCA:      opts.ClientCA,
-			TokenFile:     tokens,
-			RequestHeader: opts.RequestHeader,
-			Anonymous:     opts.Anonymous,
+			ClientCA:             opts.ClientCA,
+			TokenFile:            tokens,
+			ServiceAccountTokens: s.saTokens.authenticator(),
+			RequestHeader:        opts.RequestHeader,
+			Anonymous:            opts.Anonymous,
 		},
 		Authorizer:         authz,
 		ImpersonatorGroups: impersonators,
@@ -496,6 +515,11 @@ func New(opts Options) (*Server, error) {
 	}
 	if ControllerEnabled("garbage-collector-controller", opts.Controllers) { // controller_gc.go
 		s.gc = newGarbageCollector(s.handler, s.api, logger) // re-reads discovery on its rebuilds (OnRebuild above)
+	}
+	if ControllerEnabled(ServiceAccountControllerName, opts.Controllers) { // controller_serviceaccount.go
+		s.saController = newServiceAccountsController(NewInformer(s.api.Store(meta.GroupResource{Resource: "namespaces"}), logger),
+			NewInformer(s.api.Store(meta.GroupResource{Resource: "serviceaccounts"}), logger),
+			loopback{api: s.api, userAgent: serviceAccountControllerUserAgent}, logger)
 	}
 	return s, nil
 }
@@ -661,6 +685,18 @@ func (s *Server) Run(ctx context.Context) {
 			s.gc.Run(ctx)
 		}()
 	}
+	if s.saController != nil { // default ServiceAccounts, once ready
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-s.ready:
+			case <-ctx.Done():
+				return
+			}
+			s.saController.Run(ctx)
+		}()
+	}
 	close(s.hooks.controllers)
 	go func() {
 		synced := []<-chan struct{}{s.services.Synced(), s.endpoints.Synced(), s.apiServices.Synced(), s.discovery.Synced()}
@@ -799,6 +835,16 @@ func (s *Server) installStaticRoutes() {
 	s.installOpenAPIRoutes()
 	s.installMetricsAndDebugRoutes() // /metrics, /debug/aggsim/apiservices (metrics.go, explain.go)
 	s.installInspectorRoutes()       // /debug/aggsim/requests, discovery (inspector_api.go)
+}
+
+// installOIDCRoutes serves ServiceAccount issuer discovery
+// (serviceaccount_oidc.go), with and without a trailing slash as
+// kube-apiserver answers both (captured: 200); "/" lists the two paths.
+func (s *Server) installOIDCRoutes() {
+	for path, h := range map[string]http.HandlerFunc{pathOIDCConfiguration: s.oidc.ServeConfiguration, pathOIDCJWKS: s.oidc.ServeJWKS} {
+		s.mux.Handle(path, prompt(h))
+		s.mux.UnlistedHandle(path+"/", prompt(h))
+	}
 }
 
 // serveLegacy serves the /api tree while the v1. APIService is local:

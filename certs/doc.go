@@ -1,7 +1,8 @@
 // Package certs owns aggsim's X.509 material: the certificate authorities,
 // the serving certificate, the admin client certificate, the front-proxy CA
 // and front-proxy client certificate the aggregator presents to backends,
-// the certificates a demo backend serves with, the kubeconfig model (the
+// the certificates a demo backend serves with, the ServiceAccount token keys
+// (sa.key/sa.pub, read or generated on first use), the kubeconfig model (the
 // admin kubeconfig it writes, the kubeconfigs `aggsim explain` reads), and
 // the reloading of certificate and CA files while the server runs.
 //

@@ -120,12 +120,17 @@ func buildOpenAPIDocs() *openAPIDocSet {
 			// A subresource with a kind of its own (ServiceProxyOptions)
 			// is a connect subresource; one with the resource's kind
 			// writes the object (namespaces/finalize).
+			if t, ok := subresourceKinds[sub.Group+"/"+sub.Kind]; ok {
+				r.Subresources = append(r.Subresources, openapi.Subresource{Name: sub.Name, Kind: sub.Kind, Create: true,
+					Group: sub.Group, Version: sub.Version, KindDefinition: openapi.DefinitionName(t)})
+				continue
+			}
 			r.Subresources = append(r.Subresources, openapi.Subresource{Name: sub.Name, Kind: sub.Kind, Connect: sub.Kind != info.Kind})
 		}
 		// Upstream's DELETE of a Service or ResourceQuota answers the
 		// deleted object (its REST storage returns it) and its operation
 		// documents that; the others document a Status (namespaces' too).
-		r.DeleteReturnsObject = info.Group == "" && (info.Resource == "services" || info.Resource == "resourcequotas")
+		r.DeleteReturnsObject = info.Group == "" && (info.Resource == "services" || info.Resource == "resourcequotas" || info.Resource == "serviceaccounts")
 		r.AggregatorOwn = info.Group == apiregistration.GroupAPIRegistration
 		resources = append(resources, r)
 	}
@@ -160,6 +165,13 @@ var reviewKinds = []struct {
 	{authorization.GroupAuthorization, "selfsubjectaccessreviews", false, reflect.TypeFor[authorization.SelfSubjectAccessReview]()},
 	{authorization.GroupAuthorization, "selfsubjectrulesreviews", false, reflect.TypeFor[authorization.SelfSubjectRulesReview]()},
 	{authorization.GroupAuthorization, "subjectaccessreviews", false, reflect.TypeFor[authorization.SubjectAccessReview]()},
+}
+
+// subresourceKinds are the Go types of the kinds of create-only
+// subresources of another group (serviceaccounts/token), by
+// "<group>/<kind>".
+var subresourceKinds = map[string]reflect.Type{
+	authentication.GroupAuthentication + "/TokenRequest": reflect.TypeFor[authentication.TokenRequest](),
 }
 
 // reviewResources are reviewKinds as OpenAPI resources.
@@ -236,6 +248,11 @@ func openAPIDefinitions() (map[string]*openapi.Schema, error) {
 	for _, r := range reviewKinds {
 		types = append(types, r.typ)
 		kinds[openapi.DefinitionName(r.typ)] = gvk{r.group, VersionV1, r.typ.Name()}
+	}
+	for key, t := range subresourceKinds {
+		types = append(types, t)
+		group, _, _ := strings.Cut(key, "/")
+		kinds[openapi.DefinitionName(t)] = gvk{group, VersionV1, t.Name()}
 	}
 	types = append(types, reflect.TypeFor[meta.APIVersions](), reflect.TypeFor[meta.APIResourceList](), reflect.TypeFor[version.Info]())
 	d, err := openapi.Definitions(types...)

@@ -19,7 +19,7 @@ const (
 
 // Strategies returns the strategies of every resource aggsim stores
 // itself: apiservices, then the core subset (namespaces, services,
-// endpoints, configmaps, events, resourcequotas, limitranges), then the admissionregistration.k8s.io/v1 and
+// endpoints, configmaps, serviceaccounts, events, resourcequotas, limitranges), then the admissionregistration.k8s.io/v1 and
 // flowcontrol.apiserver.k8s.io/v1 resources a k8s.io/apiserver backend
 // lists and watches (AdmissionStrategies, FlowControlStrategies), and
 // rbac.authorization.k8s.io/v1 (RBACStrategies), and
@@ -32,6 +32,7 @@ func Strategies(now func() time.Time) []Strategy {
 		ServiceStrategy{Now: now},
 		EndpointsStrategy{Now: now},
 		ConfigMapStrategy{Now: now},
+		ServiceAccountStrategy{Now: now},
 		EventStrategy{Now: now},
 		ResourceQuotaStrategy{Now: now},
 		LimitRangeStrategy{},

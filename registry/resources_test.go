@@ -102,9 +102,10 @@ func TestStrategiesInfo(t *testing.T) {
 		"endpoints":   "Endpoints namespaced [ep] [] ",
 		"configmaps":  "ConfigMap namespaced [cm] [] ",
 		// kube-apiserver 1.33.13's /api/v1 (kubectl get --raw /api/v1).
-		"events":         "Event namespaced [ev] [] ",
-		"resourcequotas": "ResourceQuota namespaced [quota] [] status",
-		"limitranges":    "LimitRange namespaced [limits] [] ",
+		"events":          "Event namespaced [ev] [] ",
+		"resourcequotas":  "ResourceQuota namespaced [quota] [] status",
+		"limitranges":     "LimitRange namespaced [limits] [] ",
+		"serviceaccounts": "ServiceAccount namespaced [sa] [] ",
 
 		"mutatingwebhookconfigurations":     "MutatingWebhookConfiguration cluster [] [api-extensions] ",
 		"validatingwebhookconfigurations":   "ValidatingWebhookConfiguration cluster [] [api-extensions] ",

@@ -212,6 +212,8 @@ var cgWantResources = map[string][]string{
 		"namespaces/status Namespace cluster " + cgStatusVbs,
 		"resourcequotas ResourceQuota namespaced " + cgAllVerbs + " singular=resourcequota short=quota",
 		"resourcequotas/status ResourceQuota namespaced " + cgStatusVbs,
+		"serviceaccounts ServiceAccount namespaced " + cgAllVerbs + " singular=serviceaccount short=sa",
+		"serviceaccounts/token TokenRequest namespaced verbs=create",
 		"services Service namespaced " + cgAllVerbs + " singular=service short=svc categories=all",
 		"services/proxy ServiceProxyOptions namespaced verbs=create,delete,get,patch,update",
 		"services/status Service namespaced " + cgStatusVbs,
@@ -422,7 +424,7 @@ func TestClientGoDiscovery(t *testing.T) {
 				gotPreferred = append(gotPreferred, l.GroupVersion+": "+strings.Join(names, ","))
 			}
 			wantPreferred := []string{
-				"v1: configmaps,endpoints,events,limitranges,namespaces,resourcequotas,services",
+				"v1: configmaps,endpoints,events,limitranges,namespaces,resourcequotas,serviceaccounts,services",
 				"apiregistration.k8s.io/v1: apiservices",
 				"authentication.k8s.io/v1: selfsubjectreviews,tokenreviews",
 				"authorization.k8s.io/v1: localsubjectaccessreviews,selfsubjectaccessreviews,selfsubjectrulesreviews,subjectaccessreviews",

@@ -39,6 +39,13 @@ type serveOptions struct {
 	tokenAuthFile                  string
 	anonymousAuth                  bool
 
+	serviceAccountIssuers        []string
+	serviceAccountKeyFiles       []string
+	serviceAccountSigningKeyFile string
+	apiAudiences                 []string
+	serviceAccountMaxTokenExpiry time.Duration
+	serviceAccountJWKSURI        string
+
 	requestheaderClientCAFile       string
 	requestheaderAllowedNames       []string
 	requestheaderUsernameHeaders    []string
@@ -73,6 +80,12 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.clientCAFile, "client-ca-file", "", "CA bundle that verifies client certificates (default: <data-dir>/pki/ca.crt)")
 	f.StringVar(&o.tokenAuthFile, "token-auth-file", "", "static bearer tokens, kube-apiserver's CSV format: token,user,uid,\"group1,group2\"")
 	f.BoolVar(&o.anonymousAuth, "anonymous-auth", false, "serve unauthenticated requests as system:anonymous (otherwise 401)")
+	f.StringArrayVar(&o.serviceAccountIssuers, "service-account-issuer", []string{aggregator.DefaultServiceAccountIssuer}, "iss of ServiceAccount tokens; repeat it to also accept tokens of earlier issuers (the first one signs)")
+	f.StringArrayVar(&o.serviceAccountKeyFiles, "service-account-key-file", nil, "PEM file of keys that verify ServiceAccount tokens, repeatable (default: <data-dir>/pki/sa.pub)")
+	f.StringVar(&o.serviceAccountSigningKeyFile, "service-account-signing-key-file", "", "private key that signs ServiceAccount tokens (default: <data-dir>/pki/sa.key, an RSA key generated on first use)")
+	f.StringSliceVar(&o.apiAudiences, "api-audiences", nil, "audiences a token must be meant for, and those of a TokenRequest naming none (default: the first --service-account-issuer)")
+	f.DurationVar(&o.serviceAccountMaxTokenExpiry, "service-account-max-token-expiration", 0, "longest lifetime of a requested token; longer requests are shortened (0: no limit)")
+	f.StringVar(&o.serviceAccountJWKSURI, "service-account-jwks-uri", "", "jwks_uri of /.well-known/openid-configuration (default: https://<address>:<port>/openid/v1/jwks)")
 	f.StringVar(&o.requestheaderClientCAFile, "requestheader-client-ca-file", "", "CA bundle that verifies a front proxy in front of aggsim; empty disables request-header authentication")
 	f.StringSliceVar(&o.requestheaderAllowedNames, "requestheader-allowed-names", nil, "common names a front proxy's client certificate may have (empty: any)")
 	f.StringSliceVar(&o.requestheaderUsernameHeaders, "requestheader-username-headers", []string{"X-Remote-User"}, "request headers to take the user name from")
@@ -85,7 +98,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.DurationVar(&o.requestTimeout, "request-timeout", aggregator.DefaultRequestTimeout, "bound on non-long-running requests (not watch, exec, attach, port-forward, log, proxy); a request's ?timeout= may only shorten it")
 	f.DurationVar(&o.availabilityCheckInterval, "availability-check-interval", aggregator.DefaultAvailabilityCheckInterval, "how often each remote APIService is probed (upstream: 30s)")
 	f.DurationVar(&o.discoveryRefreshInterval, "discovery-refresh-interval", 60*time.Second, "how often backends' discovery documents are re-fetched (upstream: 60s)")
-	f.StringSliceVar(&o.controllers, "controllers", []string{"*"}, "kube-controller-manager controllers to run, as its --controllers: '*' enables all on by default, 'foo' enables foo, '-foo' disables it. Known: "+strings.Join(aggregator.KnownControllers, ", ")+" (alias namespace; '-namespace': a deleted namespace stays Terminating, as with a bare kube-apiserver)")
+	f.StringSliceVar(&o.controllers, "controllers", []string{"*"}, "kube-controller-manager controllers to run, as its --controllers: '*' enables all on by default, 'foo' enables foo, '-foo' disables it. Known: "+strings.Join(aggregator.KnownControllers, ", ")+" (aliases namespace, serviceaccount; '-namespace': a deleted namespace stays Terminating, as with a bare kube-apiserver; '-serviceaccount': namespaces get no default ServiceAccount)")
 	f.BoolVar(&o.serveAggregatedV2Beta1, "serve-aggregated-discovery-v2beta1", false, "also answer aggregated discovery v2beta1 (kube-apiserver 1.33 answers 406)")
 	f.BoolVar(&o.profiling, "profiling", true, "serve Go's profiles under /debug/pprof/ (as kube-apiserver's --profiling)")
 	f.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests may take to finish on SIGINT/SIGTERM")
@@ -230,10 +243,17 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		LeaderElection:            o.storage == "etcd", // replicas may share the store (serve_etcd.go)
 		AuthorizationMode:         o.authorizationMode,
 		TokenAuthFile:             o.tokenAuthFile,
-		ClientCAPEM:               clientCAs.PEM,
-		FrontProxyCAPEM:           frontProxyCA.PEM,
-		Version:                   version,
-		InspectorRingSize:         o.inspector.ringSize,
+		ServiceAccountTokens: aggregator.ServiceAccountTokenOptions{
+			Keys:          certs.NewServiceAccountKeys(pkiDir, o.serviceAccountSigningKeyFile, o.serviceAccountKeyFiles),
+			Issuers:       o.serviceAccountIssuers,
+			APIAudiences:  o.apiAudiences,
+			MaxExpiration: o.serviceAccountMaxTokenExpiry,
+			JWKSURI:       o.serviceAccountJWKSURI,
+		},
+		ClientCAPEM:       clientCAs.PEM,
+		FrontProxyCAPEM:   frontProxyCA.PEM,
+		Version:           version,
+		InspectorRingSize: o.inspector.ringSize,
 	}
 	if o.requestheaderClientCAFile != "" {
 		rhCA, err := certs.NewDynamicCAFile(o.requestheaderClientCAFile, certs.ReloadOptions{Logger: logger})

@@ -35,6 +35,7 @@ events                              ev           v1                             
 limitranges                         limits       v1                                true         LimitRange
 namespaces                          ns           v1                                false        Namespace
 resourcequotas                      quota        v1                                true         ResourceQuota
+serviceaccounts                     sa           v1                                true         ServiceAccount
 services                            svc          v1                                true         Service
 mutatingwebhookconfigurations                    admissionregistration.k8s.io/v1   false        MutatingWebhookConfiguration
 validatingadmissionpolicies                      admissionregistration.k8s.io/v1   false        ValidatingAdmissionPolicy

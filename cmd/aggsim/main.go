@@ -21,7 +21,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true, // usage on flag errors only, not on runtime failures
 		SilenceErrors: false,
 	}
-	root.AddCommand(newCertsCommand(), newVersionCommand())
+	root.AddCommand(newCertsCommand(), newVersionCommand(), newKubeconfigCommand())
 	root.AddCommand(newServeCommand(), newDemoBackendCommand(), newExplainCommand())
 	return root
 }

@@ -268,6 +268,11 @@ type sampleEnv struct {
 	backendPort int
 	caBundle    string
 	backend     *sampleProc
+	// backendKubeconfig is the backend's --kubeconfig,
+	// --authentication-kubeconfig and --authorization-kubeconfig; empty
+	// means aggsim's admin kubeconfig (the RBAC scenario gives it its
+	// ServiceAccount's, sample_apiserver_rbac_e2e_test.go).
+	backendKubeconfig string
 
 	k kubectlRunner
 }
@@ -358,6 +363,9 @@ func (e *sampleEnv) startAggsim() {
 // every kubeconfig pointing at aggsim with its admin certificate.
 func (e *sampleEnv) sampleArgs() []string {
 	kc := e.pki(certs.KubeconfigName)
+	if e.backendKubeconfig != "" {
+		kc = e.backendKubeconfig
+	}
 	args := []string{
 		"--etcd-servers=" + e.etcd,
 		"--etcd-prefix=/registry/" + strings.ReplaceAll(e.t.Name(), "/", "_"),
@@ -796,6 +804,8 @@ func TestSampleAPIServer(t *testing.T) {
 			t.Errorf("backend as bob with AlwaysDeny: %d %s, want 403 containing %s", code, body, want)
 		}
 	})
+
+	t.Run("RBAC", func(t *testing.T) { sampleRBACScenario(t, tools, etcdURL) }) // sample_apiserver_rbac_e2e_test.go
 
 	t.Run("BackendFirst", func(t *testing.T) {
 		e := newSampleEnv(t, tools, etcdURL)

@@ -17,6 +17,7 @@ func Scenarios() []Scenario {
 		flowControlScenarios,
 		rbacScenarios,
 		reviewScenarios,
+		serviceAccountScenarios, // scenarios_serviceaccounts.go
 		discoveryScenarios,
 		openAPIScenarios,
 		healthScenarios,

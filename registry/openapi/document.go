@@ -49,10 +49,19 @@ type Resource struct {
 // object (namespaces/finalize: PUT with the resource's kind) or, with
 // Connect, a connect subresource such as services/proxy (every HTTP
 // method, with and without a trailing {path}, answering a string).
+//
+// With Create it is a create-only subresource of another group's kind
+// (serviceaccounts/token: POST of an authentication.k8s.io/v1
+// TokenRequest, answered with one), documented as upstream's installer
+// documents a NamedCreater.
 type Subresource struct {
 	Name    string // "finalize", "proxy"
 	Kind    string // the kind in x-kubernetes-group-version-kind: "Namespace", "ServiceProxyOptions"
 	Connect bool
+	// Create marks a create-only subresource; Group, Version and
+	// KindDefinition are then its kind's group, version and definition.
+	Create                         bool
+	Group, Version, KindDefinition string
 }
 
 // connectMethods are the methods of a connect subresource's routes, in
@@ -500,6 +509,15 @@ func (spec DocumentSpec) resourceRoutes(info Resource) []route {
 			mk("PATCH", st, "patch", ns+k+"Status", "partially update status of the specified "+k, "patch", with(itemParams, patch), object, ok(info.KindDefinition, 201)))
 	}
 	for _, sub := range info.Subresources {
+		if sub.Create {
+			r := mk("POST", item+"/"+sub.Name, "create", ns+k+upperFirst(sub.Name), "create "+sub.Name+" of a "+k, "post",
+				with([]param{{name: "name", in: "path", typ: "string", desc: "name of the " + sub.Kind, required: true}}, scope, []param{pretty},
+					[]param{{name: "body", in: "body", required: true, body: sub.KindDefinition}}, write),
+				object, ok(sub.KindDefinition, 201, 202))
+			r.gvk = [3]string{sub.Group, sub.Version, sub.Kind}
+			out = append(out, r)
+			continue
+		}
 		if !sub.Connect {
 			out = append(out, mk("PUT", item+"/"+sub.Name, "replace", ns+k+upperFirst(sub.Name), "replace "+sub.Name+" of the specified "+k, "put", with(itemParams, body, write), object, ok(info.KindDefinition, 201)))
 			continue

@@ -26,11 +26,17 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
+
+// beforeFirstApplyManager owns what an object held before its first
+// apply when it had no managedFields (fieldmanager's
+// NewSkipNonAppliedManager, "before-first-apply").
+const beforeFirstApplyManager = "before-first-apply"
 
 // Managed-fields operations (metav1.ManagedFieldsOperationType).
 const (
@@ -267,6 +273,18 @@ func keyPE(key string, v any) string {
 // as one field, compared whole.
 const atomicMap = "\x00atomic"
 
+// atomicElementsSuffix, appended to a keyed list's path in a field
+// scope's keys (value atomicMap), marks a list whose elements are
+// +structType=atomic (registry.AtomicListElementsOf): each element is
+// owned as one field and compared whole.
+const atomicElementsSuffix = "[]"
+
+// atomicElements reports whether the elements of the keyed list at fp
+// are atomic.
+func atomicElements(mk map[string]string, fp string) bool {
+	return mk[fp+atomicElementsSuffix] == atomicMap
+}
+
 // elementPE is the path element of the list element em of a list keyed by
 // key: one merge key, or several joined by "," (+listMapKey fields, e.g.
 // `k:{"port":80,"protocol":"TCP"}`). A missing "protocol" key counts as
@@ -464,7 +482,9 @@ func collectApplied(n *fieldSet, v any, fp string, mk map[string]string) {
 			}
 			c := n.child(elementPE(key, em))
 			c.member = true
-			collectApplied(c, em, fp, mk)
+			if !atomicElements(mk, fp) {
+				collectApplied(c, em, fp, mk)
+			}
 		}
 	default:
 		n.member = true
@@ -533,7 +553,11 @@ func (c *comparison) walk(path []string, a, b any, fp string, mk map[string]stri
 		news := keyedElements(bl, key)
 		for pe, bv := range news {
 			if av, ok := olds[pe]; ok {
-				c.walk(appendPE(path, pe), av, bv, fp, mk)
+				if !atomicElements(mk, fp) {
+					c.walk(appendPE(path, pe), av, bv, fp, mk)
+				} else if !reflect.DeepEqual(av, bv) {
+					c.modified.insert(appendPE(path, pe))
+				}
 			} else {
 				insertAll(c.added, appendPE(path, pe), bv, fp, mk)
 			}
@@ -598,6 +622,10 @@ func insertAll(s *fieldSet, path []string, v any, fp string, mk map[string]strin
 				continue
 			}
 			if em, ok := e.(map[string]any); ok {
+				if atomicElements(mk, fp) {
+					s.insert(appendPE(path, elementPE(key, em)))
+					continue
+				}
 				insertAll(s, appendPE(path, elementPE(key, em)), em, fp, mk)
 			}
 		}
@@ -968,6 +996,12 @@ func docOf(obj meta.Object) (map[string]any, error) {
 // +mapType=atomic markers.
 func scopeOf(s *registry.Store, subresource string) fieldScope {
 	mk := s.MergeKeys()
+	if paths := atomicListElements(s); len(paths) > 0 {
+		mk = maps.Clone(mk)
+		for _, p := range paths {
+			mk[p+atomicElementsSuffix] = atomicMap
+		}
+	}
 	if fs, ok := s.Strategy().(registry.FieldSchemaProvider); ok {
 		mk = maps.Clone(mk)
 		for p, keys := range fs.ListMapKeys() {
@@ -979,6 +1013,20 @@ func scopeOf(s *registry.Store, subresource string) fieldScope {
 	}
 	return fieldScope{mergeKeys: mk, subresource: subresource, hasStatus: s.Info().HasStatus}
 }
+
+// atomicListElements caches registry.AtomicListElementsOf per strategy
+// object type.
+func atomicListElements(s *registry.Store) []string {
+	t := reflect.TypeOf(s.Strategy().New())
+	if v, ok := atomicElementsCache.Load(t); ok {
+		return v.([]string)
+	}
+	paths := registry.AtomicListElementsOf(t)
+	atomicElementsCache.Store(t, paths)
+	return paths
+}
+
+var atomicElementsCache sync.Map // reflect.Type -> []string
 
 // trackUpdate sets obj's managedFields for an Update-operation write
 // (create, update, non-apply patch) of obj over live (nil on create) by
@@ -1030,6 +1078,13 @@ func trackUpdate(s *registry.Store, live, obj meta.Object, manager, subresource 
 // when it set none. now is the entry's time. It returns obj's JSON
 // encoding errors.
 func TrackCreate(r *http.Request, obj meta.Object, apiVersion string, now time.Time) error {
+	return TrackSubresourceCreate(r, obj, apiVersion, "", now)
+}
+
+// TrackSubresourceCreate is TrackCreate for a create on a subresource
+// (serviceaccounts/token): the entry names subresource, as upstream's
+// create handler records it.
+func TrackSubresourceCreate(r *http.Request, obj meta.Object, apiVersion, subresource string, now time.Time) error {
 	live, ok := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(meta.Object)
 	if !ok {
 		return fmt.Errorf("rest: TrackCreate of %T: not a pointer to an object", obj)
@@ -1042,7 +1097,7 @@ func TrackCreate(r *http.Request, obj meta.Object, apiVersion string, now time.T
 	if err != nil {
 		return err
 	}
-	id := meta.ManagedFieldsEntry{Manager: managerName(r, writeOptions{fieldManager: r.URL.Query().Get("fieldManager")}), Operation: operationUpdate, APIVersion: apiVersion}
+	id := meta.ManagedFieldsEntry{Manager: managerName(r, writeOptions{fieldManager: r.URL.Query().Get("fieldManager")}), Operation: operationUpdate, APIVersion: apiVersion, Subresource: subresource}
 	ms := updateFields(nil, liveDoc, newDoc, id, fieldScope{}, now)
 	obj.GetObjectMeta().ManagedFields = encodeManagers(ms)
 	return nil

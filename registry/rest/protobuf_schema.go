@@ -156,13 +156,15 @@ func mustProtobufKinds() (map[pbKindKey]*pbType, *pbType, *pbType) {
 
 // reviewProtobufTypes are the Go types of the review kinds (never stored,
 // so not among registry.Strategies) that clients send as protobuf:
-// kubectl auth can-i, can-i --list and whoami, and the delegated
+// kubectl auth can-i, can-i --list and whoami, kubectl create token
+// (TokenRequest, the serviceaccounts/token subresource), and the delegated
 // authenticators and authorizers of k8s.io/apiserver backends.
 // LocalSubjectAccessReview has SubjectAccessReview's shape, as upstream's
 // generated.proto gives both the same fields.
 var reviewProtobufTypes = map[pbKindKey]reflect.Type{
 	{"authentication.k8s.io/v1", "TokenReview"}:             reflect.TypeFor[authentication.TokenReview](),
 	{"authentication.k8s.io/v1", "SelfSubjectReview"}:       reflect.TypeFor[authentication.SelfSubjectReview](),
+	{"authentication.k8s.io/v1", "TokenRequest"}:            reflect.TypeFor[authentication.TokenRequest](),
 	{"authorization.k8s.io/v1", "SubjectAccessReview"}:      reflect.TypeFor[authorization.SubjectAccessReview](),
 	{"authorization.k8s.io/v1", "LocalSubjectAccessReview"}: reflect.TypeFor[authorization.SubjectAccessReview](),
 	{"authorization.k8s.io/v1", "SelfSubjectAccessReview"}:  reflect.TypeFor[authorization.SelfSubjectAccessReview](),

@@ -37,7 +37,7 @@ func TestProtobufKinds(t *testing.T) {
 			t.Errorf("%s: schema %+v", name, s)
 		}
 	}
-	for _, k := range []pbKindKey{{"authentication.k8s.io/v1", "TokenReview"}, {"authentication.k8s.io/v1", "SelfSubjectReview"},
+	for _, k := range []pbKindKey{{"authentication.k8s.io/v1", "TokenReview"}, {"authentication.k8s.io/v1", "SelfSubjectReview"}, {"authentication.k8s.io/v1", "TokenRequest"},
 		{"authorization.k8s.io/v1", "SubjectAccessReview"}, {"authorization.k8s.io/v1", "LocalSubjectAccessReview"},
 		{"authorization.k8s.io/v1", "SelfSubjectAccessReview"}, {"authorization.k8s.io/v1", "SelfSubjectRulesReview"}} {
 		if protobufKinds[k] == nil {
@@ -59,8 +59,8 @@ func TestProtobufKinds(t *testing.T) {
 			}
 		}
 	}
-	if len(protobufKinds) != 36 {
-		t.Errorf("%d kinds, want 36: %v", len(protobufKinds), protobufKinds)
+	if len(protobufKinds) != 39 {
+		t.Errorf("%d kinds, want 39: %v", len(protobufKinds), protobufKinds)
 	}
 	if protobufSchemaFor("apiregistration.k8s.io/v1", "Status") != pbStatus || protobufSchemaFor("meta.k8s.io/v1", "DeleteOptions") != pbDeleteOptions {
 		t.Error("Status and DeleteOptions are not served in every v1")

@@ -814,6 +814,17 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		if err != nil {
 			return err
 		}
+		if len(ms) == 0 {
+			// upstream's skipNonAppliedManager: the first apply to an
+			// object without managedFields first records what it holds as
+			// an Update of "before-first-apply" (captured: sa-update-delete).
+			emptyDoc, err := docOf(rq.store.Strategy().New())
+			if err != nil {
+				return err
+			}
+			before := meta.ManagedFieldsEntry{Manager: beforeFirstApplyManager, Operation: operationUpdate, APIVersion: rq.store.Info().APIVersion(), Subresource: rq.sub}
+			ms = updateFields(nil, emptyDoc, liveDoc, before, sc, rq.store.Now())
+		}
 		liveJSON, err := json.Marshal(liveDoc)
 		if err != nil {
 			return err

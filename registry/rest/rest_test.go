@@ -434,7 +434,19 @@ func TestPatchTypes(t *testing.T) {
 			if w := do(t, a, "POST", widgets, "application/json", base); w.Code != 201 {
 				t.Fatalf("create %d %s", w.Code, w.Body)
 			}
-			w := do(t, a, "PATCH", widgets+"/p?fieldManager=test", tc.ct, tc.patch)
+			q := "?fieldManager=test"
+			if tc.ct == PatchApply {
+				// The object was created without a User-Agent: its fields
+				// have no manager, so the first apply finds them owned by
+				// "before-first-apply" and must force to change spec.size
+				// (kube-apiserver 1.33.13, a ServiceAccount created empty and
+				// strategic-merge-patched without User-Agent, then applied
+				// with automountServiceAccountToken changed: 409 `Apply
+				// failed with 1 conflict: conflict with "before-first-apply"
+				// using v1: .automountServiceAccountToken`).
+				q += "&force=true"
+			}
+			w := do(t, a, "PATCH", widgets+"/p"+q, tc.ct, tc.patch)
 			if w.Code != 200 {
 				t.Fatalf("patch %d %s", w.Code, w.Body)
 			}

@@ -33,7 +33,7 @@ var upstreamKinds = map[string][]string{
 	"apps/v1":                              {"ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"},
 	"apps/v1beta1":                         {"ControllerRevision", "Deployment", "StatefulSet"},
 	"apps/v1beta2":                         {"ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"},
-	"authentication.k8s.io/v1":             {"SelfSubjectReview", "TokenReview"},
+	"authentication.k8s.io/v1":             {"SelfSubjectReview", "TokenRequest", "TokenReview"},
 	"authentication.k8s.io/v1beta1":        {"SelfSubjectReview", "TokenReview"},
 	"authentication.k8s.io/v1alpha1":       {"SelfSubjectReview"},
 	"authorization.k8s.io/v1":              {"LocalSubjectAccessReview", "SelfSubjectAccessReview", "SelfSubjectRulesReview", "SubjectAccessReview"},

@@ -64,6 +64,42 @@ func init() {
 					{Name: "Extra", Doc: "Further attributes from the authenticator, by key, each with a list of values; authorizers may use them.", Markers: apidoc.Markers{"optional": {""}}},
 				},
 			},
+			{
+				Type: reflect.TypeFor[TokenRequest](),
+				Doc:  "TokenRequest asks for a token of a ServiceAccount (POST to its token subresource): the audiences, lifetime and bound object are in spec, the signed token and its expiry come back in status. It is never stored.",
+				Fields: []apidoc.Field{
+					{Name: "ObjectMeta", Doc: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "Spec", Doc: "What the token is for: audiences, lifetime, bound object."},
+					{Name: "Status", Doc: "The issued token, filled in by the server.", Markers: apidoc.Markers{"optional": {""}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[TokenRequestSpec](),
+				Doc:  "TokenRequestSpec is what a token is requested for.",
+				Fields: []apidoc.Field{
+					{Name: "Audiences", Doc: "The intended audiences of the token; a recipient must find one of its own identifiers here or reject the token. Empty means the API server's audiences.", Markers: apidoc.Markers{"listType": {"atomic"}}},
+					{Name: "ExpirationSeconds", Doc: "The requested lifetime in seconds; the server may shorten or lengthen it, and status.expirationTimestamp says what was granted.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "BoundObjectRef", Doc: "An object the token is bound to: the token becomes invalid when that object (a Pod, Secret or Node) is deleted.", Markers: apidoc.Markers{"optional": {""}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[TokenRequestStatus](),
+				Doc:  "TokenRequestStatus is the result of a TokenRequest.",
+				Fields: []apidoc.Field{
+					{Name: "Token", Doc: "The opaque bearer token."},
+					{Name: "ExpirationTimestamp", Doc: "When the token expires."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[BoundObjectReference](),
+				Doc:  "BoundObjectReference names the object a token is bound to.",
+				Fields: []apidoc.Field{
+					{Name: "Kind", Doc: "The referent's kind: Pod, Secret or Node.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "APIVersion", Doc: "The referent's API version.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "Name", Doc: "The referent's name.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "UID", Doc: "The referent's UID.", Markers: apidoc.Markers{"optional": {""}}},
+				},
+			},
 		},
 	})
 }

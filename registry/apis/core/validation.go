@@ -664,3 +664,17 @@ func clusterIPsOf(s *Service) []string {
 	}
 	return append([]string{s.Spec.ClusterIP}, s.Spec.ClusterIPs[min(1, len(s.Spec.ClusterIPs)):]...)
 }
+
+// ValidateServiceAccount checks a ServiceAccount: its metadata, the name a
+// DNS-1123 subdomain (validation.ValidateServiceAccount in
+// pkg/apis/core/validation).
+func ValidateServiceAccount(sa *ServiceAccount) meta.FieldErrors {
+	return validateObjectMeta(&sa.ObjectMeta, true, meta.NameIsDNSSubdomain)
+}
+
+// ValidateServiceAccountUpdate checks an update: immutable metadata, then
+// the ServiceAccount rules (validation.ValidateServiceAccountUpdate).
+func ValidateServiceAccountUpdate(sa, old *ServiceAccount) meta.FieldErrors {
+	errs := validateObjectMetaUpdate(&sa.ObjectMeta, &old.ObjectMeta)
+	return append(errs, ValidateServiceAccount(sa)...)
+}

@@ -378,6 +378,32 @@ func init() {
 					{Name: "Items", Doc: "The LimitRange objects."},
 				},
 			},
+			{
+				Type: reflect.TypeFor[ServiceAccount](),
+				Doc:  "ServiceAccount is an identity for processes: a name users understand, a principal that can be authenticated (with tokens from its TokenRequest subresource) and authorized, and a set of secrets.",
+				Fields: []apidoc.Field{
+					{Name: "ObjectMeta", Doc: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"},
+					{Name: "Secrets", Doc: "Secrets in the same namespace that pods running as this ServiceAccount may use (only enforced with the deprecated kubernetes.io/enforce-mountable-secrets annotation). Request tokens with the TokenRequest API instead of looking for token secrets here.", Markers: apidoc.Markers{"listMapKey": {"name"}, "listType": {"map"}}},
+					{Name: "ImagePullSecrets", Doc: "Secrets in the same namespace the kubelet uses to pull the images of pods running as this ServiceAccount.", Markers: apidoc.Markers{"listType": {"atomic"}}},
+					{Name: "AutomountServiceAccountToken", Doc: "Whether pods running as this ServiceAccount get an API token mounted automatically; a pod can override it."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[ServiceAccountList](),
+				Doc:  "ServiceAccountList is a list of ServiceAccount objects.",
+				Fields: []apidoc.Field{
+					{Name: "ListMeta", Doc: "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"},
+					{Name: "Items", Doc: "The ServiceAccount objects."},
+				},
+			},
+			{
+				Type:    reflect.TypeFor[LocalObjectReference](),
+				Doc:     "LocalObjectReference names an object in the same namespace.",
+				Markers: apidoc.Markers{"structType": {"atomic"}},
+				Fields: []apidoc.Field{
+					{Name: "Name", Doc: "The referenced object's name; effectively required, though an empty one is accepted for backwards compatibility. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names", Markers: apidoc.Markers{"default": {"\"\""}, "optional": {""}}},
+				},
+			},
 		},
 	})
 }

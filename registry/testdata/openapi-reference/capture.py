@@ -8,7 +8,7 @@ Produced the files beside it with a real kube-apiserver v1.33.13 started by
     python3 registry/testdata/openapi-reference/capture.py https://127.0.0.1:16443 /tmp/ref-cap/pki
 
 It GETs /openapi/v2, /openapi/v3 and the v3 documents of the keys below (curl with the admin client
-certificate), keeps only the paths of the resources aggsim serves (core configmaps, endpoints, events, limitranges, namespaces, resourcequotas,
+certificate), keeps only the paths of the resources aggsim serves (core configmaps, endpoints, events, limitranges, namespaces, resourcequotas, serviceaccounts,
 services; apiregistration, admissionregistration, flowcontrol, rbac, coordination and apiextensions v1; the authentication and authorization
 reviews; the discovery paths /api/, /api/v1/, /apis/, /apis/<group>/, /apis/<group>/v1/; /version/), the definitions,
 schemas and shared parameters those paths reach, and the index entries of the kept documents. Nothing
@@ -27,7 +27,7 @@ GROUPS = {
     'authorization.k8s.io': {'subjectaccessreviews', 'selfsubjectaccessreviews', 'selfsubjectrulesreviews',
                              'localsubjectaccessreviews'},
 }
-CORE = {'configmaps', 'endpoints', 'events', 'limitranges', 'namespaces', 'resourcequotas', 'services'}
+CORE = {'configmaps', 'endpoints', 'events', 'limitranges', 'namespaces', 'resourcequotas', 'serviceaccounts', 'services'}
 
 
 def get(path):
