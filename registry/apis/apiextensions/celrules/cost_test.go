@@ -1,0 +1,50 @@
+package celrules
+
+import (
+	"os"
+	"testing"
+
+	"github.com/aggsim/aggsim/registry/apis/apiextensions/structural"
+)
+
+// TestCompileCostMatchesReference: testdata/crd-costly.yaml (the rules of
+// crd-rules.yaml without maxItems/maxProperties/maxLength and with
+// string(int) in a messageExpression) as a real 1.33.13 refused it
+// (testdata/crd-costly.txt, `kubectl create -f crd-costly.yaml`): the
+// messageExpression limit, the four most expensive contributors and the
+// total. crd-rules.yaml, the bounded variant, was accepted.
+func TestCompileCostMatchesReference(t *testing.T) {
+	for _, tc := range []struct{ schema, want string }{
+		{"testdata/crd-costly.schema.json", "testdata/crd-costly.txt"},
+	} {
+		raw, err := os.ReadFile(tc.schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, errs := structural.New(raw, "spec.validation.openAPIV3Schema")
+		if len(errs) != 0 {
+			t.Fatalf("schema errors: %v", errs)
+		}
+		_, errs = Compile(s, "spec.validation.openAPIV3Schema")
+		var lines []string
+		for _, e := range errs {
+			lines = append(lines, e.Error())
+		}
+		got := "$ kubectl create -f crd-costly.yaml\n" + crdErrorText("gadgets.cel.example.com", lines) + "[exit 1]\n"
+		want, err := os.ReadFile(tc.want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != string(want) {
+			t.Errorf("got:\n%s\nwant:\n%s", got, want)
+		}
+	}
+	raw, err := os.ReadFile("testdata/crd-rules.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := structural.New(raw, "spec.validation.openAPIV3Schema")
+	if _, errs := Compile(s, "spec.validation.openAPIV3Schema"); len(errs) != 0 {
+		t.Errorf("crd-rules.yaml was accepted by the reference; got %v", errs)
+	}
+}
