@@ -43,7 +43,30 @@ func (v *Validator) Validate(obj, old map[string]any) meta.FieldErrors {
 	}
 	st := &evalState{budget: RuntimeCELCostBudget}
 	v.root.validate(st, "", obj, o)
+	for _, e := range st.errs {
+		if e.Field == "" {
+			e.Field = "<nil>" // upstream's nil *field.Path at the object root
+		}
+	}
 	return st.errs
+}
+
+// BlockingError reports whether schema validation errors keep the CEL
+// rules from running, as hasBlockingErr in apiextensions'
+// pkg/registry/customresource/strategy.go decides: any NotSupported,
+// Required, TooLong, TooMany or TypeInvalid error. It then returns the
+// error upstream appends instead of the rules' results:
+// `<nil>: Invalid value: "null": some validation rules were not checked
+// because the object was invalid; correct the existing errors to complete
+// validation`.
+func BlockingError(schemaErrs meta.FieldErrors) (*meta.FieldError, bool) {
+	for _, e := range schemaErrs {
+		switch e.Type {
+		case meta.FieldValueNotSupported, meta.FieldValueRequired, meta.FieldValueTooLong, meta.FieldValueTooMany, meta.FieldValueTypeInvalid:
+			return meta.Invalid("<nil>", nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"), true
+		}
+	}
+	return nil, false
 }
 
 type evalState struct {
