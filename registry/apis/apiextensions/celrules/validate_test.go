@@ -76,6 +76,20 @@ func TestValidateMatchesReference(t *testing.T) {
 		{"create-3.json", "", "create-3.txt"},
 		{"update-3.json", "create-3.json", "update-3.txt"},
 	} {
+		check(t, v, tc.obj, tc.old, tc.capture)
+	}
+	// the environment: escaped property names (reserved word, dash),
+	// int-or-string, duration and date-time formats, number as double,
+	// strings ext, macros, optional types (crd-env.yaml).
+	_, env := loadValidator(t, "testdata/crd-env.schema.json")
+	check(t, env, "env-ok.json", "", "env-ok.txt")
+	check(t, env, "env-bad.json", "", "env-bad.txt")
+}
+
+func check(t *testing.T, v *Validator, objFile, oldFile, capture string) {
+	t.Helper()
+	tc := struct{ obj, old, capture string }{objFile, oldFile, capture}
+	{
 		obj := loadObject(t, "testdata/objects/"+tc.obj)
 		var old map[string]any
 		if tc.old != "" {
