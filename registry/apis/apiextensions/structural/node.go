@@ -82,3 +82,14 @@ func (n Node) XListMapKeys() []string { return n.p.XListMapKeys }
 
 // XValidations returns the node's x-kubernetes-validations rules.
 func (n Node) XValidations() []ValidationRule { return n.p.XValidations }
+
+// FormatValid reports whether s is valid for the OpenAPI string format as
+// kube-openapi's strfmt.Default.Validates checks it (the same checkers the
+// value validator uses); known is false for a format without a checker.
+func FormatValid(format, s string) (valid, known bool) {
+	f, ok := formatCheckers[format]
+	if !ok {
+		return false, false
+	}
+	return f(s), true
+}
