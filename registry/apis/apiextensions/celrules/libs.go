@@ -227,9 +227,9 @@ type itemsNode struct {
 	t    *types.Type
 }
 
-func (n *itemsNode) Path() []string                       { return n.path }
-func (n *itemsNode) Type() *types.Type                    { return n.t }
-func (n *itemsNode) Expr() ast.Expr                       { return nil }
+func (n *itemsNode) Path() []string                      { return n.path }
+func (n *itemsNode) Type() *types.Type                   { return n.t }
+func (n *itemsNode) Expr() ast.Expr                      { return nil }
 func (n *itemsNode) ComputedSize() *checker.SizeEstimate { return nil }
 
 func listElement(list checker.AstNode) checker.AstNode {

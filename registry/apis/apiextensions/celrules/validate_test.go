@@ -84,6 +84,13 @@ func TestValidateMatchesReference(t *testing.T) {
 	_, env := loadValidator(t, "testdata/crd-env.schema.json")
 	check(t, env, "env-ok.json", "", "env-ok.txt")
 	check(t, env, "env-bad.json", "", "env-bad.txt")
+	// the Kubernetes libraries: lists, regex, url, ip, cidr, quantity,
+	// format, strings ext, sets, two-variable comprehensions, with their
+	// runtime error texts (crd-libs.yaml).
+	_, libs := loadValidator(t, "testdata/crd-libs.schema.json")
+	for _, f := range []string{"libs-ok", "libs-bad", "libs-bad2"} {
+		check(t, libs, f+".json", "", f+".txt")
+	}
 }
 
 func check(t *testing.T, v *Validator, objFile, oldFile, capture string) {
