@@ -20,6 +20,7 @@ func TestCompileCostMatchesReference(t *testing.T) {
 		{"testdata/crd-libcost.schema.json", "testdata/crd-libcost.txt"},
 		{"testdata/crd-libcost-bounded.schema.json", "testdata/crd-libcost-bounded.txt"},
 		{"testdata/crd-libcost-tight.schema.json", "testdata/crd-libcost-tight.txt"},
+		{"testdata/crd-budget-over.schema.json", "testdata/crd-budget-over.txt"},
 	} {
 		raw, err := os.ReadFile(tc.schema)
 		if err != nil {
@@ -53,4 +54,25 @@ func TestCompileCostMatchesReference(t *testing.T) {
 	if _, errs := Compile(s, "spec.validation.openAPIV3Schema"); len(errs) != 0 {
 		t.Errorf("crd-rules.yaml was accepted by the reference; got %v", errs)
 	}
+}
+
+// TestRuntimeCostMatchesReference: the per-call limit and the per-request
+// budget as a real 1.33.13 enforced them (testdata/objects/runtime-*.txt
+// against crd-runtime.yaml, budget.txt against crd-budget.yaml; commands
+// in each capture): a rule over the per-call limit stops all further rules
+// ("'operation cancelled: actual cost limit exceeded': no further
+// validation rules will be run ..."), and three full-cost rules on ten list
+// items run out of the 10M budget at the fourth item.
+func TestRuntimeCostMatchesReference(t *testing.T) {
+	_, rt := loadValidator(t, "testdata/crd-runtime.schema.json")
+	for _, f := range []string{"runtime-percall", "runtime-small"} {
+		check(t, rt, f+".json", "", f+".txt")
+	}
+	if raceEnabled {
+		// 4.5 s without the race detector: cel-go's cost tracker is
+		// quadratic in comprehension depth (as upstream's).
+		t.Skip("the 10M-budget case is too slow under -race")
+	}
+	_, b := loadValidator(t, "testdata/crd-budget.schema.json")
+	check(t, b, "budget.json", "", "budget.txt")
 }

@@ -54,6 +54,8 @@ func referenceCauses(t *testing.T, file string) []string {
 	for _, l := range strings.Split(string(raw), "\n") {
 		if strings.HasPrefix(l, "* ") {
 			out = append(out, strings.TrimPrefix(l, "* "))
+		} else if _, one, ok := strings.Cut(l, "\" is invalid: "); ok && one != "" {
+			out = append(out, one) // kubectl prints a single cause on the same line
 		}
 	}
 	return out
