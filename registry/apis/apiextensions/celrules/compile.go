@@ -38,7 +38,8 @@ const (
 // Validator holds the compiled rules of one schema. It is read-only after
 // Compile and safe for concurrent use.
 type Validator struct {
-	root *vnode
+	root   *vnode
+	schema *structural.Schema
 }
 
 // vnode is one schema node with its compiled rules and the validators of
@@ -126,7 +127,7 @@ func Compile(s *structural.Schema, fldPath string) (*Validator, meta.FieldErrors
 		}
 		c.errs = append(c.errs, meta.Forbidden(fldPath, costErrorMessage("x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema", c.total, StaticEstimatedCRDCostLimit)))
 	}
-	return &Validator{root: root}, c.errs
+	return &Validator{root: root, schema: s}, c.errs
 }
 
 type compiler struct {

@@ -31,24 +31,38 @@ import (
 //     runtime cost limits end as upstream's texts.
 //
 // Properties are visited in sorted name order (upstream walks Go maps).
-// Errors on values that did not change on update (ratcheting) are still
-// reported; upstream turns them into warnings.
+// Failures of rules without oldSelf on values that did not change on
+// update are ratcheted: not errors but warnings (see ValidateWithWarnings).
 func (v *Validator) Validate(obj, old map[string]any) meta.FieldErrors {
+	errs, _ := v.ValidateWithWarnings(obj, old)
+	return errs
+}
+
+// ValidateWithWarnings is Validate that also returns the ratcheted
+// failures as upstream's warning texts ("spec.a: Invalid value: \"string\":
+// a is bad"), for the Warning headers of the response. Ratcheting
+// (CRDValidationRatcheting, GA in 1.30) applies to a failure of a rule
+// that does not use oldSelf when the value at the rule's node is
+// unchanged, compared through object keys and list-type map keys; inside
+// other lists, when the whole list is unchanged.
+func (v *Validator) ValidateWithWarnings(obj, old map[string]any) (meta.FieldErrors, []string) {
 	if v == nil || v.root == nil {
-		return nil
+		return nil, nil
 	}
 	var o any
+	var r ratchet
 	if old != nil {
 		o = old
+		r.cur = &corrNode{new: obj, old: old, s: v.schema.Root()}
 	}
 	st := &evalState{budget: RuntimeCELCostBudget}
-	v.root.validate(st, "", obj, o)
+	v.root.validate(st, "", obj, o, r)
 	for _, e := range st.errs {
 		if e.Field == "" {
 			e.Field = "<nil>" // upstream's nil *field.Path at the object root
 		}
 	}
-	return st.errs
+	return st.errs, st.warnings
 }
 
 // BlockingError reports whether schema validation errors keep the CEL
@@ -70,8 +84,9 @@ func BlockingError(schemaErrs meta.FieldErrors) (*meta.FieldError, bool) {
 }
 
 type evalState struct {
-	errs   meta.FieldErrors
-	budget int64
+	errs     meta.FieldErrors
+	warnings []string
+	budget   int64
 }
 
 func (s *evalState) add(e *meta.FieldError) { s.errs = append(s.errs, e) }
@@ -84,11 +99,11 @@ func child(path, name string) string {
 }
 
 // validate returns false when evaluation must stop (budget exhausted).
-func (n *vnode) validate(st *evalState, path string, obj, old any) bool {
+func (n *vnode) validate(st *evalState, path string, obj, old any, r ratchet) bool {
 	if n == nil || obj == nil {
 		return true
 	}
-	if !n.validateExpressions(st, path, obj, old) {
+	if !n.validateExpressions(st, path, obj, old, r) {
 		return false
 	}
 	switch x := obj.(type) {
@@ -105,7 +120,7 @@ func (n *vnode) validate(st *evalState, path string, obj, old any) bool {
 				if om != nil {
 					ov = om[k]
 				}
-				if !n.addl.validate(st, path+"["+k+"]", x[k], ov) {
+				if !n.addl.validate(st, path+"["+k+"]", x[k], ov, r.key(k, path == "")) {
 					return false
 				}
 			}
@@ -119,7 +134,7 @@ func (n *vnode) validate(st *evalState, path string, obj, old any) bool {
 			if om != nil {
 				ov = om[k]
 			}
-			if !c.validate(st, child(path, k), x[k], ov) {
+			if !c.validate(st, child(path, k), x[k], ov, r.key(k, path == "")) {
 				return false
 			}
 		}
@@ -133,7 +148,7 @@ func (n *vnode) validate(st *evalState, path string, obj, old any) bool {
 			if n.listType == "map" && ol != nil {
 				ov = findByKeys(ol, e, n.mapKeys)
 			}
-			if !n.items.validate(st, fmt.Sprintf("%s[%d]", path, i), e, ov) {
+			if !n.items.validate(st, fmt.Sprintf("%s[%d]", path, i), e, ov, r.index(i)) {
 				return false
 			}
 		}
@@ -183,7 +198,7 @@ func (a *activation) ResolveName(name string) (any, bool) {
 
 func (a *activation) Parent() interpreter.Activation { return nil }
 
-func (n *vnode) validateExpressions(st *evalState, path string, obj, old any) bool {
+func (n *vnode) validateExpressions(st *evalState, path string, obj, old any, r ratchet) bool {
 	if len(n.rules) == 0 {
 		return true
 	}
@@ -204,11 +219,11 @@ func (n *vnode) validateExpressions(st *evalState, path string, obj, old any) bo
 		optAct.oldSelf = types.OptionalOf(ov)
 	}
 	for _, cr := range n.rules {
-		r := cr.rule
+		rule := cr.rule
 		if cr.broken || cr.prog == nil {
 			continue
 		}
-		optional := r.OptionalOldSelf != nil && *r.OptionalOldSelf
+		optional := rule.OptionalOldSelf != nil && *rule.OptionalOldSelf
 		if cr.usesOldSelf && old == nil && !optional {
 			continue
 		}
@@ -218,7 +233,7 @@ func (n *vnode) validateExpressions(st *evalState, path string, obj, old any) bo
 		}
 		res, det, err := cr.prog.ContextEval(context.Background(), a)
 		if det == nil || det.ActualCost() == nil {
-			st.add(internalError(path, fmt.Sprintf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(r))))
+			st.add(internalError(path, fmt.Sprintf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(rule))))
 			st.budget = -1
 			return false
 		}
@@ -232,18 +247,28 @@ func (n *vnode) validateExpressions(st *evalState, path string, obj, old any) bo
 		if err != nil {
 			switch {
 			case strings.HasPrefix(err.Error(), "no such overload"):
-				st.add(meta.Invalid(path, n.schemaType, fmt.Sprintf("'%v': call arguments did not match a supported operator, function or macro signature for rule: %v", err, ruleErrorString(r))))
+				st.add(meta.Invalid(path, n.schemaType, fmt.Sprintf("'%v': call arguments did not match a supported operator, function or macro signature for rule: %v", err, ruleErrorString(rule))))
 			case strings.HasPrefix(err.Error(), "operation cancelled: actual cost limit exceeded"):
-				st.add(meta.Invalid(path, n.schemaType, fmt.Sprintf("'%v': no further validation rules will be run due to call cost exceeds limit for rule: %v", err, ruleErrorString(r))))
+				st.add(meta.Invalid(path, n.schemaType, fmt.Sprintf("'%v': no further validation rules will be run due to call cost exceeds limit for rule: %v", err, ruleErrorString(rule))))
 				st.budget = -1
 				return false
 			default:
-				st.add(meta.Invalid(path, n.schemaType, fmt.Sprintf("%v evaluating rule: %v", err, ruleErrorString(r))))
+				st.add(meta.Invalid(path, n.schemaType, fmt.Sprintf("%v evaluating rule: %v", err, ruleErrorString(rule))))
 			}
 			continue
 		}
 		if res == types.True {
 			continue
+		}
+		add := func(e *meta.FieldError) {
+			if !cr.usesOldSelf && r.shouldRatchet() {
+				if e.Field == "" {
+					e.Field = "<nil>"
+				}
+				st.warnings = append(st.warnings, e.Error())
+				return
+			}
+			st.add(e)
 		}
 		fp := path
 		if cr.fieldPath != "" {
@@ -257,17 +282,17 @@ func (n *vnode) validateExpressions(st *evalState, path string, obj, old any) bo
 			switch {
 			case fatal != nil:
 				fatal.Field = fp
-				st.add(fatal)
+				add(fatal)
 				st.budget = -1
 				return false
 			case mErr != "":
-				st.add(errorForReason(fp, n.schemaType, ruleMessageOrDefault(r), r.Reason))
+				add(errorForReason(fp, n.schemaType, ruleMessageOrDefault(rule), rule.Reason))
 			default:
-				st.add(errorForReason(fp, n.schemaType, msg, r.Reason))
+				add(errorForReason(fp, n.schemaType, msg, rule.Reason))
 			}
 			continue
 		}
-		st.add(errorForReason(fp, n.schemaType, ruleMessageOrDefault(r), r.Reason))
+		add(errorForReason(fp, n.schemaType, ruleMessageOrDefault(rule), rule.Reason))
 	}
 	return true
 }

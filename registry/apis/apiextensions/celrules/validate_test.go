@@ -116,3 +116,42 @@ func check(t *testing.T, v *Validator, objFile, oldFile, capture string) {
 		}
 	}
 }
+
+// TestRatchetingMatchesReference: an object stored before its CRD gained
+// rules, then updated (testdata/objects/ratchet.txt, commands in it): the
+// unchanged spec.a, spec.b and list-type map item ports[y] fail as
+// warnings; the changed spec, ports[x] and an item of a changed atomic list
+// fail as errors.
+func TestRatchetingMatchesReference(t *testing.T) {
+	_, v := loadValidator(t, "testdata/crd-ratchet.schema.json")
+	obj := loadObject(t, "testdata/objects/ratchet-new.json")
+	old := loadObject(t, "testdata/objects/ratchet-old.json")
+	errs, warnings := v.ValidateWithWarnings(obj, old)
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Error())
+	}
+	want := referenceCauses(t, "testdata/objects/ratchet.txt")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("errors: got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	raw, err := os.ReadFile("testdata/objects/ratchet.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantW []string
+	for _, l := range strings.Split(string(raw), "\n") {
+		if w, ok := strings.CutPrefix(l, "Warning: "); ok {
+			wantW = append(wantW, w)
+		}
+	}
+	sort.Strings(wantW) // upstream's order follows Go map iteration
+	sort.Strings(warnings)
+	if strings.Join(warnings, "\n") != strings.Join(wantW, "\n") {
+		t.Errorf("warnings: got\n%s\nwant\n%s", strings.Join(warnings, "\n"), strings.Join(wantW, "\n"))
+	}
+	// on create nothing is ratcheted
+	if errs, warnings := v.ValidateWithWarnings(obj, nil); len(errs) != 6 || len(warnings) != 0 {
+		t.Errorf("create: %d errors %v, warnings %v; want 6 errors, no warnings", len(errs), errs, warnings)
+	}
+}
