@@ -231,8 +231,8 @@ func childPath(path, name string) string {
 func (c *compiler) compileRules(v *vnode, n structural.Node, path string, isResourceRoot bool, uncorrelatable string, cardP *uint64) {
 	d := declTypeOf(n, isResourceRoot)
 	if d == nil {
-		// upstream: "failed to convert to declType for CEL validation rules"
-		c.errs = append(c.errs, internalError(childPath(path, "x-kubernetes-validations"), "failed to convert to declType for CEL validation rules"))
+		// a node CEL cannot type (x-kubernetes-preserve-unknown-fields without a type)
+		c.errs = append(c.errs, internalError(childPath(path, "x-kubernetes-validations"), "internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations"))
 		return
 	}
 	c.seq++
@@ -294,7 +294,7 @@ func (c *compiler) compileRules(v *vnode, n structural.Node, path string, isReso
 			if uncorrelatable != "" {
 				c.errs = append(c.errs, meta.Invalid(rp+".rule", r.Rule, "oldSelf cannot be used on the uncorrelatable portion of the schema within "+uncorrelatableDisplay(uncorrelatable)))
 			}
-		} else if r.OptionalOldSelf != nil && !cr.broken {
+		} else if r.OptionalOldSelf != nil {
 			c.errs = append(c.errs, meta.Invalid(rp+".optionalOldSelf", *r.OptionalOldSelf, "may not be set if oldSelf is not used in rule"))
 		}
 	}

@@ -36,6 +36,11 @@ func (p *provider) FindStructFieldNames(name string) ([]string, bool) {
 func (p *provider) FindStructFieldType(name, field string) (*types.FieldType, bool) {
 	if d, ok := p.objs[name]; ok {
 		f, ok := d.fields[field]
+		if !ok && celReservedSymbols[field] {
+			// since compatibility version 1.31 a keyword names its field
+			// unescaped too (SetRecognizeKeywordAsFieldName upstream)
+			f, ok = d.fields["__"+field+"__"]
+		}
 		if !ok {
 			return nil, false
 		}
@@ -63,10 +68,15 @@ func toVal(a types.Adapter, v any, d *declType) ref.Val {
 		out := make(map[ref.Val]ref.Val, len(d.fields))
 		for esc, f := range d.fields {
 			fv, ok := m[f.name]
-			if !ok {
+			if !ok || fv == nil {
+				// a null property reads as absent (unstructuredMap.Find)
 				continue
 			}
-			out[types.String(esc)] = toVal(a, fv, f.typ)
+			v := toVal(a, fv, f.typ)
+			out[types.String(esc)] = v
+			if esc != f.name && celReservedSymbols[f.name] {
+				out[types.String(f.name)] = v
+			}
 		}
 		return types.NewRefValMap(a, out)
 	case kindMap:
