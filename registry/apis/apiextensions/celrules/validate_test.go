@@ -93,6 +93,13 @@ func TestValidateMatchesReference(t *testing.T) {
 	for _, f := range []string{"libs-ok", "libs-bad", "libs-bad2"} {
 		check(t, libs, f+".json", "", f+".txt")
 	}
+	// null properties read as absent, null map values stay null, keyword
+	// field names at runtime, an embedded resource, int-or-string
+	// (crd-nulls.yaml).
+	_, nulls := loadValidator(t, "testdata/crd-nulls.schema.json")
+	for _, f := range []string{"nulls-1", "nulls-2"} {
+		check(t, nulls, f+".json", "", f+".txt")
+	}
 }
 
 func check(t *testing.T, v *Validator, objFile, oldFile, capture string) {
