@@ -69,7 +69,18 @@ func errorBlocks(text string) []string {
 // int-or-string rules. Compared in sorted order (upstream's sibling order
 // follows Go map iteration).
 func TestCompileEdgeCasesMatchReference(t *testing.T) {
-	raw, err := os.ReadFile("testdata/crd-bad2.schema.json")
+	compareSorted(t, "crd-bad2", "bads.cel.example.com")
+	// a map list only adds to and compares with lists of its own type
+	// (the type name carries a random number upstream), string(int) in a
+	// messageExpression is costly (crd-listadd-bad.yaml)
+	compareSorted(t, "crd-listadd-bad", "listaddbads.cel.example.com")
+}
+
+var selfTypeRE = regexp.MustCompile(`selfType[0-9]+`)
+
+func compareSorted(t *testing.T, base, crdName string) {
+	t.Helper()
+	raw, err := os.ReadFile("testdata/" + base + ".schema.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,18 +93,18 @@ func TestCompileEdgeCasesMatchReference(t *testing.T) {
 	for _, e := range errs {
 		lines = append(lines, e.Error())
 	}
-	want, err := os.ReadFile("testdata/crd-bad2.txt")
+	want, err := os.ReadFile("testdata/" + base + ".txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := errorBlocks(crdErrorText("bads.cel.example.com", lines) + "[exit 1]\n")
+	got := errorBlocks(crdErrorText(crdName, lines) + "[exit 1]\n")
 	w := errorBlocks(string(want))
 	// the address of a set *bool is printed by upstream; blank it
 	for i := range w {
-		w[i] = ptrRE.ReplaceAllString(w[i], "(*bool)(PTR)")
+		w[i] = selfTypeRE.ReplaceAllString(ptrRE.ReplaceAllString(w[i], "(*bool)(PTR)"), "selfTypeN")
 	}
 	for i := range got {
-		got[i] = ptrRE.ReplaceAllString(got[i], "(*bool)(PTR)")
+		got[i] = selfTypeRE.ReplaceAllString(ptrRE.ReplaceAllString(got[i], "(*bool)(PTR)"), "selfTypeN")
 	}
 	if strings.Join(got, "\n---\n") != strings.Join(w, "\n---\n") {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n---\n"), strings.Join(w, "\n---\n"))

@@ -100,6 +100,12 @@ func TestValidateMatchesReference(t *testing.T) {
 	for _, f := range []string{"nulls-1", "nulls-2"} {
 		check(t, nulls, f+".json", "", f+".txt")
 	}
+	// + on set lists is a union, on map lists a merge by key; set
+	// equality ignores order (crd-listadd.yaml).
+	_, la := loadValidator(t, "testdata/crd-listadd.schema.json")
+	for _, f := range []string{"listadd-1", "listadd-2"} {
+		check(t, la, f+".json", "", f+".txt")
+	}
 }
 
 func check(t *testing.T, v *Validator, objFile, oldFile, capture string) {

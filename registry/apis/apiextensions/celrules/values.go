@@ -288,3 +288,61 @@ func (l mapList) sameKey(a, b ref.Val) bool {
 	}
 	return true
 }
+
+func listElems(l traits.Lister) []ref.Val {
+	n := int(l.Size().(types.Int))
+	out := make([]ref.Val, 0, n)
+	for i := 0; i < n; i++ {
+		out = append(out, l.Get(types.Int(i)))
+	}
+	return out
+}
+
+// Add of a set list is the union: elements of other not yet present are
+// appended (unstructuredSetList.Add upstream).
+func (l setList) Add(other ref.Val) ref.Val {
+	o, ok := other.(traits.Lister)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(other)
+	}
+	elems := listElems(l.Lister)
+	for _, e := range listElems(o) {
+		dup := false
+		for _, x := range elems {
+			if x.Equal(e) == types.True {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			elems = append(elems, e)
+		}
+	}
+	return setList{Lister: types.NewRefValList(types.DefaultTypeAdapter, elems).(traits.Lister)}
+}
+
+// Add of a map list merges by key: an entry of other replaces the entry
+// with the same keys in place, others are appended
+// (unstructuredMapList.Add upstream).
+func (l mapList) Add(other ref.Val) ref.Val {
+	o, ok := other.(traits.Lister)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(other)
+	}
+	elems := listElems(l.Lister)
+	n := len(elems)
+	for _, e := range listElems(o) {
+		replaced := false
+		for i := 0; i < n; i++ {
+			if l.sameKey(elems[i], e) {
+				elems[i] = e
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			elems = append(elems, e)
+		}
+	}
+	return mapList{Lister: types.NewRefValList(types.DefaultTypeAdapter, elems).(traits.Lister), keys: l.keys}
+}
