@@ -32,7 +32,9 @@ func (c *costEstimator) EstimateSize(element checker.AstNode) *checker.SizeEstim
 			if cur.kind != kindMap {
 				return nil
 			}
-			cur = &declType{maxElem: maxRequestSizeBytes - 2}
+			// upstream's map key type is the shared string DeclType,
+			// whose MaxElements is 0
+			cur = &declType{maxElem: 0}
 		default:
 			f, ok := cur.fields[name]
 			if !ok || f.typ == nil {

@@ -21,6 +21,8 @@ func TestCompileCostMatchesReference(t *testing.T) {
 		{"testdata/crd-libcost-bounded.schema.json", "testdata/crd-libcost-bounded.txt"},
 		{"testdata/crd-libcost-tight.schema.json", "testdata/crd-libcost-tight.txt"},
 		{"testdata/crd-budget-over.schema.json", "testdata/crd-budget-over.txt"},
+		{"testdata/crd-keys.schema.json", "testdata/crd-keys.txt"},
+		{"testdata/crd-keys-bounded.schema.json", "testdata/crd-keys-bounded.txt"},
 	} {
 		raw, err := os.ReadFile(tc.schema)
 		if err != nil {
