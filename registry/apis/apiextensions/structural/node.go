@@ -43,7 +43,7 @@ func (n Node) AdditionalProperties() Node {
 // Required lists the required property names in schema order.
 func (n Node) Required() []string { return n.p.Required }
 
-// MaxLength, MaxItems and MaxProperties return the limits (nil when unset).
+// MaxLength returns maxLength (nil when unset).
 func (n Node) MaxLength() *int64 { return n.p.MaxLength }
 
 // MaxItems returns maxItems (nil when unset).
