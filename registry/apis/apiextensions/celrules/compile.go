@@ -292,17 +292,13 @@ func (c *compiler) compileRules(v *vnode, n structural.Node, path string, isReso
 		if cr.usesOldSelf {
 			v.usesOld = true
 			if uncorrelatable != "" {
-				c.errs = append(c.errs, meta.Invalid(rp+".rule", r.Rule, "oldSelf cannot be used on the uncorrelatable portion of the schema within "+uncorrelatableDisplay(uncorrelatable)))
+				c.errs = append(c.errs, meta.Invalid(rp+".rule", r.Rule, "oldSelf cannot be used on the uncorrelatable portion of the schema within "+uncorrelatable))
 			}
 		} else if r.OptionalOldSelf != nil {
 			c.errs = append(c.errs, meta.Invalid(rp+".optionalOldSelf", *r.OptionalOldSelf, "may not be set if oldSelf is not used in rule"))
 		}
 	}
 }
-
-// uncorrelatableDisplay prints the schema path of the list as upstream's
-// field.Path does (already in that form).
-func uncorrelatableDisplay(p string) string { return p }
 
 func (c *compiler) compileOne(cr *compiledRule, env *cel.Env, est *costEstimator, n structural.Node, rp string, r structural.ValidationRule) *meta.FieldError {
 	ast, iss := env.Compile(r.Rule)
