@@ -190,3 +190,29 @@ func oneNode(causes []string) bool {
 	}
 	return true
 }
+
+// TestBlockingErrorMatchesReference runs schema validation then CEL as
+// upstream's custom resource strategy does (testdata/objects/blocking-*.txt
+// against crd-rules.yaml): a type error blocks the rules and adds the
+// "some validation rules were not checked" cause; a duplicate set item
+// does not block them.
+func TestBlockingErrorMatchesReference(t *testing.T) {
+	s, v := loadValidator(t, "testdata/crd-rules.schema.json")
+	for _, f := range []string{"blocking-1", "blocking-2"} {
+		obj := loadObject(t, "testdata/objects/"+f+".json")
+		errs := s.Validate(obj)
+		if e, blocked := BlockingError(errs); blocked {
+			errs = append(errs, e)
+		} else {
+			errs = append(errs, v.Validate(obj, nil)...)
+		}
+		var got []string
+		for _, e := range errs {
+			got = append(got, e.Error())
+		}
+		want := referenceCauses(t, "testdata/objects/"+f+".txt")
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: got\n%s\nwant\n%s", f, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
