@@ -1,6 +1,11 @@
 package celrules
 
-import "testing"
+import (
+	"os"
+	"testing"
+
+	"github.com/aggsim/aggsim/registry/apis/apiextensions/structural"
+)
 
 // BenchmarkValidate is one evaluation of the rules of crd-rules.yaml on
 // one object (create-1.json: 7 failing rules of 8 nodes).
@@ -25,5 +30,21 @@ func BenchmarkValidateOneRule(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		_ = v.Validate(obj, old)
+	}
+}
+
+// BenchmarkCompile is a CRD create's CEL work: the 18 rules of
+// crd-libs.yaml compiled, cost-estimated and checked.
+func BenchmarkCompile(b *testing.B) {
+	raw, err := os.ReadFile("testdata/crd-libs.schema.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, _ := structural.New(raw, "spec.validation.openAPIV3Schema")
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, errs := Compile(s, "spec.validation.openAPIV3Schema"); len(errs) != 0 {
+			b.Fatal(errs)
+		}
 	}
 }
