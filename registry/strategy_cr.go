@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/registry/apis/apiextensions"
+	"github.com/aggsim/aggsim/registry/apis/apiextensions/celrules"
 	"github.com/aggsim/aggsim/registry/apis/apiextensions/structural"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
@@ -31,6 +32,7 @@ type CustomResourceStrategy struct {
 	crd     *apiextensions.CustomResourceDefinition
 	version *apiextensions.CustomResourceDefinitionVersion
 	schema  CRSchema
+	rules   *celrules.Validator // x-kubernetes-validations; nil without rules
 	columns []apiextensions.CustomResourceColumnDefinition
 	// Now is the clock for date cells; nil means time.Now.
 	Now func() time.Time
@@ -97,6 +99,9 @@ func NewCustomResourceStrategy(crd *apiextensions.CustomResourceDefinition, vers
 					return nil, fmt.Errorf("schema of %s %s: %v", crd.Name, version, errs[0])
 				}
 				s.schema = sch
+				if st, ok := sch.(*structural.Schema); ok && len(st.Rules()) > 0 {
+					s.rules, _ = celrules.Compile(st, apiextensions.SchemaPath(&crd.Spec, i)) // its errors refused the CRD
+				}
 			}
 		}
 	}
@@ -201,7 +206,7 @@ func (s *CustomResourceStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
 func (s *CustomResourceStrategy) Validate(obj meta.Object) meta.FieldErrors {
 	u := obj.(*Unstructured)
 	errs := meta.ValidateObjectMeta(&u.ObjectMeta, s.Info().Namespaced, meta.NameIsDNSSubdomain)
-	return append(errs, s.validateContent(u)...)
+	return append(errs, s.validateContent(u, nil)...)
 }
 
 // ValidateUpdate checks metadata updates and the schema.
@@ -209,43 +214,64 @@ func (s *CustomResourceStrategy) ValidateUpdate(obj, old meta.Object) meta.Field
 	u, o := obj.(*Unstructured), old.(*Unstructured)
 	errs := meta.ValidateObjectMetaUpdate(&u.ObjectMeta, &o.ObjectMeta)
 	errs = append(errs, meta.ValidateObjectMeta(&u.ObjectMeta, s.Info().Namespaced, meta.NameIsDNSSubdomain)...)
-	return append(errs, s.validateContent(u)...)
+	return append(errs, s.validateContent(u, o)...)
 }
 
-func (s *CustomResourceStrategy) validateContent(u *Unstructured) meta.FieldErrors {
+// validateContent checks u (and old, nil on create) against the schema,
+// then, as upstream's customresource strategy, the
+// x-kubernetes-validations rules unless a schema error blocks them
+// (celrules.BlockingError adds upstream's "some validation rules were not
+// checked" cause instead).
+func (s *CustomResourceStrategy) validateContent(u, old *Unstructured) meta.FieldErrors {
 	m, err := u.Object()
 	if err != nil {
 		return meta.FieldErrors{meta.Invalid("metadata", "", err.Error())}
 	}
 	errs := s.schema.Validate(m)
-	if s.hasRules() && hasBlockingErr(errs) {
-		// Upstream skips x-kubernetes-validations rules on an object
-		// with a blocking schema error, and says so in one more cause
-		// (customresource/strategy.go hasBlockingErr).
-		errs = append(errs, meta.Invalid("<nil>", "null", "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"))
+	if s.rules == nil {
+		return errs
 	}
-	return errs
+	if e, blocked := celrules.BlockingError(errs); blocked {
+		return append(errs, e)
+	}
+	om, err := oldObject(old)
+	if err != nil {
+		return append(errs, meta.Invalid("metadata", "", err.Error()))
+	}
+	return append(errs, s.rules.Validate(m, om)...)
 }
 
-// hasBlockingErr reports whether errs hold an error that keeps upstream
-// from evaluating the CEL rules: an unsupported (enum) value, a missing
-// required field, a string or list over its limit, or a value of the
-// wrong type (a range or pattern error does not block them).
-func hasBlockingErr(errs meta.FieldErrors) bool {
-	for _, e := range errs {
-		switch e.Type {
-		case meta.FieldValueNotSupported, meta.FieldValueRequired, meta.FieldValueTooLong, meta.FieldValueTooMany, meta.FieldValueTypeInvalid:
-			return true
-		}
+// oldObject is old's content as the rules see it, nil for none.
+func oldObject(old *Unstructured) (map[string]any, error) {
+	if old == nil {
+		return nil, nil
 	}
-	return false
+	return old.Object()
 }
 
-// hasRules reports whether the version's schema has
-// x-kubernetes-validations rules.
-func (s *CustomResourceStrategy) hasRules() bool {
-	r, ok := s.schema.(interface{ Rules() []structural.Rule })
-	return ok && len(r.Rules()) > 0
+// WarningsOnCreate has none.
+func (s *CustomResourceStrategy) WarningsOnCreate(meta.Object) []string { return nil }
+
+// WarningsOnUpdate are the ratcheting warnings of the rules (failures on
+// values the update did not change, which upstream 1.33 lets through with
+// a warning).
+func (s *CustomResourceStrategy) WarningsOnUpdate(obj, old meta.Object) []string {
+	if s.rules == nil {
+		return nil
+	}
+	m, err := obj.(*Unstructured).Object()
+	if err != nil {
+		return nil
+	}
+	om, err := old.(*Unstructured).Object()
+	if err != nil {
+		return nil
+	}
+	if _, blocked := celrules.BlockingError(s.schema.Validate(m)); blocked {
+		return nil
+	}
+	_, warnings := s.rules.ValidateWithWarnings(m, om)
+	return warnings
 }
 
 // Canonicalize does nothing.

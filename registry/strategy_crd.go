@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/registry/apis/apiextensions"
+	"github.com/aggsim/aggsim/registry/apis/apiextensions/celrules"
 	"github.com/aggsim/aggsim/registry/apis/apiextensions/structural"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
@@ -49,10 +50,18 @@ func (acceptAllSchema) Prune(map[string]any) []string            { return nil }
 func (acceptAllSchema) PruneNulls(map[string]any)                {}
 func (acceptAllSchema) Default(map[string]any)                   {}
 
-// checkCRDSchema is the apiextensions.SchemaChecker over NewCRSchema.
+// checkCRDSchema is the apiextensions.SchemaChecker: the structural
+// checks (structural.New), then the compilation and cost of the
+// x-kubernetes-validations rules (celrules.Compile).
 func checkCRDSchema(raw []byte, fldPath string) meta.FieldErrors {
-	_, errs := NewCRSchema(raw, fldPath)
-	return errs
+	s, errs := structural.New(raw, fldPath)
+	if s == nil || len(errs) > 0 {
+		// upstream compiles the rules only of a structural schema with
+		// valid defaults
+		return errs
+	}
+	_, cerrs := celrules.Compile(s, fldPath)
+	return cerrs
 }
 
 // CRDStrategy is the Strategy of apiextensions.k8s.io/v1

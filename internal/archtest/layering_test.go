@@ -55,6 +55,7 @@ var rank = map[string]int{
 	"internal/archtest":                   1,
 
 	"registry/apis/apiextensions/structural": 11, // the CRD schema engine: pure, imports no wire types
+	"registry/apis/apiextensions/celrules":   12, // CEL x-kubernetes-validations rules: pure, over structural
 }
 
 // forbidden lists imports that the ranks allow but the design does not:

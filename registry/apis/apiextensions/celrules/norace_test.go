@@ -1,0 +1,5 @@
+//go:build !race
+
+package celrules
+
+const raceEnabled = false
