@@ -197,3 +197,65 @@ Webhook: deny.example.com
 		t.Fatalf("unknown configuration: %d %s", code, got)
 	}
 }
+
+// postJSON POSTs body to path as the admin and returns the status code
+// and the body.
+func postJSON(t *testing.T, s *Server, path, body string) (int, string) {
+	t.Helper()
+	resp, err := s.Client().Post(s.URL+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestExplainLastDenied(t *testing.T) {
+	s := Start(t)
+	code, got := getText(t, s, "/debug/aggsim/admission/refusals", "")
+	if code != http.StatusOK || got != "No request was refused by an admission webhook or a ValidatingAdmissionPolicy since aggsim started.\n" {
+		t.Fatalf("no refusals: %d %q", code, got)
+	}
+	s.RegisterAdmissionWebhook(t, WebhookOptions{Name: "deny.example.com", Handler: denyBad, NamespaceSelector: onlyDefault})
+	const vap = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies"
+	if code, body := postJSON(t, s, vap, `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy","metadata":{"name":"no-taken-names"},
+		"spec":{"failurePolicy":"Fail","matchConstraints":{"resourceRules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["configmaps"]}]},
+		"validations":[{"expression":"object.metadata.name != 'taken'","message":"the name taken is taken"}]}}`); code != http.StatusCreated {
+		t.Fatalf("create policy: %d %s", code, body)
+	}
+	if code, body := postJSON(t, s, "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings", `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding","metadata":{"name":"no-taken-names-binding"},
+		"spec":{"policyName":"no-taken-names","validationActions":["Deny"]}}`); code != http.StatusCreated {
+		t.Fatalf("create binding: %d %s", code, body)
+	}
+	if code, body, _ := postConfigMap(t, s, `{"metadata":{"name":"bad"}}`); code != http.StatusForbidden {
+		t.Fatalf("webhook denial: %d %s", code, body)
+	}
+	if code, body, _ := postConfigMap(t, s, `{"metadata":{"name":"taken"}}`); code != http.StatusUnprocessableEntity {
+		t.Fatalf("policy denial: %d %s", code, body)
+	}
+	if code, body, _ := postConfigMap(t, s, `{"metadata":{"name":"fine"}}`); code != http.StatusCreated {
+		t.Fatalf("allowed: %d %s", code, body)
+	}
+	code, got = getText(t, s, "/debug/aggsim/admission/refusals", "")
+	want := `TIME  refused by ValidatingAdmissionPolicy no-taken-names (binding no-taken-names-binding)
+  Request:  CREATE configmaps default/taken by aggsim-admin
+  Answer:   422 configmaps "taken" is forbidden: ValidatingAdmissionPolicy 'no-taken-names' with binding 'no-taken-names-binding' denied request: the name taken is taken
+
+TIME  refused by webhook deny.example.com (ValidatingWebhookConfiguration deny.example.com; denied)
+  Request:  CREATE configmaps default/bad by aggsim-admin
+  Answer:   403 admission webhook "deny.example.com" denied the request: bad is not allowed
+  Explain:  aggsim explain webhook deny.example.com/deny.example.com
+`
+	if code != http.StatusOK || normaliseExplain(got) != want {
+		t.Fatalf("%d\n%s\nwant\n%s", code, normaliseExplain(got), want)
+	}
+	code, got = getText(t, s, "/debug/aggsim/admission/refusals", "application/json")
+	var page struct {
+		Refusals []admission.Refusal `json:"refusals"`
+	}
+	if err := json.Unmarshal([]byte(got), &page); err != nil || code != http.StatusOK || len(page.Refusals) != 2 ||
+		page.Refusals[1].By != "webhook" || page.Refusals[1].Code != 403 || page.Refusals[0].Policy != "no-taken-names" || page.Refusals[0].Name != "taken" {
+		t.Fatalf("json: %d %v %s", code, err, got)
+	}
+}
