@@ -22,6 +22,7 @@ const DebugAdmissionRefusalsPath = "/debug/aggsim/admission/refusals"
 func (s *Server) installWebhookExplainRoutes() {
 	s.mux.UnlistedHandlePrefix(admission.DebugWebhooksPath+"/", http.HandlerFunc(s.serveDebugWebhook))
 	s.mux.UnlistedHandle(DebugAdmissionRefusalsPath, http.HandlerFunc(s.serveDebugRefusals))
+	s.mux.UnlistedHandle(DebugAdmissionPath, http.HandlerFunc(s.serveDebugAdmission)) // explain_webhook_overview.go
 }
 
 // WriteRefusals writes refusals for a human, newest first, or a line
