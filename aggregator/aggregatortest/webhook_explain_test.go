@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aggsim/aggsim/aggregator"
 	"github.com/aggsim/aggsim/aggregator/admission"
 	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/registry"
@@ -257,5 +258,57 @@ TIME  refused by webhook deny.example.com (ValidatingWebhookConfiguration deny.e
 	if err := json.Unmarshal([]byte(got), &page); err != nil || code != http.StatusOK || len(page.Refusals) != 2 ||
 		page.Refusals[1].By != "webhook" || page.Refusals[1].Code != 403 || page.Refusals[0].Policy != "no-taken-names" || page.Refusals[0].Name != "taken" {
 		t.Fatalf("json: %d %v %s", code, err, got)
+	}
+}
+
+func TestExplainWebhookMutatingPatched(t *testing.T) {
+	s := Start(t)
+	s.RegisterAdmissionWebhook(t, WebhookOptions{Name: "label.example.com", Mutating: true, NamespaceSelector: onlyDefault, ByURL: true,
+		Handler: func(r *AdmissionRequest) AdmissionResponse {
+			return AdmissionResponse{Allowed: true, Patch: []byte(`[{"op":"add","path":"/data","value":{"k":"v"}}]`)}
+		}})
+	if code, body, _ := postConfigMap(t, s, `{"metadata":{"name":"p"}}`); code != http.StatusCreated || !strings.Contains(body, `"data":{"k":"v"}`) {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	code, got := getText(t, s, admission.DebugWebhooksPath+"/label.example.com", "")
+	want := `MutatingWebhookConfiguration: label.example.com
+Webhook: label.example.com
+  Matches:      CREATE, UPDATE of configmaps in groups ["" (core)], versions [v1], scope *
+  Namespaces:   kubernetes.io/metadata.name=default
+  Objects:      all (no objectSelector)
+  Conditions:   none
+  Policies:     matchPolicy Equivalent, failurePolicy Fail, sideEffects None, timeout 10s, reinvocationPolicy Never
+  Calls:        POST https://127.0.0.1:PORT/ (AdmissionReview v1)
+  Resolved:     127.0.0.1:PORT
+  TLS:          ServerName 127.0.0.1, caBundle [CN=aggsim-backend-ca]
+  Presented:    [0] CN=label-example-com.webhooks.svc, SANs [label-example-com.webhooks.svc, label-example-com.webhooks.svc.cluster.local, localhost, 127.0.0.1, ::1], issued by CN=aggsim-backend-ca
+  Verification: ok
+  Reachable:    yes
+  Advice:       none: the webhook answers TLS and its serving certificate verifies against clientConfig.caBundle for 127.0.0.1
+  Last calls (newest first):
+    TIME  CREATE configmaps default/p by aggsim-admin: patched in N ms
+`
+	if code != http.StatusOK || normaliseExplain(got) != want {
+		t.Fatalf("%d\n%s\nwant\n%s", code, normaliseExplain(got), want)
+	}
+}
+
+// TestExplainWebhookAuthorized: with RBAC, a user without rights on the
+// non-resource path gets upstream's 403, as for every /debug/aggsim path.
+func TestExplainWebhookAuthorized(t *testing.T) {
+	s := Start(t, WithAggregatorOptions(func(o *aggregator.Options) { o.AuthorizationMode = "RBAC" }))
+	for _, path := range []string{admission.DebugWebhooksPath + "/x.example.com", "/debug/aggsim/admission/refusals", "/debug/aggsim/admission"} {
+		req, _ := http.NewRequest(http.MethodGet, s.URL+path, nil)
+		req.Header.Set("Impersonate-User", "jane")
+		resp, err := s.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \"jane\" cannot get path \"` + path + `\"","reason":"Forbidden","details":{},"code":403}` + "\n"
+		if resp.StatusCode != http.StatusForbidden || string(b) != want {
+			t.Errorf("%s as jane: %d %s", path, resp.StatusCode, b)
+		}
 	}
 }
