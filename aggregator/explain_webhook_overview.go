@@ -3,14 +3,19 @@ package aggregator
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
 
 	"github.com/aggsim/aggsim/aggregator/admission"
 	"github.com/aggsim/aggsim/registry/negotiation"
 )
 
-// DebugAdmissionPath answers AdmissionOverview as JSON: every webhook
+// DebugAdmissionPath answers AdmissionOverview (JSON, or text): every webhook
 // configuration and ValidatingAdmissionPolicy with their recent calls and
 // refusals (the inspector's admission panel reads it).
 const DebugAdmissionPath = "/debug/aggsim/admission"
@@ -145,7 +150,8 @@ func joinOr(xs []string, none string) string {
 	return out
 }
 
-// serveDebugAdmission answers DebugAdmissionPath with JSON.
+// serveDebugAdmission answers DebugAdmissionPath: JSON when Accept names
+// application/json, else AdmissionOverview.WriteText.
 func (s *Server) serveDebugAdmission(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -157,7 +163,45 @@ func (s *Server) serveDebugAdmission(w http.ResponseWriter, r *http.Request) {
 		negotiation.WriteStatus(w, r, err)
 		return
 	}
+	if !strings.Contains(r.Header.Get("Accept"), "application/json") {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_ = o.WriteText(w)
+		return
+	}
 	b, _ := json.MarshalIndent(o, "", "  ")
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// WriteText writes o for a human: one line per webhook, one per policy,
+// and how many refusals are kept.
+func (o *AdmissionOverview) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	if len(o.Configurations) == 0 {
+		fmt.Fprintln(tw, "No Mutating or ValidatingWebhookConfiguration.")
+	} else {
+		fmt.Fprintln(tw, "KIND\tCONFIGURATION\tWEBHOOK\tFAILUREPOLICY\tCALLS\tLAST CALL")
+		for _, c := range o.Configurations {
+			kind := strings.TrimSuffix(c.Kind, "WebhookConfiguration")
+			for _, wh := range c.Webhooks {
+				last := "none"
+				if lc := wh.LastCall; lc != nil {
+					last = fmt.Sprintf("%s %s %s at %s", lc.Verdict, lc.Operation, lc.Resource, lc.Time.Format(time.RFC3339))
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", kind, c.Name, wh.Name, wh.FailurePolicy, wh.Calls, last)
+			}
+		}
+	}
+	fmt.Fprintln(tw)
+	if len(o.Policies) == 0 {
+		fmt.Fprintln(tw, "No ValidatingAdmissionPolicy.")
+	} else {
+		fmt.Fprintln(tw, "POLICY\tFAILUREPOLICY\tBINDINGS\tREFUSALS")
+		for _, p := range o.Policies {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", p.Name, p.FailurePolicy, joinOr(p.Bindings, "none (the policy does nothing)"), p.Refusals)
+		}
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintf(tw, "Refusals kept: %d (aggsim explain webhook --last-denied); one webhook: aggsim explain webhook CONFIGURATION[/WEBHOOK]\n", len(o.Refusals))
+	return tw.Flush()
 }

@@ -230,7 +230,7 @@ func (d *Dispatcher) Validate(ctx context.Context, a *registry.AdmissionAttribut
 // callValidating calls h and returns its warnings and verdict.
 func (d *Dispatcher) callValidating(ctx context.Context, h *hook, a *registry.AdmissionAttributes) ([]string, error) {
 	if err := dryRunCheck(h, a); err != nil {
-		return nil, err
+		return nil, d.refuse(ctx, a, hookRefusal(h), err)
 	}
 	resp, err := d.call(ctx, h, a)
 	if err != nil {
@@ -260,7 +260,7 @@ func (d *Dispatcher) callMutating(ctx context.Context, h *hook, a *registry.Admi
 		return false, err
 	}
 	if err := dryRunCheck(h, a); err != nil {
-		return false, err
+		return false, d.refuse(ctx, a, hookRefusal(h), err)
 	}
 	h.invoked = true
 	resp, err := d.call(ctx, h, a)

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aggsim/aggsim/aggregator"
 	"github.com/aggsim/aggsim/aggregator/admission"
@@ -169,6 +170,20 @@ func TestExplainWebhookMissingService(t *testing.T) {
 	if _, err := s.Aggregator().API().Store(meta.GroupResource{Resource: "services"}).Delete(context.Background(), "webhooks", "deny-example-com", nil); err != nil {
 		t.Fatal(err)
 	}
+	// the resolver learns of the deletion from its watch
+	for i := 0; ; i++ {
+		es, err := s.Aggregator().ExplainWebhookConfiguration(context.Background(), "deny.example.com", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if es[0].Webhooks[0].Address == "" {
+			break
+		}
+		if i == 500 {
+			t.Fatal("the Service still resolves 5 s after its deletion")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	code, body, _ := postConfigMap(t, s, `{"metadata":{"name":"bad"}}`)
 	if code != http.StatusCreated {
 		t.Fatalf("create under Ignore with no Service: %d %s", code, body)
@@ -250,6 +265,18 @@ TIME  refused by webhook deny.example.com (ValidatingWebhookConfiguration deny.e
 `
 	if code != http.StatusOK || normaliseExplain(got) != want {
 		t.Fatalf("%d\n%s\nwant\n%s", code, normaliseExplain(got), want)
+	}
+	code, got = getText(t, s, aggregator.DebugAdmissionPath, "")
+	want = `KIND        CONFIGURATION     WEBHOOK           FAILUREPOLICY  CALLS  LAST CALL
+Validating  deny.example.com  deny.example.com  Fail           2      allowed CREATE configmaps at TIME
+
+POLICY          FAILUREPOLICY  BINDINGS                       REFUSALS
+no-taken-names  Fail           no-taken-names-binding (Deny)  1
+
+Refusals kept: 2 (aggsim explain webhook --last-denied); one webhook: aggsim explain webhook CONFIGURATION[/WEBHOOK]
+`
+	if code != http.StatusOK || normaliseExplain(got) != want {
+		t.Fatalf("overview: %d\n%s\nwant\n%s", code, normaliseExplain(got), want)
 	}
 	code, got = getText(t, s, "/debug/aggsim/admission/refusals", "application/json")
 	var page struct {

@@ -53,7 +53,9 @@ func TestAdmissionPanel(t *testing.T) {
 			t.Errorf("panel lacks\n%s\ngot:\n%s", want, got)
 		}
 	}
-	resp, err = srv.Client().Get(srv.URL + aggregator.DebugAdmissionPath)
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+aggregator.DebugAdmissionPath, nil)
+	req.Header.Set("Accept", "application/json")
+	resp, err = srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,10 +19,15 @@ func newExplainWebhookCommands() []*cobra.Command {
 	o := &explainOptions{}
 	lastDenied := false
 	cmd := &cobra.Command{
-		Use:     "webhook CONFIGURATION[/WEBHOOK] | --last-denied",
+		Use:     "webhook [CONFIGURATION[/WEBHOOK] | --last-denied]",
 		Aliases: []string{"webhooks", "webhookconfiguration"},
 		Short:   "Explain an admission webhook configuration, or the last requests admission refused",
-		Long: `With CONFIGURATION (a Mutating or ValidatingWebhookConfiguration name, both
+		Long: `Without arguments, list every webhook of every Mutating and
+ValidatingWebhookConfiguration with its failurePolicy and last call, and
+every ValidatingAdmissionPolicy with its bindings.
+Reads GET ` + aggregator.DebugAdmissionPath + `.
+
+With CONFIGURATION (a Mutating or ValidatingWebhookConfiguration name, both
 when both exist), show for each webhook what it matches (rules, scope,
 namespaceSelector, objectSelector, matchConditions, matchPolicy,
 failurePolicy, sideEffects, timeout), whether it is reachable now (the
@@ -43,7 +48,7 @@ Reads GET ` + aggregator.DebugAdmissionRefusalsPath + `.`,
 			case lastDenied:
 				return errors.New("--last-denied takes no CONFIGURATION")
 			case len(args) == 0:
-				return errors.New("a webhook configuration name is required (kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations), or --last-denied")
+				return runExplainPath(o, aggregator.DebugAdmissionPath, "", cmd.OutOrStdout())
 			}
 			return runExplainWebhook(o, args[0], cmd.OutOrStdout())
 		},

@@ -11,7 +11,8 @@ import (
 
 // TestExplainWebhookCommand: `explain webhook --last-denied` and its alias
 // `explain denied` read the refusals, an unknown configuration fails as
-// kubectl does, and a missing name says what to pass.
+// kubectl does, and without a name it lists the configurations and
+// policies.
 func TestExplainWebhookCommand(t *testing.T) {
 	clientCA, err := certs.NewCA("client-ca", certs.Options{})
 	if err != nil {
@@ -46,8 +47,12 @@ func TestExplainWebhookCommand(t *testing.T) {
 	if want := `Error from server (NotFound): validatingwebhookconfigurations.admissionregistration.k8s.io "nope.example.com" not found`; err == nil || err.Error() != want {
 		t.Errorf("unknown: %v, want %s", err, want)
 	}
-	_, err = runExplainCmd(t, "webhook", "--kubeconfig", path)
-	if want := "a webhook configuration name is required (kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations), or --last-denied"; err == nil || err.Error() != want {
-		t.Errorf("no name: %v", err)
+	out, err = runExplainCmd(t, "webhook", "--kubeconfig", path)
+	if want := "No Mutating or ValidatingWebhookConfiguration.\n\nNo ValidatingAdmissionPolicy.\n\nRefusals kept: 0 (aggsim explain webhook --last-denied); one webhook: aggsim explain webhook CONFIGURATION[/WEBHOOK]\n"; err != nil || out != want {
+		t.Errorf("no name: %v\n%q\nwant\n%q", err, out, want)
+	}
+	_, err = runExplainCmd(t, "webhook", "x.example.com", "--last-denied", "--kubeconfig", path)
+	if err == nil || err.Error() != "--last-denied takes no CONFIGURATION" {
+		t.Errorf("name and --last-denied: %v", err)
 	}
 }
