@@ -55,6 +55,7 @@ type Dispatcher struct {
 	log     *slog.Logger
 	clients *clients
 	ring    *Ring
+	refused refusals // refusals.go
 }
 
 var _ registry.Admission = (*Dispatcher)(nil)
@@ -229,7 +230,7 @@ func (d *Dispatcher) Validate(ctx context.Context, a *registry.AdmissionAttribut
 // callValidating calls h and returns its warnings and verdict.
 func (d *Dispatcher) callValidating(ctx context.Context, h *hook, a *registry.AdmissionAttributes) ([]string, error) {
 	if err := dryRunCheck(h, a); err != nil {
-		return nil, err
+		return nil, d.refuse(ctx, a, hookRefusal(h), err)
 	}
 	resp, err := d.call(ctx, h, a)
 	if err != nil {
@@ -239,12 +240,14 @@ func (d *Dispatcher) callValidating(ctx context.Context, h *hook, a *registry.Ad
 				d.log.Debug("admission webhook call failed, failing open", "webhook", h.w.Name, "err", err)
 				return nil, nil
 			}
-			return nil, meta.NewInternalError(err)
+			x := hookRefusal(h)
+			x.FailurePolicy = "Fail"
+			return nil, d.refuse(ctx, a, x, meta.NewInternalError(err))
 		}
 		return nil, err
 	}
 	if !resp.Allowed {
-		return resp.Warnings, toStatusErr(h.w.Name, resp.Result)
+		return resp.Warnings, d.refuse(ctx, a, hookRefusal(h), toStatusErr(h.w.Name, resp.Result))
 	}
 	return resp.Warnings, nil
 }
@@ -257,7 +260,7 @@ func (d *Dispatcher) callMutating(ctx context.Context, h *hook, a *registry.Admi
 		return false, err
 	}
 	if err := dryRunCheck(h, a); err != nil {
-		return false, err
+		return false, d.refuse(ctx, a, hookRefusal(h), err)
 	}
 	h.invoked = true
 	resp, err := d.call(ctx, h, a)
@@ -268,13 +271,15 @@ func (d *Dispatcher) callMutating(ctx context.Context, h *hook, a *registry.Admi
 				d.log.Debug("admission webhook call failed, failing open", "webhook", h.w.Name, "err", err)
 				return false, nil
 			}
-			return false, meta.NewInternalError(err)
+			x := hookRefusal(h)
+			x.FailurePolicy = "Fail"
+			return false, d.refuse(ctx, a, x, meta.NewInternalError(err))
 		}
 		return false, err
 	}
 	registry.AddWarnings(ctx, resp.Warnings...)
 	if !resp.Allowed {
-		return false, toStatusErr(h.w.Name, resp.Result)
+		return false, d.refuse(ctx, a, hookRefusal(h), toStatusErr(h.w.Name, resp.Result))
 	}
 	if len(resp.Patch) == 0 {
 		return false, nil
@@ -410,7 +415,7 @@ func (d *Dispatcher) matches(ctx context.Context, h *hook, a *registry.Admission
 			if !h.failClosed() {
 				return false, nil
 			}
-			return false, forbidden(a, errors.Join(errs...))
+			return false, d.refuse(ctx, a, hookRefusal(h), forbidden(a, errors.Join(errs...)))
 		}
 		return ok, nil
 	}

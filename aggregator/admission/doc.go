@@ -10,8 +10,9 @@
 // store, custom resources) runs it on create, update and delete.
 //
 // It owns the webhook calls (their TLS, resolution through a
-// proxy.ServiceResolver, timeouts) and a bounded record of recent calls
-// for /debug/aggsim/webhooks. It must not know the HTTP request handling
+// proxy.ServiceResolver, timeouts), a bounded record of recent calls
+// for /debug/aggsim/webhooks and one of recent refusals (Refusals; webhooks
+// and policies) for `aggsim explain webhook --last-denied`. It must not know the HTTP request handling
 // of the API (registry/rest) or store anything: configurations and
 // namespaces are read through Source.
 package admission

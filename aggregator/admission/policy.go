@@ -79,7 +79,7 @@ func (d *Dispatcher) validatePolicies(ctx context.Context, a *registry.Admission
 			}
 		}
 		deny := func(msg, reason string) error {
-			return policyDenied(a, p.Name, b.Name, msg, reason)
+			return d.refuse(ctx, a, Refusal{By: "policy", Policy: p.Name, Binding: b.Name}, policyDenied(a, p.Name, b.Name, msg, reason))
 		}
 		failClosed := p.Spec.FailurePolicy == nil || *p.Spec.FailurePolicy != "Ignore"
 		paramSets := []any{nil}

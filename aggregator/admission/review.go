@@ -16,6 +16,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
 
 	"github.com/aggsim/aggsim/registry"
@@ -152,16 +153,30 @@ func buildReview(ctx context.Context, apiVersion string, a *registry.AdmissionAt
 func (d *Dispatcher) call(ctx context.Context, h *hook, a *registry.AdmissionAttributes) (*admissionResponse, error) {
 	start := time.Now()
 	rec := Call{Time: start.UTC(), Webhook: h.w.Name, Configuration: h.config, Mutating: h.mutating,
-		Operation: a.Operation, Resource: resourceString(a), Namespace: a.Namespace, Name: a.Name}
+		Operation: a.Operation, Resource: resourceString(a), Namespace: a.Namespace, Name: a.Name,
+		FailurePolicy: failurePolicyName(h)}
+	if rec.Name == "" && a.Object != nil {
+		rec.Name = a.Object.GetObjectMeta().Name
+	}
+	if u, ok := request.UserFrom(ctx); ok {
+		rec.User = u.Username
+	}
 	resp, err := d.doCall(ctx, h, a, &rec)
 	rec.LatencyMillis = float64(time.Since(start).Microseconds()) / 1000
 	switch {
 	case err != nil:
 		rec.Verdict, rec.Error = "error", err.Error()
+		rec.Outcome = "request refused (failurePolicy Fail)"
+		if !h.failClosed() {
+			rec.Outcome = "request let through (failurePolicy Ignore)"
+		}
+	case resp.Allowed && h.mutating && len(resp.Patch) > 0 && strings.TrimSpace(string(resp.Patch)) != "[]":
+		rec.Verdict = "patched"
 	case resp.Allowed:
 		rec.Verdict = "allowed"
 	default:
 		rec.Verdict = "denied"
+		rec.Message = toStatusErr(h.w.Name, resp.Result).Status.Message
 	}
 	d.ring.add(rec)
 	d.log.Debug("admission webhook call", "webhook", h.w.Name, "configuration", h.config, "url", rec.URL,

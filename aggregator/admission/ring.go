@@ -17,7 +17,9 @@ const DefaultRingSize = 200
 // when, which webhook of which configuration, for what, the URL called,
 // the AdmissionReview sent and the answer received (raw bytes, JSON when
 // the webhook answered JSON), the HTTP status, the latency in
-// milliseconds, and the verdict (allowed, denied or error with its text).
+// milliseconds, and the verdict (allowed, patched, denied with the
+// message the client received, or error with its text and what the
+// failurePolicy made of it), the requesting user and the failurePolicy.
 type Call struct {
 	Time          time.Time       `json:"time"`
 	Webhook       string          `json:"webhook"`
@@ -34,6 +36,12 @@ type Call struct {
 	LatencyMillis float64         `json:"latencyMillis"`
 	Verdict       string          `json:"verdict"`
 	Error         string          `json:"error,omitempty"`
+	User          string          `json:"user,omitempty"`
+	FailurePolicy string          `json:"failurePolicy,omitempty"`
+	// Message is the refusal the client received (verdict denied).
+	Message string `json:"message,omitempty"`
+	// Outcome says what failurePolicy made of an error.
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // Ring keeps the last N calls. Safe for concurrent use.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
@@ -157,7 +158,25 @@ func (s *Server) AddAdmissionWebhook(ctx context.Context, opts WebhookOptions) (
 		b.Close()
 		return nil, err
 	}
+	if !opts.ByURL {
+		w.waitResolved(ctx)
+	}
 	return w, nil
+}
+
+// waitResolved waits (up to 5 s) until the server resolves the webhook's
+// Service: its resolver reads Services and Endpoints from a watch, so a
+// call right after they were created could fail with `service "<name>"
+// not found` (seen once in a few dozen runs).
+func (w *Webhook) waitResolved(ctx context.Context) {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		es, err := w.srv.agg.ExplainWebhookConfiguration(ctx, w.Configuration, "")
+		if err == nil && len(es) > 0 && len(es[0].Webhooks) > 0 && es[0].Webhooks[0].Address != "" {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // handler decodes AdmissionReviews, records them and answers h's verdict

@@ -98,6 +98,8 @@ Reads GET ` + aggregator.DebugNamespacesPath + `/NAME from the aggsim server.`,
 	explain.AddCommand(newExplainAccessCommand()) // cmd_explain_access.go
 
 	explain.AddCommand(newExplainGCCommand()) // cmd_explain_gc.go
+
+	explain.AddCommand(newExplainWebhookCommands()...) // cmd_explain_webhook.go
 	return explain
 }
 
