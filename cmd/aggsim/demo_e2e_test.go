@@ -211,9 +211,11 @@ var walkExpectations = map[string]walkExpect{
 	},
 	"kubectl explain toppings.spec":                                 {contains: []string{"KIND:       Topping", "FIELD: spec <Object>", "weightGrams\t<integer>"}},
 	"kubectl create --validate=false -f testdata/demo/topping.yaml": {contains: []string{"topping.restaurant.example.com/basil created"}},
-	"kubectl get toppings":                                          {regexps: []*regexp.Regexp{regexp.MustCompile(`(?m)^NAME\s+VEGETARIAN\s+WEIGHT\s+AGE\n+basil\s`)}},
-	"bin/aggsim explain apiservice v1.restaurant.example.com":       {contains: []string{"Service:      Local", "a Local APIService managed for CustomResourceDefinition toppings.restaurant.example.com"}},
-	"kubectl delete -f testdata/demo/topping.yaml":                  {contains: []string{`topping.restaurant.example.com "basil" deleted`}},
+	"kubectl get toppings":                                          {regexps: []*regexp.Regexp{regexp.MustCompile(`(?m)^NAME\s+VEGETARIAN\s+WEIGHT\s+AGE\n+basil\s+true\s+50\s`)}},
+	// spiciness pruned, weightGrams and vegetarian defaulted by the schema
+	`kubectl get topping basil -o jsonpath='{.spec}{"\n"}'`:   {contains: []string{`{"origin":"Liguria","vegetarian":true,"weightGrams":50}`}},
+	"bin/aggsim explain apiservice v1.restaurant.example.com": {contains: []string{"Service:      Local", "a Local APIService managed for CustomResourceDefinition toppings.restaurant.example.com"}},
+	"kubectl delete -f testdata/demo/topping.yaml":            {contains: []string{`topping.restaurant.example.com "basil" deleted`}},
 	`curl -sS --cacert $AGGSIM_DATA/pki/ca.crt --cert $AGGSIM_DATA/pki/admin.crt --key $AGGSIM_DATA/pki/admin.key $AGGSIM_URL/apis/wardle.example.com`: {
 		contains: []string{`"kind":"APIGroup"`, `"name":"wardle.example.com"`, `"preferredVersion":{"groupVersion":"wardle.example.com/v1alpha1","version":"v1alpha1"}`},
 	},
