@@ -342,6 +342,7 @@ func (s *Server) installInspectorRoutes() {
 		}
 		writeDebugJSON(w, list)
 	}))
+	s.installCRDRoutes() // inspector_crds.go
 	if s.inspector == nil {
 		return
 	}
