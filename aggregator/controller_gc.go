@@ -358,7 +358,9 @@ type gcObject struct {
 func (g *garbageCollector) runLocalMonitor(ctx context.Context, r gcResource, st *registry.Store) {
 	backoff := 10 * time.Millisecond
 	for ctx.Err() == nil {
-		items, rv, _, err := st.List(ctx, "", registry.ListOptions{})
+		// metadata only: the graph needs uids, ownerReferences and
+		// finalizers, not the objects (registry.Store.ListMeta)
+		metas, rv, err := st.ListMeta(ctx, "")
 		if err != nil {
 			if !sleepCtx(ctx, backoff) {
 				return
@@ -367,10 +369,6 @@ func (g *garbageCollector) runLocalMonitor(ctx context.Context, r gcResource, st
 			continue
 		}
 		backoff = 10 * time.Millisecond
-		metas := make([]*meta.ObjectMeta, len(items))
-		for i, it := range items {
-			metas[i] = it.GetObjectMeta()
-		}
 		g.replace(r, metas)
 		g.watchLocal(ctx, r, st, rv)
 	}
