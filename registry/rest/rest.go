@@ -734,11 +734,17 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	if o.fieldManager == "" {
 		return meta.NewInvalid("meta.k8s.io", "PatchOptions", "", meta.FieldErrors{meta.Required("fieldManager", "is required for apply patch")})
 	}
-	if err := checkApplyObject(body, rq.store.Info()); err != nil {
-		return err
-	}
+	// The body is parsed once: its JSON form names the apiVersion and
+	// kind; only a body that does not convert is parsed again, for the
+	// error upstream gives it.
 	applied, err := BodyToJSON(negotiation.MediaYAML, body)
 	if err != nil {
+		if cerr := checkApplyObject(body, rq.store.Info()); cerr != nil {
+			return cerr
+		}
+		return err
+	}
+	if err := checkApplyType(applied, rq.store.Info()); err != nil {
 		return err
 	}
 	tmp, warnings, err := decodeNew(rq.store, applied, o, nil)
@@ -888,6 +894,22 @@ func checkApplyObject(body []byte, info registry.ResourceInfo) error {
 	if err := yaml.Unmarshal(body, &obj); err != nil {
 		return meta.NewBadRequest("error decoding YAML: " + err.Error())
 	}
+	return checkApplyTypeOf(obj, info)
+}
+
+// checkApplyType is checkApplyObject on the body's JSON form (a body
+// BodyToJSON converted).
+func checkApplyType(applied []byte, info registry.ResourceInfo) error {
+	var obj map[string]any
+	if err := json.Unmarshal(applied, &obj); err != nil {
+		return meta.NewBadRequest("error decoding YAML: " + err.Error())
+	}
+	return checkApplyTypeOf(obj, info)
+}
+
+// checkApplyTypeOf refuses an applied object whose apiVersion and kind
+// are not the resource's (see checkApplyObject).
+func checkApplyTypeOf(obj map[string]any, info registry.ResourceInfo) error {
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
 	if apiVersion == info.APIVersion() && kind == info.Kind {
