@@ -171,6 +171,7 @@ func (c *crdServing) sync(ctx context.Context) error {
 				errs = append(errs, err)
 				continue
 			}
+			c.configureVersions(strategy, w.crd, version)
 			next.stores[plural], next.fingerprints[plural] = c.api.NewStore(strategy), fp
 		}
 		if same {

@@ -154,6 +154,11 @@ func queryBool(q url.Values, key string) bool {
 
 func (a *API) serveResource(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
 	r = r.WithContext(registry.WithWarningSink(r.Context(), warningRecorder(w)))
+	if rw, ok := rq.store.Strategy().(registry.RequestWarner); ok {
+		if text := rw.RequestWarning(); text != "" {
+			registry.AddWarnings(r.Context(), text) // a deprecated CRD version (upstream crdHandler)
+		}
+	}
 	if err := a.dispatchResource(w, r, rq); err != nil {
 		negotiation.WriteStatus(w, r, err)
 	}
@@ -409,10 +414,13 @@ func (a *API) serveList(w http.ResponseWriter, r *http.Request, rq resourceReque
 }
 
 // listOf wraps items in the resource's <Kind>List. Items lose kind and
-// apiVersion, as in upstream's typed list responses.
+// apiVersion, as in upstream's typed list responses; custom resources
+// (Unstructured) keep theirs, as upstream's UnstructuredList items do.
 func listOf(s *registry.Store, items []meta.Object, lm meta.ListMeta) listObject {
 	for _, it := range items {
-		*it.GetTypeMeta() = meta.TypeMeta{}
+		if _, ok := it.(*registry.Unstructured); !ok {
+			*it.GetTypeMeta() = meta.TypeMeta{}
+		}
 	}
 	if items == nil {
 		items = []meta.Object{}
