@@ -56,6 +56,7 @@ type crdServing struct {
 	logger      *slog.Logger
 	now         func() time.Time
 	kick        chan struct{}
+	conversion  *crdConversion // converters of Webhook CRDs (crd_conversion.go)
 
 	mu     sync.Mutex
 	served map[string]servedGV // by "group/version"

@@ -43,4 +43,7 @@ func crdDeprecationWarning(crd *apiextensions.CustomResourceDefinition, version 
 // other versions: the deprecation warning and the converter.
 func (c *crdServing) configureVersions(s *registry.CustomResourceStrategy, crd *apiextensions.CustomResourceDefinition, version string) {
 	s.Deprecation = crdDeprecationWarning(crd, version)
+	if conv := c.conversion.converter(crd); conv != nil {
+		s.Converter = conv
+	}
 }

@@ -444,4 +444,5 @@ func (s *Server) installMetricsAndDebugRoutes() {
 	s.mux.UnlistedHandle(DebugAccessPath, http.HandlerFunc(s.serveDebugAccess))                     // explain_access.go
 	s.mux.UnlistedHandle(DebugGarbageCollectorPath, http.HandlerFunc(s.serveDebugGarbageCollector)) // explain_gc.go
 	s.mux.UnlistedHandle(admission.DebugWebhooksPath, s.admission.Ring())                           // admission_webhooks.go
+	s.mux.UnlistedHandle(DebugConversionsPath, http.HandlerFunc(s.serveDebugConversions))           // crd_conversion.go
 }
