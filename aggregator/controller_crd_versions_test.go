@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -163,5 +164,43 @@ func TestCustomResourceVersions(t *testing.T) {
 	w = crServe(t, s, http.MethodGet, alpha+"/none", nil)
 	if w.Code != http.StatusNotFound || w.Header().Get("Warning") != pizzaDeprecation {
 		t.Errorf("404: %d %q", w.Code, w.Header().Values("Warning"))
+	}
+}
+
+// TestStoredVersionMustStayInSpec: a new storage version is appended to
+// status.storedVersions, and a former storage version cannot leave
+// spec.versions while it is stored, with kube-apiserver 1.33.13's answer
+// (testdata/crd/storedversions-drop.reference.json, from
+// `testdata/crd/storedversions.sh 18300 /tmp/ref-conv/pki` against the
+// reference).
+func TestStoredVersionMustStayInSpec(t *testing.T) {
+	s, _ := runServer(t, Options{Storage: storage.NewMemory()})
+	const crd = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"things.sv.example.com"},"spec":{"group":"sv.example.com","scope":"Cluster","names":{"plural":"things","kind":"Thing"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`
+	const path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+	if w := crServe(t, s, http.MethodPost, path, []byte(crd)); w.Code != http.StatusCreated {
+		t.Fatalf("create: %d %s", w.Code, w.Body)
+	}
+	patch := func(body string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(http.MethodPatch, path+"/things.sv.example.com", bytes.NewReader([]byte(body)))
+		r.Header.Set("Content-Type", "application/json-patch+json")
+		r.Header.Set("Accept", "application/json")
+		r.Header.Set("User-Agent", "curl/8.5.0") // indented, as curl gets it
+		w := httptest.NewRecorder()
+		s.api.ServeHTTP(w, r)
+		return w
+	}
+	w := patch(`[{"op":"replace","path":"/spec/versions","value":[{"name":"v1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object"}}},{"name":"v2","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}]`)
+	var got apiextensions.CustomResourceDefinition
+	_ = json.Unmarshal(w.Body.Bytes(), &got)
+	if w.Code != http.StatusOK || mustJSON(got.Status.StoredVersions) != `["v1","v2"]` {
+		t.Fatalf("add v2: %d %s", w.Code, w.Body)
+	}
+	w = patch(`[{"op":"replace","path":"/spec/versions","value":[{"name":"v2","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}]`)
+	want, err := os.ReadFile("testdata/crd/storedversions-drop.reference.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Code != http.StatusUnprocessableEntity || strings.TrimSpace(w.Body.String()) != strings.TrimSpace(string(want)) {
+		t.Errorf("drop v1: %d\n got %s\nwant %s", w.Code, w.Body, want)
 	}
 }
