@@ -237,7 +237,10 @@ func (w *webhookConverter) convert(obj map[string]any, toAPIVersion, prefix stri
 		APIVersion string `json:"apiVersion,omitempty"`
 		Kind       string `json:"kind,omitempty"`
 	}
-	jb, err := yaml.YAMLToJSON(res.Body)
+	jb, err := res.Body, error(nil)
+	if !json.Valid(jb) { // upstream's client reads YAML too
+		jb, err = yaml.YAMLToJSON(res.Body)
+	}
 	if err == nil {
 		err = json.Unmarshal(jb, &tm)
 	}
