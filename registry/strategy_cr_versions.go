@@ -26,6 +26,9 @@ type StorageCodec interface {
 	// ToStorage encodes obj (of the served version; not changed) in the
 	// storage version.
 	ToStorage(obj meta.Object) ([]byte, error)
+	// Converts reports whether the served version is not the storage
+	// version (writes then answer the stored object read back).
+	Converts() bool
 }
 
 // RequestWarner is an optional Strategy extension: RequestWarning is
@@ -163,6 +166,13 @@ func (s *CustomResourceStrategy) FromStorage(value []byte) (meta.Object, error) 
 	return out, nil
 }
 
+// Converts reports whether the served version is not the storage
+// version.
+func (s *CustomResourceStrategy) Converts() bool {
+	storage := apiextensions.StorageVersion(s.crd)
+	return storage != "" && storage != s.version.Name
+}
+
 // ToStorage encodes obj in the storage version: converted (a deep copy)
 // and pruned with the storage version's schema, as upstream's storage
 // codec encodes; in the served version when that is the storage version.
@@ -216,10 +226,11 @@ func internalErr(err error) error {
 
 // readBack returns what a write of obj stored (b at revision rev) reads
 // as, as upstream's store decodes the stored bytes into its answer: for a
-// StorageCodec strategy the stored object converted back to the served
-// version; else obj itself.
+// StorageCodec strategy of a version other than the storage version the
+// stored object converted back to the served version; else obj itself
+// (which reads back the same: defaulted and pruned by the same schema).
 func (s *Store) readBack(obj meta.Object, b []byte, rev int64) (meta.Object, error) {
-	if _, ok := s.strategy.(StorageCodec); !ok {
+	if c, ok := s.strategy.(StorageCodec); !ok || !c.Converts() {
 		return obj, nil
 	}
 	out, err := s.decode(b, rev)
@@ -232,7 +243,7 @@ func (s *Store) readBack(obj meta.Object, b []byte, rev int64) (meta.Object, err
 // dryRunReadBack is readBack for a dry run: upstream's dry-run storage
 // copies the object through the storage codec too.
 func (s *Store) dryRunReadBack(obj meta.Object) (meta.Object, error) {
-	if _, ok := s.strategy.(StorageCodec); !ok {
+	if c, ok := s.strategy.(StorageCodec); !ok || !c.Converts() {
 		return obj, nil
 	}
 	b, err := s.encode(obj)
