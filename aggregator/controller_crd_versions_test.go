@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -202,5 +203,53 @@ func TestStoredVersionMustStayInSpec(t *testing.T) {
 	}
 	if w.Code != http.StatusUnprocessableEntity || strings.TrimSpace(w.Body.String()) != strings.TrimSpace(string(want)) {
 		t.Errorf("drop v1: %d\n got %s\nwant %s", w.Code, w.Body, want)
+	}
+}
+
+// TestCustomResourceApplyInOtherVersion: server-side apply and a JSON
+// patch through the deprecated v1alpha1 of the Pizza CRD, read in
+// v1beta1, as kube-apiserver 1.33.13 answered
+// (testdata/crd/versions-apply.reference.txt, from
+// `testdata/crd/versions-apply.sh /tmp/ref-conv/kubeconfig`): managedFields
+// keep the request's apiVersion, spec.cheese is pruned in storage,
+// v1beta1's defaults appear on read, and generation counts the patch.
+func TestCustomResourceApplyInOtherVersion(t *testing.T) {
+	s, _ := startPizzas(t)
+	const alpha, beta = "/apis/restaurant.example.com/v1alpha1/namespaces/default/pizzas/ssa", "/apis/restaurant.example.com/v1beta1/namespaces/default/pizzas/ssa"
+	send := func(path, query, ct, body string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(http.MethodPatch, path+"?"+query, bytes.NewReader([]byte(body)))
+		r.Header.Set("Content-Type", ct)
+		r.Header.Set("Accept", "application/json")
+		w := httptest.NewRecorder()
+		s.api.ServeHTTP(w, r)
+		return w
+	}
+	apply := `{"apiVersion":"restaurant.example.com/v1alpha1","kind":"Pizza","metadata":{"name":"ssa","namespace":"default"},"spec":{"size":"large","cheese":"blue","replicas":3,"toppings":[{"name":"ham","amount":20}]}}`
+	if w := send(alpha, "fieldManager=kubectl&fieldValidation=Strict&force=false", "application/apply-patch+yaml", apply); w.Code != http.StatusCreated || w.Header().Get("Warning") != pizzaDeprecation {
+		t.Fatalf("apply: %d %q %s", w.Code, w.Header().Values("Warning"), w.Body)
+	}
+	read := func() string {
+		w := crServe(t, s, http.MethodGet, beta, nil)
+		var m struct {
+			Metadata struct {
+				Generation    int64            `json:"generation"`
+				ManagedFields []map[string]any `json:"managedFields"`
+			} `json:"metadata"`
+			Spec any `json:"spec"`
+		}
+		_ = json.Unmarshal(w.Body.Bytes(), &m)
+		for _, f := range m.Metadata.ManagedFields {
+			delete(f, "time")
+		}
+		return fmt.Sprintf("%d %s %s", m.Metadata.Generation, mustJSON(m.Metadata.ManagedFields), mustJSON(m.Spec))
+	}
+	if got, want := read(), `1 [{"apiVersion":"restaurant.example.com/v1alpha1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:cheese":{},"f:replicas":{},"f:size":{},"f:toppings":{}}},"manager":"kubectl","operation":"Apply"}] {"crust":"thin","replicas":3,"size":"large","toppings":[{"amount":20,"extra":false,"name":"ham"}]}`; got != want {
+		t.Errorf("after apply:\n got %s\nwant %s", got, want)
+	}
+	if w := send(alpha, "fieldManager=kubectl-patch", "application/json-patch+json", `[{"op":"replace","path":"/spec/replicas","value":4}]`); w.Code != http.StatusOK {
+		t.Fatalf("patch: %d %s", w.Code, w.Body)
+	}
+	if got, want := read(), `2 [{"apiVersion":"restaurant.example.com/v1alpha1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:cheese":{},"f:size":{},"f:toppings":{}}},"manager":"kubectl","operation":"Apply"},{"apiVersion":"restaurant.example.com/v1alpha1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:replicas":{}}},"manager":"kubectl-patch","operation":"Update"}] {"crust":"thin","replicas":4,"size":"large","toppings":[{"amount":20,"extra":false,"name":"ham"}]}`; got != want {
+		t.Errorf("after patch:\n got %s\nwant %s", got, want)
 	}
 }
