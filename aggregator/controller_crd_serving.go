@@ -56,6 +56,7 @@ type crdServing struct {
 	logger      *slog.Logger
 	now         func() time.Time
 	kick        chan struct{}
+	conversion  *crdConversion // converters of Webhook CRDs (crd_conversion.go)
 
 	mu     sync.Mutex
 	served map[string]servedGV // by "group/version"
@@ -171,6 +172,7 @@ func (c *crdServing) sync(ctx context.Context) error {
 				errs = append(errs, err)
 				continue
 			}
+			c.configureVersions(strategy, w.crd, version)
 			next.stores[plural], next.fingerprints[plural] = c.api.NewStore(strategy), fp
 		}
 		if same {

@@ -445,4 +445,5 @@ func (s *Server) installMetricsAndDebugRoutes() {
 	s.mux.UnlistedHandle(DebugGarbageCollectorPath, http.HandlerFunc(s.serveDebugGarbageCollector)) // explain_gc.go
 	s.mux.UnlistedHandle(admission.DebugWebhooksPath, s.admission.Ring())                           // admission_webhooks.go
 	s.installWebhookExplainRoutes()                                                                 // explain_webhook_routes.go
+	s.mux.UnlistedHandle(DebugConversionsPath, http.HandlerFunc(s.serveDebugConversions))           // crd_conversion.go
 }

@@ -475,6 +475,7 @@ func New(opts Options) (*Server, error) {
 	// CRDs: serving and automanaged APIServices, then conditions and
 	// cleanup (controller_crd_serving.go, controller_crd.go)
 	s.crdServing = newCRDServing(s.crds, s.apiServices, s.api, s.api.Store(apiServicesResource), s.registration.sync, s.openapi, logger, now)
+	s.crdServing.conversion = newCRDConversion(s.admission.Poster(), logger) // crd_conversion.go
 	s.crdController = newCRDController(s.crds, s.api.Store(crdResource), s.crdServing, logger, now)
 	s.prober = &discoveryProber{services: s.services, endpoints: s.endpoints, resolver: s.resolver, transport: s.transports.ProbeTransport}
 	s.availability = newAvailabilityController(availabilityConfig{

@@ -138,7 +138,7 @@ func NewBackend(opts Options) (*Backend, error) {
 		},
 	}
 	authed := aggregator.WithAuthentication(b.recorder.noteUser(mux), authn, logger)
-	b.handler = b.recorder.wrap(withHealth(authed))
+	b.handler = b.recorder.wrap(withHealth(withConversion(authed))) // pizza.go
 	return b, nil
 }
 

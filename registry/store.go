@@ -282,12 +282,21 @@ func (s *Store) Names(ctx context.Context, ns string) ([]string, error) {
 
 // decode turns stored bytes into an object with resourceVersion rev.
 func (s *Store) decode(value []byte, rev int64) (meta.Object, error) {
-	obj := s.strategy.New()
-	if err := json.Unmarshal(value, obj); err != nil {
-		return nil, fmt.Errorf("decode %s: %w", s.info.Resource, err)
-	}
-	if d, ok := s.strategy.(ReadDefaulter); ok {
-		d.DefaultOnRead(obj)
+	var obj meta.Object
+	if c, ok := s.strategy.(StorageCodec); ok {
+		o, err := c.FromStorage(value)
+		if err != nil {
+			return nil, decodeErr(s.info.Resource, err)
+		}
+		obj = o
+	} else {
+		obj = s.strategy.New()
+		if err := json.Unmarshal(value, obj); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", s.info.Resource, err)
+		}
+		if d, ok := s.strategy.(ReadDefaulter); ok {
+			d.DefaultOnRead(obj)
+		}
 	}
 	tm := obj.GetTypeMeta()
 	tm.Kind, tm.APIVersion = s.info.Kind, s.info.APIVersion()
@@ -302,7 +311,13 @@ func (s *Store) encode(obj meta.Object) ([]byte, error) {
 	m.ResourceVersion, m.SelfLink = "", ""
 	tm := obj.GetTypeMeta()
 	tm.Kind, tm.APIVersion = s.info.Kind, s.info.APIVersion()
-	b, err := json.Marshal(obj)
+	var b []byte
+	var err error
+	if c, ok := s.strategy.(StorageCodec); ok {
+		b, err = c.ToStorage(obj)
+	} else {
+		b, err = json.Marshal(obj)
+	}
 	m.ResourceVersion, m.SelfLink = rv, sl
 	return b, err
 }
@@ -359,7 +374,7 @@ func (s *Store) get(ctx context.Context, namespace, name string) (meta.Object, i
 	}
 	obj, err := s.decode(kv.Value, kv.ModRevision)
 	if err != nil {
-		return nil, 0, meta.NewInternalError(err)
+		return nil, 0, internalErr(err)
 	}
 	return obj, kv.ModRevision, nil
 }
@@ -572,7 +587,7 @@ func (s *Store) ListPage(ctx context.Context, namespace string, opts ListOptions
 		}
 		obj, err := s.decode(kv.Value, kv.ModRevision)
 		if err != nil {
-			return ListResult{}, meta.NewInternalError(err)
+			return ListResult{}, internalErr(err)
 		}
 		if !s.matches(sel, obj) {
 			continue
@@ -759,12 +774,12 @@ func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error
 		return nil, err
 	}
 	if isDryRun(ctx) {
-		return obj, nil
+		return s.dryRunReadBack(obj)
 	}
 	for attempt := 0; ; attempt++ {
 		b, err := s.encode(obj)
 		if err != nil {
-			return nil, meta.NewInternalError(err)
+			return nil, internalErr(err)
 		}
 		rev, err := s.st.Create(ctx, s.key(m.Namespace, m.Name), b)
 		if errors.Is(err, storage.ErrKeyExists) && generated && attempt < 8 {
@@ -785,7 +800,7 @@ func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error
 		}
 		m.ResourceVersion = strconv.FormatInt(rev, 10)
 		s.log.Debug("created", "resource", s.info.GroupResource().String(), "namespace", m.Namespace, "name", m.Name, "rv", rev)
-		return obj, nil
+		return s.readBack(obj, b, rev)
 	}
 }
 
@@ -991,11 +1006,11 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64
 	}
 	newBytes, err := s.encode(obj)
 	if err != nil {
-		return nil, meta.NewInternalError(err)
+		return nil, internalErr(err)
 	}
 	oldBytes, err := s.encode(old)
 	if err != nil {
-		return nil, meta.NewInternalError(err)
+		return nil, internalErr(err)
 	}
 	if bytes.Equal(newBytes, oldBytes) || sameIgnoringManagedFields(s, obj, old) {
 		return old, nil
@@ -1018,7 +1033,7 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64
 	}
 	if isDryRun(ctx) {
 		m.ResourceVersion = strconv.FormatInt(rev, 10)
-		return obj, nil
+		return s.dryRunReadBack(obj)
 	}
 	newRev, err := s.st.Update(ctx, s.key(m.Namespace, m.Name), newBytes, rev)
 	if errors.Is(err, storage.ErrRevisionMismatch) {
@@ -1028,7 +1043,7 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64
 		return nil, s.storageErr(err, m.Name)
 	}
 	m.ResourceVersion = strconv.FormatInt(newRev, 10)
-	return obj, nil
+	return s.readBack(obj, newBytes, newRev)
 }
 
 // finalized reports whether the strategy's own finalizers allow obj to be

@@ -36,6 +36,14 @@ type CustomResourceStrategy struct {
 	columns []apiextensions.CustomResourceColumnDefinition
 	// Now is the clock for date cells; nil means time.Now.
 	Now func() time.Time
+	// Converter converts objects between the CRD's versions (stored
+	// and served); nil means None conversion (NoneConverter).
+	Converter CRConverter
+	// Deprecation is the Warning every request to the version gets when
+	// it is deprecated (upstream's deprecationWarning or its default
+	// text, which the caller computes).
+	Deprecation string
+	crVersionSchemas
 }
 
 var (

@@ -193,7 +193,7 @@ func (w *storeWatch) run(events <-chan storage.Event, initial []meta.Object, end
 func (w *storeWatch) convert(ev storage.Event) (WatchEvent, bool) {
 	obj, err := w.s.decode(ev.Value, ev.Revision)
 	if err != nil {
-		st := meta.NewInternalError(err).Status
+		st := internalErr(err).(*meta.StatusError).Status
 		return WatchEvent{Type: EventError, Status: &st}, true
 	}
 	if ev.Type == storage.EventDelete {

@@ -229,36 +229,11 @@ func (w *Webhook) handler(h AdmissionHandler) http.Handler {
 // and the webhook configuration.
 func (w *Webhook) register(ctx context.Context, opts WebhookOptions) error {
 	api := w.srv.agg.API()
-	b := w.Backend
-	cc := admissionregistration.WebhookClientConfig{CABundle: b.CAPEM}
-	if opts.ByURL {
-		u := b.URL + opts.Path
-		cc.URL = &u
-	} else {
-		tm := func(kind string) meta.TypeMeta { return meta.TypeMeta{Kind: kind, APIVersion: "v1"} }
-		ns := &core.Namespace{TypeMeta: tm("Namespace"), ObjectMeta: meta.ObjectMeta{Name: b.Namespace}}
-		if _, err := api.Store(meta.GroupResource{Resource: "namespaces"}).Create(ctx, ns); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
-			return fmt.Errorf("aggregatortest: create namespace %q: %w", b.Namespace, err)
-		}
-		om := meta.ObjectMeta{Name: b.Service, Namespace: b.Namespace}
-		svc := &core.Service{TypeMeta: tm("Service"), ObjectMeta: om, Spec: core.ServiceSpec{
-			Type:  core.ServiceTypeClusterIP,
-			Ports: []core.ServicePort{{Name: ServicePortName, Protocol: core.ProtocolTCP, Port: 443, TargetPort: core.FromInt(b.port)}},
-		}}
-		if _, err := api.Store(meta.GroupResource{Resource: "services"}).Create(ctx, svc); err != nil {
-			return fmt.Errorf("aggregatortest: create service %s/%s: %w", b.Namespace, b.Service, err)
-		}
-		ep := &core.Endpoints{TypeMeta: tm("Endpoints"), ObjectMeta: om, Subsets: []core.EndpointSubset{{
-			Addresses: []core.EndpointAddress{{IP: b.ip}},
-			Ports:     []core.EndpointPort{{Name: ServicePortName, Port: b.port, Protocol: core.ProtocolTCP}},
-		}}}
-		if _, err := api.Store(meta.GroupResource{Resource: "endpoints"}).Create(ctx, ep); err != nil {
-			return fmt.Errorf("aggregatortest: create endpoints %s/%s: %w", b.Namespace, b.Service, err)
-		}
-		port := int32(443)
-		path := opts.Path
-		cc.Service = &admissionregistration.ServiceReference{Namespace: b.Namespace, Name: b.Service, Port: &port, Path: &path}
+	cc, err := w.clientConfig(ctx, opts.ByURL, opts.Path)
+	if err != nil {
+		return err
 	}
+
 	rules := opts.Rules
 	if rules == nil {
 		rules = []admissionregistration.RuleWithOperations{{Operations: []string{"CREATE", "UPDATE"},
@@ -318,4 +293,41 @@ func (w *Webhook) Remove(ctx context.Context) {
 	store := w.srv.agg.API().Store(meta.GroupResource{Group: registry.GroupAdmissionRegistration, Resource: resource})
 	_, _ = store.Delete(ctx, "", w.Configuration, nil)
 	w.Backend.Close()
+}
+
+// clientConfig returns the webhook's clientConfig: by url, or by a
+// Service it creates (with its Namespace and Endpoints at the webhook's
+// real address, port 443).
+func (w *Webhook) clientConfig(ctx context.Context, byURL bool, path string) (admissionregistration.WebhookClientConfig, error) {
+	api := w.srv.agg.API()
+	b := w.Backend
+	cc := admissionregistration.WebhookClientConfig{CABundle: b.CAPEM}
+	if byURL {
+		u := b.URL + path
+		cc.URL = &u
+		return cc, nil
+	}
+	tm := func(kind string) meta.TypeMeta { return meta.TypeMeta{Kind: kind, APIVersion: "v1"} }
+	ns := &core.Namespace{TypeMeta: tm("Namespace"), ObjectMeta: meta.ObjectMeta{Name: b.Namespace}}
+	if _, err := api.Store(meta.GroupResource{Resource: "namespaces"}).Create(ctx, ns); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
+		return cc, fmt.Errorf("aggregatortest: create namespace %q: %w", b.Namespace, err)
+	}
+	om := meta.ObjectMeta{Name: b.Service, Namespace: b.Namespace}
+	svc := &core.Service{TypeMeta: tm("Service"), ObjectMeta: om, Spec: core.ServiceSpec{
+		Type:  core.ServiceTypeClusterIP,
+		Ports: []core.ServicePort{{Name: ServicePortName, Protocol: core.ProtocolTCP, Port: 443, TargetPort: core.FromInt(b.port)}},
+	}}
+	if _, err := api.Store(meta.GroupResource{Resource: "services"}).Create(ctx, svc); err != nil {
+		return cc, fmt.Errorf("aggregatortest: create service %s/%s: %w", b.Namespace, b.Service, err)
+	}
+	ep := &core.Endpoints{TypeMeta: tm("Endpoints"), ObjectMeta: om, Subsets: []core.EndpointSubset{{
+		Addresses: []core.EndpointAddress{{IP: b.ip}},
+		Ports:     []core.EndpointPort{{Name: ServicePortName, Port: b.port, Protocol: core.ProtocolTCP}},
+	}}}
+	if _, err := api.Store(meta.GroupResource{Resource: "endpoints"}).Create(ctx, ep); err != nil {
+		return cc, fmt.Errorf("aggregatortest: create endpoints %s/%s: %w", b.Namespace, b.Service, err)
+	}
+	port := int32(443)
+	cc.Service = &admissionregistration.ServiceReference{Namespace: b.Namespace, Name: b.Service, Port: &port, Path: &path}
+	return cc, nil
 }

@@ -95,6 +95,14 @@ func startDemo(ctx, runCtx context.Context, srv *aggregator.Server, pki *certs.P
 		return err
 	}
 	fmt.Fprintf(out, "demo: CustomResourceDefinition %s is Established\n", demo.ToppingCRDName)
+	// the two-version Pizza CRD, converted by the demo backend (demo/pizza.go)
+	if err := demo.Apply(ctx, srv.API(), []meta.Object{demo.PizzaCRD(bc.CA.CertPEM)}); err != nil {
+		return fmt.Errorf("install the demo Pizza CRD: %w", err)
+	}
+	if err := demo.WaitEstablished(ctx, srv.API(), demo.PizzaCRDName, demoAvailableTimeout); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "demo: CustomResourceDefinition %s is Established (conversion webhook %s%s)\n", demo.PizzaCRDName, b.URL(), demo.ConversionPath)
 	kubeconfigPath := filepath.Join(dataDir, certs.KubeconfigName)
 	server, err := kubeconfigServer(kubeconfigPath)
 	if err != nil {

@@ -216,6 +216,12 @@ var walkExpectations = map[string]walkExpect{
 	`kubectl get topping basil -o jsonpath='{.spec}{"\n"}'`:   {contains: []string{`{"origin":"Liguria","vegetarian":true,"weightGrams":50}`}},
 	"bin/aggsim explain apiservice v1.restaurant.example.com": {contains: []string{"Service:      Local", "a Local APIService managed for CustomResourceDefinition toppings.restaurant.example.com"}},
 	"kubectl delete -f testdata/demo/topping.yaml":            {contains: []string{`topping.restaurant.example.com "basil" deleted`}},
+	// the two-version Pizza CRD and the demo backend's conversion webhook
+	"kubectl wait --for=condition=Established crd/pizzas.restaurant.example.com --timeout=60s":  {contains: []string{"customresourcedefinition.apiextensions.k8s.io/pizzas.restaurant.example.com condition met"}},
+	"kubectl create -f testdata/demo/pizza.yaml":                                                {regexps: []*regexp.Regexp{regexp.MustCompile(`\A(?:Warning: [^\n]*\n)*pizza\.restaurant\.example\.com/margherita created\n\z`)}},
+	`kubectl get pizzas.v1alpha1.restaurant.example.com margherita -o jsonpath='{.spec}{"\n"}'`: {regexps: []*regexp.Regexp{regexp.MustCompile(`\A(?:Warning: [^\n]*\n)*\{"toppings":\["tomato","mozzarella","mozzarella"\]\}\n\z`)}},
+	`kubectl get pizzas.v1beta1.restaurant.example.com margherita -o jsonpath='{.spec}{"\n"}'`:  {regexps: []*regexp.Regexp{regexp.MustCompile(`\A(?:Warning: [^\n]*\n)*\{"toppings":\[\{"name":"tomato","quantity":1\},\{"name":"mozzarella","quantity":2\}\]\}\n\z`)}},
+	"kubectl delete -f testdata/demo/pizza.yaml":                                                {contains: []string{`pizza.restaurant.example.com "margherita" deleted`}},
 	`curl -sS --cacert $AGGSIM_DATA/pki/ca.crt --cert $AGGSIM_DATA/pki/admin.crt --key $AGGSIM_DATA/pki/admin.key $AGGSIM_URL/apis/wardle.example.com`: {
 		contains: []string{`"kind":"APIGroup"`, `"name":"wardle.example.com"`, `"preferredVersion":{"groupVersion":"wardle.example.com/v1alpha1","version":"v1alpha1"}`},
 	},

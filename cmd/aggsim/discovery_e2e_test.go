@@ -23,6 +23,8 @@ coordination.k8s.io/v1
 flowcontrol.apiserver.k8s.io/v1
 rbac.authorization.k8s.io/v1
 restaurant.example.com/v1
+restaurant.example.com/v1alpha1
+restaurant.example.com/v1beta1
 v1
 wardle.example.com/v1alpha1
 wardle.example.com/v1beta1
@@ -56,6 +58,7 @@ clusterrolebindings                              rbac.authorization.k8s.io/v1   
 clusterroles                                     rbac.authorization.k8s.io/v1      false        ClusterRole
 rolebindings                                     rbac.authorization.k8s.io/v1      true         RoleBinding
 roles                                            rbac.authorization.k8s.io/v1      true         Role
+pizzas                              pz           restaurant.example.com/v1beta1    true         Pizza
 toppings                            tp           restaurant.example.com/v1         true         Topping
 fischers                                         wardle.example.com/v1alpha1       false        Fischer
 flunders                            fl           wardle.example.com/v1alpha1       true         Flunder

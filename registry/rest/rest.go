@@ -154,6 +154,11 @@ func queryBool(q url.Values, key string) bool {
 
 func (a *API) serveResource(w http.ResponseWriter, r *http.Request, rq resourceRequest) {
 	r = r.WithContext(registry.WithWarningSink(r.Context(), warningRecorder(w)))
+	if rw, ok := rq.store.Strategy().(registry.RequestWarner); ok {
+		if text := rw.RequestWarning(); text != "" {
+			registry.AddWarnings(r.Context(), text) // a deprecated CRD version (upstream crdHandler)
+		}
+	}
 	if err := a.dispatchResource(w, r, rq); err != nil {
 		negotiation.WriteStatus(w, r, err)
 	}
@@ -360,6 +365,26 @@ type listObject struct {
 	meta.TypeMeta `json:",inline"`
 	meta.ListMeta `json:"metadata"`
 	Items         []meta.Object `json:"items"`
+	// unstructured: a list of custom resources, encoded as upstream's
+	// UnstructuredList (MarshalJSON).
+	unstructured bool
+}
+
+// MarshalJSON encodes a list of custom resources as upstream's
+// UnstructuredList: keys sorted (apiVersion, items, kind, metadata) and
+// metadata.continue always present, "" on the last page (captured from
+// kube-apiserver 1.33.13: testdata/crd-conversion/ref/list-v2.body);
+// other lists as their fields.
+func (l listObject) MarshalJSON() ([]byte, error) {
+	if !l.unstructured {
+		type plain listObject
+		return json.Marshal(plain(l))
+	}
+	md := map[string]any{"continue": l.Continue, "resourceVersion": l.ResourceVersion}
+	if l.RemainingItemCount != nil {
+		md["remainingItemCount"] = *l.RemainingItemCount
+	}
+	return json.Marshal(map[string]any{"apiVersion": l.APIVersion, "kind": l.Kind, "metadata": md, "items": l.Items})
 }
 
 func (a *API) serveList(w http.ResponseWriter, r *http.Request, rq resourceRequest, watch bool) error {
@@ -409,15 +434,19 @@ func (a *API) serveList(w http.ResponseWriter, r *http.Request, rq resourceReque
 }
 
 // listOf wraps items in the resource's <Kind>List. Items lose kind and
-// apiVersion, as in upstream's typed list responses.
+// apiVersion, as in upstream's typed list responses; custom resources
+// (Unstructured) keep theirs, as upstream's UnstructuredList items do.
 func listOf(s *registry.Store, items []meta.Object, lm meta.ListMeta) listObject {
+	_, unstructured := s.Strategy().New().(*registry.Unstructured)
 	for _, it := range items {
-		*it.GetTypeMeta() = meta.TypeMeta{}
+		if !unstructured {
+			*it.GetTypeMeta() = meta.TypeMeta{}
+		}
 	}
 	if items == nil {
 		items = []meta.Object{}
 	}
-	return listObject{TypeMeta: meta.TypeMeta{Kind: s.Info().ListKind, APIVersion: s.Info().APIVersion()}, ListMeta: lm, Items: items}
+	return listObject{TypeMeta: meta.TypeMeta{Kind: s.Info().ListKind, APIVersion: s.Info().APIVersion()}, ListMeta: lm, Items: items, unstructured: unstructured}
 }
 
 // writeOptions are the query parameters shared by create, update, patch

@@ -487,7 +487,10 @@ func validateStatus(st *CustomResourceDefinitionStatus, spec *CustomResourceDefi
 	}
 	for i, v := range st.StoredVersions {
 		if _, ok := stored[v]; ok {
-			errs = append(errs, meta.Invalid(meta.Index("status.storedVersions", i), v, "must appear in spec.versions"))
+			// kube-apiserver 1.33.13's text (captured: dropping a former
+			// storage version from spec.versions, /tmp/conv-sv.sh in
+			// TestStoredVersionMustStayInSpec)
+			errs = append(errs, meta.Invalid(meta.Index("status.storedVersions", i), v, fmt.Sprintf("missing from spec.versions; %s was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in %s and removes %s from status.storedVersions", v, v, v)))
 		}
 	}
 	return errs
