@@ -56,16 +56,23 @@ type crdServing struct {
 	logger      *slog.Logger
 	now         func() time.Time
 	kick        chan struct{}
+	// openapiKick wakes the OpenAPI publisher (runOpenAPI).
+	openapiKick chan struct{}
 
 	mu     sync.Mutex
 	served map[string]servedGV // by "group/version"
+	// openapiPending holds the group/versions ("group/version") whose
+	// OpenAPI documents are to be built again (or withdrawn, when no
+	// longer served).
+	openapiPending map[string]bool
 }
 
 // servedGV is what one group/version serves: per resource the
-// fingerprint of the CRD it was built from, and the store.
+// fingerprint of the CRD it was built from, the store and the CRD.
 type servedGV struct {
 	fingerprints map[string]string
 	stores       map[string]*registry.Store
+	crds         map[string]*apiextensions.CustomResourceDefinition
 }
 
 // localOpenAPI publishes the OpenAPI documents of a CRD group/version
@@ -80,6 +87,7 @@ func newCRDServing(crds, apiServices *Informer, api dynamicAPI, apisStore *regis
 		apisWriter: rest.ObjectWriter{Store: apisStore, Manager: "kube-apiserver"},
 		resync:     resync, logger: logger, now: now,
 		kick: make(chan struct{}, 1), served: map[string]servedGV{},
+		openapiKick: make(chan struct{}, 1), openapiPending: map[string]bool{},
 	}
 	kick := func(_, _ meta.Object) {
 		select {
@@ -95,7 +103,13 @@ func newCRDServing(crds, apiServices *Informer, api dynamicAPI, apisStore *regis
 }
 
 // Run syncs after every CRD change until ctx ends, retrying failed passes.
+// The OpenAPI documents of the group/versions a pass changed are built
+// on a goroutine of their own, so that serving and discovery do not wait
+// for them (building a group/version's documents is the slowest step).
 func (c *crdServing) Run(ctx context.Context) {
+	done := make(chan struct{})
+	defer func() { <-done }()
+	go func() { c.runOpenAPI(ctx); close(done) }()
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
 	for {
@@ -156,12 +170,12 @@ func (c *crdServing) sync(ctx context.Context) error {
 	changed := map[string]bool{}
 	for gv, res := range desired {
 		cur := c.served[gv]
-		next := servedGV{fingerprints: map[string]string{}, stores: map[string]*registry.Store{}}
+		next := servedGV{fingerprints: map[string]string{}, stores: map[string]*registry.Store{}, crds: map[string]*apiextensions.CustomResourceDefinition{}}
 		same := len(cur.stores) == len(res)
 		for plural, w := range res {
 			fp := crdFingerprint(w.crd)
 			if st := cur.stores[plural]; st != nil && cur.fingerprints[plural] == fp {
-				next.stores[plural], next.fingerprints[plural] = st, fp
+				next.stores[plural], next.fingerprints[plural], next.crds[plural] = st, fp, cur.crds[plural]
 				continue
 			}
 			same = false
@@ -171,7 +185,7 @@ func (c *crdServing) sync(ctx context.Context) error {
 				errs = append(errs, err)
 				continue
 			}
-			next.stores[plural], next.fingerprints[plural] = c.api.NewStore(strategy), fp
+			next.stores[plural], next.fingerprints[plural], next.crds[plural] = c.api.NewStore(strategy), fp, w.crd
 		}
 		if same {
 			continue
@@ -187,24 +201,21 @@ func (c *crdServing) sync(ctx context.Context) error {
 		}
 		c.served[gv] = next
 		changed[version+"."+group] = true
-		var crds []*apiextensions.CustomResourceDefinition
-		for _, w := range res {
-			crds = append(crds, w.crd)
-		}
-		sort.Slice(crds, func(i, j int) bool { return crds[i].Name < crds[j].Name })
-		if v2, v3, err := registry.CustomResourceOpenAPI(group, version, crds); err != nil {
-			errs = append(errs, err)
-		} else if err := c.openapi.SetLocal(group, version, crdGroupPriorityMinimum, v2, v3); err != nil {
-			errs = append(errs, err)
-		}
+		c.openapiPending[gv] = true
 	}
 	for gv := range c.served {
 		if _, ok := desired[gv]; !ok {
 			group, version := splitGV(gv)
-			_ = c.openapi.SetLocal(group, version, 0, nil, nil)
 			c.api.SetGroupVersion(group, version, nil)
 			delete(c.served, gv)
 			changed[version+"."+group] = true
+			c.openapiPending[gv] = true
+		}
+	}
+	if len(c.openapiPending) > 0 {
+		select {
+		case c.openapiKick <- struct{}{}:
+		default:
 		}
 	}
 	errs = append(errs, c.autoregister(ctx, registered)...)
@@ -217,6 +228,54 @@ func (c *crdServing) sync(ctx context.Context) error {
 		c.resync(n)
 	}
 	return errors.Join(errs...)
+}
+
+// runOpenAPI publishes the OpenAPI documents of every pending
+// group/version, built from the CRDs served at that moment (a change
+// meanwhile marks it pending again), until ctx ends. Documents that do
+// not build are logged and not published.
+func (c *crdServing) runOpenAPI(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.openapiKick:
+		}
+		c.mu.Lock()
+		pending := c.openapiPending
+		c.openapiPending = map[string]bool{}
+		crdsOf := make(map[string][]*apiextensions.CustomResourceDefinition, len(pending))
+		for gv := range pending {
+			for _, crd := range c.served[gv].crds {
+				crdsOf[gv] = append(crdsOf[gv], crd)
+			}
+		}
+		c.mu.Unlock()
+		gvs := make([]string, 0, len(pending))
+		for gv := range pending {
+			gvs = append(gvs, gv)
+		}
+		sort.Strings(gvs)
+		for _, gv := range gvs {
+			if ctx.Err() != nil {
+				return
+			}
+			group, version := splitGV(gv)
+			crds := crdsOf[gv]
+			if len(crds) == 0 {
+				_ = c.openapi.SetLocal(group, version, 0, nil, nil)
+				continue
+			}
+			sort.Slice(crds, func(i, j int) bool { return crds[i].Name < crds[j].Name })
+			v2, v3, err := registry.CustomResourceOpenAPI(group, version, crds)
+			if err == nil {
+				err = c.openapi.SetLocal(group, version, crdGroupPriorityMinimum, v2, v3)
+			}
+			if err != nil {
+				c.logger.Warn("publish the OpenAPI documents of custom resources", "groupVersion", gv, "err", err)
+			}
+		}
+	}
 }
 
 // autoregister creates the missing automanaged APIServices of registered,

@@ -153,10 +153,18 @@ type openAPIV2Parts struct {
 	parameters  map[string]json.RawMessage
 }
 
-// openAPISnapshot is everything served, encoded once per change.
+// openAPISnapshot is everything served, encoded once per change; the
+// merged v2 document on the first request that asks for it (v2doc).
 type openAPISnapshot struct {
-	v2     []byte
-	v2etag string // quoted
+	// v2Once runs v2build (then dropped) into v2 and v2etag: merging and
+	// hashing the v2 document of every group/version is the costly part
+	// of a rebuild, and a CRD's group/version is served in /openapi/v3
+	// without waiting for it (kube-openapi's handler also merges on
+	// request, k8s.io/kube-openapi/pkg/handler).
+	v2Once  sync.Once
+	v2build func() []byte
+	v2      []byte
+	v2etag  string // quoted
 	// v2pbOnce encodes v2 as protobuf (v2pb, nil when that failed) on the
 	// first request that asks for it: the encoding costs about 30 ms of CPU
 	// (gnostic parses the JSON through a YAML parser), and only kubectl
@@ -759,7 +767,26 @@ func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 	s.index = registry.OpenAPIV3Index(extra...)
 	s.indexEtag = `"` + registry.OpenAPIHash(s.index) + `"`
 
-	s.v2 = registry.OpenAPIV2()
+	s.v2build = func() []byte { return c.mergeV2(served, anyV2) }
+	return s
+}
+
+// v2doc returns the snapshot's v2 document and its quoted ETag, merging
+// it on the first call.
+func (s *openAPISnapshot) v2doc() ([]byte, string) {
+	s.v2Once.Do(func() {
+		s.v2 = s.v2build()
+		s.v2build = nil
+		s.v2etag = `"` + registry.OpenAPIHash(s.v2) + `"`
+	})
+	return s.v2, s.v2etag
+}
+
+// mergeV2 builds the v2 document: aggsim's own, with the paths,
+// definitions and shared parameters of served (in that order, the first
+// one of a name wins) when anyV2.
+func (c *Controller) mergeV2(served []*openAPIEntry, anyV2 bool) []byte {
+	v2 := registry.OpenAPIV2()
 	var own openAPIV2Parts
 	if anyV2 {
 		own = c.ownParts()
@@ -801,20 +828,20 @@ func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 		}
 		b, err := encodeOpenAPIV2(own.top, paths, defs, params)
 		if err == nil {
-			s.v2 = b
+			v2 = b
 		} else {
 			c.logger.Error("encode the aggregated OpenAPI v2 document; serving aggsim's own", "err", err)
 		}
 	}
-	s.v2etag = `"` + registry.OpenAPIHash(s.v2) + `"`
-	return s
+	return v2
 }
 
 // protobuf returns the snapshot's v2 document as gnostic protobuf, encoding
 // it on the first call; nil when it cannot be encoded (logged once).
 func (s *openAPISnapshot) protobuf(logger *slog.Logger) []byte {
 	s.v2pbOnce.Do(func() {
-		doc, err := openapi_v2.ParseDocument(s.v2)
+		v2, _ := s.v2doc()
+		doc, err := openapi_v2.ParseDocument(v2)
 		if err != nil {
 			logger.Error("parse the OpenAPI v2 document", "err", err)
 			return
@@ -877,15 +904,16 @@ func (c *Controller) ServeV2(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotAcceptable)
 		return
 	}
-	body, ct := snap.v2, "application/json"
+	body, etag := snap.v2doc()
+	ct := "application/json"
 	if f.protobuf {
 		if pb := snap.protobuf(c.logger); pb != nil {
 			body, ct = pb, f.contentType
 		}
 	}
-	w.Header().Set("Etag", snap.v2etag)
+	w.Header().Set("Etag", etag)
 	w.Header().Set("Content-Type", ct)
-	if r.Header.Get("If-None-Match") == snap.v2etag {
+	if r.Header.Get("If-None-Match") == etag {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
