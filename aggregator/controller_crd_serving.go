@@ -65,6 +65,15 @@ type crdServing struct {
 	// OpenAPI documents are to be built again (or withdrawn, when no
 	// longer served).
 	openapiPending map[string]bool
+	// fingerprints caches crdFingerprint by CRD name for the
+	// resourceVersion it was computed at (a pass used to encode every
+	// CRD's spec on every change of any CRD or APIService).
+	fingerprints map[string]cachedFingerprint
+}
+
+// cachedFingerprint is a CRD's fingerprint at one resourceVersion.
+type cachedFingerprint struct {
+	resourceVersion, fingerprint string
 }
 
 // servedGV is what one group/version serves: per resource the
@@ -88,6 +97,7 @@ func newCRDServing(crds, apiServices *Informer, api dynamicAPI, apisStore *regis
 		resync:     resync, logger: logger, now: now,
 		kick: make(chan struct{}, 1), served: map[string]servedGV{},
 		openapiKick: make(chan struct{}, 1), openapiPending: map[string]bool{},
+		fingerprints: map[string]cachedFingerprint{},
 	}
 	kick := func(_, _ meta.Object) {
 		select {
@@ -136,6 +146,18 @@ func crdFingerprint(crd *apiextensions.CustomResourceDefinition) string {
 	return string(b)
 }
 
+// fingerprint is crdFingerprint(crd), computed once per resourceVersion.
+// Called with c.mu held.
+func (c *crdServing) fingerprint(crd *apiextensions.CustomResourceDefinition) string {
+	rv := crd.ResourceVersion
+	if f, ok := c.fingerprints[crd.Name]; ok && rv != "" && f.resourceVersion == rv {
+		return f.fingerprint
+	}
+	fp := crdFingerprint(crd)
+	c.fingerprints[crd.Name] = cachedFingerprint{resourceVersion: rv, fingerprint: fp}
+	return fp
+}
+
 // sync brings the served group/versions and the automanaged APIServices
 // in line with the CRDs.
 func (c *crdServing) sync(ctx context.Context) error {
@@ -166,6 +188,11 @@ func (c *crdServing) sync(ctx context.Context) error {
 			desired[gv][crd.Status.AcceptedNames.Plural] = want{crd: crd}
 		}
 	}
+	for name := range c.fingerprints {
+		if _, ok := c.crds.Get("", name); !ok {
+			delete(c.fingerprints, name)
+		}
+	}
 	var errs []error
 	changed := map[string]bool{}
 	for gv, res := range desired {
@@ -173,7 +200,7 @@ func (c *crdServing) sync(ctx context.Context) error {
 		next := servedGV{fingerprints: map[string]string{}, stores: map[string]*registry.Store{}, crds: map[string]*apiextensions.CustomResourceDefinition{}}
 		same := len(cur.stores) == len(res)
 		for plural, w := range res {
-			fp := crdFingerprint(w.crd)
+			fp := c.fingerprint(w.crd)
 			if st := cur.stores[plural]; st != nil && cur.fingerprints[plural] == fp {
 				next.stores[plural], next.fingerprints[plural], next.crds[plural] = st, fp, cur.crds[plural]
 				continue

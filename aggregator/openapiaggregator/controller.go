@@ -130,8 +130,9 @@ type openAPIEntry struct {
 	available            bool
 	dirty                bool // fetch at the next pass
 	// local marks documents aggsim builds itself (a CRD group/version's,
-	// SetLocal): never fetched.
-	local bool
+	// SetLocal): never fetched. v2local is such an entry's v2 document.
+	local   bool
+	v2local *localV2
 
 	// v2 holds the backend's paths under /apis/<g>/<v>/ and the
 	// definitions they reach (nil: none); v2etag is the backend's ETag.
@@ -142,6 +143,27 @@ type openAPIEntry struct {
 	v3     []byte
 	v3url  string
 	v3hash string
+}
+
+// localV2 is a v2 document given to SetLocal, split on first use.
+type localV2 struct {
+	raw   []byte
+	once  sync.Once
+	parts *openAPIV2Parts // nil when raw does not split
+}
+
+// split returns the parts of l's document (nil, logged once, when it is
+// not swagger JSON).
+func (l *localV2) split(logger *slog.Logger) *openAPIV2Parts {
+	l.once.Do(func() {
+		parts, err := splitOpenAPIV2(l.raw)
+		if err != nil {
+			logger.Error("split a local OpenAPI v2 document; left out of /openapi/v2", "err", err)
+			return
+		}
+		l.parts = &parts
+	})
+	return l.parts
 }
 
 // openAPIV2Parts is a swagger document split into its top-level fields,
@@ -336,7 +358,10 @@ func (c *Controller) markAllDirty() {
 // definitions are merged into /openapi/v2, and v3, the document of
 // apis/<group>/<version>, listed in the /openapi/v3 index. Both nil stops
 // serving them. groupPriorityMinimum orders the merge as an APIService's.
-// Errors: a v2 document that is not swagger JSON.
+// v2 is split into its parts when /openapi/v2 is first merged with it
+// (splitting a large group/version's document costs milliseconds that a
+// change need not wait for); one that is not swagger JSON is logged then
+// and left out. The error is always nil today.
 func (c *Controller) SetLocal(group, version string, groupPriorityMinimum int32, v2, v3 []byte) error {
 	name := "local:" + version + "." + group
 	c.mu.Lock()
@@ -351,11 +376,7 @@ func (c *Controller) SetLocal(group, version string, groupPriorityMinimum int32,
 	}
 	e := &openAPIEntry{name: name, group: group, version: version, groupPriorityMinimum: groupPriorityMinimum, available: true, local: true}
 	if v2 != nil {
-		parts, err := splitOpenAPIV2(v2)
-		if err != nil {
-			return err
-		}
-		e.v2 = &parts
+		e.v2local = &localV2{raw: v2}
 	}
 	if v3 != nil {
 		e.v3, e.v3hash = v3, registry.OpenAPIHash(v3)
@@ -432,7 +453,7 @@ func (c *Controller) pass(ctx context.Context) {
 	c.mu.Lock()
 	var served []*openAPIEntry
 	for _, e := range c.entries {
-		if e.available && (e.v2 != nil || e.v3 != nil) {
+		if e.available && (e.v2 != nil || e.v2local != nil || e.v3 != nil) {
 			cp := *e
 			served = append(served, &cp)
 		}
@@ -754,7 +775,7 @@ func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 	var extra []registry.OpenAPIV3IndexEntry
 	anyV2 := false
 	for _, e := range served {
-		if e.v2 != nil {
+		if e.v2 != nil || e.v2local != nil {
 			anyV2 = true
 		}
 		if e.v3 == nil {
@@ -805,22 +826,26 @@ func (c *Controller) mergeV2(served []*openAPIEntry, anyV2 bool) []byte {
 			params[k] = v
 		}
 		for _, e := range served {
-			if e.v2 == nil {
+			parts := e.v2
+			if parts == nil && e.v2local != nil {
+				parts = e.v2local.split(c.logger)
+			}
+			if parts == nil {
 				continue
 			}
-			for k, v := range e.v2.paths {
+			for k, v := range parts.paths {
 				if _, ok := paths[k]; !ok {
 					paths[k] = v
 				}
 			}
-			for k, v := range e.v2.definitions {
+			for k, v := range parts.definitions {
 				if _, ok := defs[k]; !ok {
 					defs[k] = v
 				}
 			}
 			// Shared parameters are named by a hash of their content:
 			// the same name is the same parameter.
-			for k, v := range e.v2.parameters {
+			for k, v := range parts.parameters {
 				if _, ok := params[k]; !ok {
 					params[k] = v
 				}
