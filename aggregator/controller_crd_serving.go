@@ -58,6 +58,9 @@ type crdServing struct {
 	kick        chan struct{}
 	// openapiKick wakes the OpenAPI publisher (runOpenAPI).
 	openapiKick chan struct{}
+	// openapiDocs builds a group/version's documents from those of its
+	// CRDs, each built once (used by runOpenAPI only).
+	openapiDocs registry.CustomResourceOpenAPIBuilder
 
 	mu     sync.Mutex
 	served map[string]servedGV // by "group/version"
@@ -290,11 +293,12 @@ func (c *crdServing) runOpenAPI(ctx context.Context) {
 			group, version := splitGV(gv)
 			crds := crdsOf[gv]
 			if len(crds) == 0 {
+				c.openapiDocs.Forget(group, version)
 				_ = c.openapi.SetLocal(group, version, 0, nil, nil)
 				continue
 			}
 			sort.Slice(crds, func(i, j int) bool { return crds[i].Name < crds[j].Name })
-			v2, v3, err := registry.CustomResourceOpenAPI(group, version, crds)
+			v2, v3, err := c.openapiDocs.Build(group, version, crds)
 			if err == nil {
 				err = c.openapi.SetLocal(group, version, crdGroupPriorityMinimum, v2, v3)
 			}
