@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/registry/apis/apiextensions"
-	"github.com/aggsim/aggsim/registry/apis/apiextensions/structural"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
@@ -34,6 +33,9 @@ type CustomResourceStrategy struct {
 	columns []apiextensions.CustomResourceColumnDefinition
 	// Now is the clock for date cells; nil means time.Now.
 	Now func() time.Time
+	// derived holds what is computed from the schema once
+	// (strategy_cr_derived.go).
+	derived crDerived
 }
 
 var (
@@ -244,8 +246,7 @@ func hasBlockingErr(errs meta.FieldErrors) bool {
 // hasRules reports whether the version's schema has
 // x-kubernetes-validations rules.
 func (s *CustomResourceStrategy) hasRules() bool {
-	r, ok := s.schema.(interface{ Rules() []structural.Rule })
-	return ok && len(r.Rules()) > 0
+	return s.derived.hasRules(s)
 }
 
 // Canonicalize does nothing.
@@ -416,6 +417,11 @@ func (s *CustomResourceStrategy) RefusesStrategicMergePatch() bool { return true
 // their x-kubernetes-list-map-keys and its set lists (no keys), by dotted
 // path without list indices, for server-side apply.
 func (s *CustomResourceStrategy) ListMapKeys() map[string][]string {
+	return s.derived.listMapKeys(s)
+}
+
+// listMapKeysOfSchema is ListMapKeys computed from the schema.
+func (s *CustomResourceStrategy) listMapKeysOfSchema() map[string][]string {
 	out := map[string][]string{}
 	s.walkSchema(func(path string, p *apiextensions.JSONSchemaProps) {
 		if p.XListType == nil {
@@ -433,6 +439,11 @@ func (s *CustomResourceStrategy) ListMapKeys() map[string][]string {
 
 // AtomicMaps returns the paths of x-kubernetes-map-type atomic objects.
 func (s *CustomResourceStrategy) AtomicMaps() []string {
+	return s.derived.atomicMaps(s)
+}
+
+// atomicMapsOfSchema is AtomicMaps computed from the schema.
+func (s *CustomResourceStrategy) atomicMapsOfSchema() []string {
 	var out []string
 	s.walkSchema(func(path string, p *apiextensions.JSONSchemaProps) {
 		if p.XMapType != nil && *p.XMapType == "atomic" {
