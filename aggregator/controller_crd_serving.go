@@ -298,11 +298,11 @@ func (c *crdServing) runOpenAPI(ctx context.Context) {
 				continue
 			}
 			sort.Slice(crds, func(i, j int) bool { return crds[i].Name < crds[j].Name })
-			v2, v3, err := c.openapiDocs.Build(group, version, crds)
+			v2, v3, err := c.openapiDocs.Build(ctx, group, version, crds)
 			if err == nil {
 				err = c.openapi.SetLocal(group, version, crdGroupPriorityMinimum, v2, v3)
 			}
-			if err != nil {
+			if err != nil && ctx.Err() == nil {
 				c.logger.Warn("publish the OpenAPI documents of custom resources", "groupVersion", gv, "err", err)
 			}
 		}

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -44,8 +45,8 @@ type crdDocParts struct {
 // Build returns the v2 and v3 documents of group/version for crds, as
 // CustomResourceOpenAPI(group, version, crds) returns them. CRDs without
 // a resourceVersion are built every time. Errors: CustomResourceOpenAPI's
-// for a CRD on its own.
-func (b *CustomResourceOpenAPIBuilder) Build(group, version string, crds []*apiextensions.CustomResourceDefinition) (v2, v3 []byte, err error) {
+// for a CRD on its own, or ctx's once it ends (checked between CRDs).
+func (b *CustomResourceOpenAPIBuilder) Build(ctx context.Context, group, version string, crds []*apiextensions.CustomResourceDefinition) (v2, v3 []byte, err error) {
 	gv := group + "/" + version
 	b.mu.Lock()
 	cached := b.parts[gv]
@@ -59,6 +60,9 @@ func (b *CustomResourceOpenAPIBuilder) Build(group, version string, crds []*apie
 		key := crdDocKey{crd.Name, crd.UID, crd.ResourceVersion}
 		p := cached[key]
 		if p == nil || key.resourceVersion == "" {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
 			d2, d3, err := CustomResourceOpenAPI(group, version, []*apiextensions.CustomResourceDefinition{crd})
 			if err != nil {
 				if _, serr := NewCustomResourceStrategy(crd, version, nil); serr != nil {

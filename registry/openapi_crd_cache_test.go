@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -58,7 +59,7 @@ func TestCustomResourceOpenAPIBuilderAsBuild(t *testing.T) {
 	check := func(step string, crds []*apiextensions.CustomResourceDefinition) {
 		t.Helper()
 		w2, w3, werr := CustomResourceOpenAPI("restaurant.example.com", "v1beta1", crds)
-		g2, g3, gerr := b.Build("restaurant.example.com", "v1beta1", crds)
+		g2, g3, gerr := b.Build(context.Background(), "restaurant.example.com", "v1beta1", crds)
 		if (werr == nil) != (gerr == nil) {
 			t.Fatalf("%s: error %v, want %v", step, gerr, werr)
 		}
