@@ -638,7 +638,29 @@ func splitOpenAPIV2(doc []byte) (openAPIV2Parts, error) {
 			return p, fmt.Errorf("decode swagger parameters: %w", err)
 		}
 	}
+	for _, m := range []map[string]json.RawMessage{p.paths, p.definitions, p.parameters} {
+		if err := compactValues(m); err != nil {
+			return p, fmt.Errorf("decode swagger: %w", err)
+		}
+	}
 	return p, nil
+}
+
+// compactValues compacts every value of m that may hold whitespace (as
+// encoding/json writes a json.RawMessage without HTML escaping), once per
+// split, so that encodeOpenAPIV2 can copy the values as they are.
+func compactValues(m map[string]json.RawMessage) error {
+	for k, v := range m {
+		if isCompactJSON(v) {
+			continue
+		}
+		var b bytes.Buffer
+		if err := json.Compact(&b, v); err != nil {
+			return err
+		}
+		m[k] = b.Bytes()
+	}
+	return nil
 }
 
 // filter keeps the paths equal to gvPath or under gvPath/, the shared
@@ -725,13 +747,10 @@ func encodeOpenAPIV2(top, paths, defs, params map[string]json.RawMessage) ([]byt
 			if len(m) == 0 && k != "paths" {
 				continue
 			}
-			var vb bytes.Buffer
-			enc := json.NewEncoder(&vb)
-			enc.SetEscapeHTML(false)              // kube-apiserver's v2 document does not escape <, > and &
-			if err := enc.Encode(m); err != nil { // sorted keys
+			var err error
+			if v, err = encodeRawObject(m); err != nil {
 				return nil, err
 			}
-			v = bytes.TrimSuffix(vb.Bytes(), []byte("\n"))
 		default:
 			raw, ok := top[k]
 			if !ok {
@@ -750,6 +769,76 @@ func encodeOpenAPIV2(top, paths, defs, params map[string]json.RawMessage) ([]byt
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
+}
+
+// isCompactJSON reports whether the JSON value v has no whitespace
+// outside its strings (json.Compact would leave it as it is; the value is
+// valid, json.Unmarshal checked it).
+func isCompactJSON(v []byte) bool {
+	inString := false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case inString && c == '\\':
+			i++ // the escaped character
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ' ' || c == '\t' || c == '\r' || c == '\n'):
+			return false
+		}
+	}
+	return true
+}
+
+// encodeRawObject encodes m as encoding/json encodes it without HTML
+// escaping (kube-apiserver's v2 document does not escape <, > and &): keys
+// sorted, values copied as they are (splitOpenAPIV2 compacted them; an
+// Encoder compacted and validated megabytes on every merge).
+func encodeRawObject(m map[string]json.RawMessage) ([]byte, error) {
+	keys := make([]string, 0, len(m))
+	size := 2
+	for k, v := range m {
+		keys = append(keys, k)
+		size += len(k) + len(v) + 4
+	}
+	sort.Strings(keys)
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	buf.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if plainKey(k) {
+			buf.WriteByte('"')
+			buf.WriteString(k)
+			buf.WriteByte('"')
+		} else {
+			if err := enc.Encode(k); err != nil {
+				return nil, err
+			}
+			buf.Truncate(buf.Len() - 1) // the Encoder's newline
+		}
+		buf.WriteByte(':')
+		v := m[k]
+		if len(v) == 0 {
+			v = []byte("null") // as encoding/json writes a nil json.RawMessage
+		}
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// plainKey reports whether encoding/json writes k unchanged between
+// quotes (printable ASCII without '"' and '\\').
+func plainKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // build encodes a snapshot of aggsim's own documents and the served remote
