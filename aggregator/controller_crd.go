@@ -19,6 +19,13 @@ import (
 // crdResource is the store of CustomResourceDefinitions.
 var crdResource = meta.GroupResource{Group: apiextensions.GroupAPIExtensions, Resource: "customresourcedefinitions"}
 
+// crdEstablisher serves a CRD from just before its Established write
+// (crdServing.ServeEstablishing), and stops when that write failed.
+type crdEstablisher interface {
+	ServeEstablishing(ctx context.Context, crd *apiextensions.CustomResourceDefinition) error
+	CancelEstablishing(name string)
+}
+
 // crdInstanceDeleter deletes every custom resource of a CRD for the
 // cleanup finalizer and reports how many are left (objects with
 // finalizers of their own stay until those are removed). aggsim's
@@ -152,7 +159,19 @@ func (c *crdController) sync(ctx context.Context, live *apiextensions.CustomReso
 			Type: apiextensions.Established, Status: apiextensions.ConditionTrue,
 			Reason: "InitialNamesAccepted", Message: "the initial names have been accepted",
 		}, now)
+		// served before anyone can see Established, so that a create
+		// right after it finds the resource (upstream's handler serves
+		// whatever its informer shows Established)
+		establisher, _ := c.instances.(crdEstablisher)
+		if establisher != nil {
+			if err := establisher.ServeEstablishing(ctx, crd); err != nil {
+				c.logger.Debug("serve an establishing CustomResourceDefinition", "name", crd.Name, "err", err)
+			}
+		}
 		_, err := c.writer.UpdateStatus(ctx, crd)
+		if err != nil && establisher != nil {
+			establisher.CancelEstablishing(crd.Name)
+		}
 		return err
 	}
 	return nil

@@ -72,6 +72,11 @@ type crdServing struct {
 	// resourceVersion it was computed at (a pass used to encode every
 	// CRD's spec on every change of any CRD or APIService).
 	fingerprints map[string]cachedFingerprint
+	// establishing holds, by name, CRDs as the establishing step is
+	// about to write them (Established True), served from before that
+	// write until the informer holds a newer copy than the one they were
+	// made from (ServeEstablishing).
+	establishing map[string]*apiextensions.CustomResourceDefinition
 }
 
 // cachedFingerprint is a CRD's fingerprint at one resourceVersion.
@@ -101,6 +106,7 @@ func newCRDServing(crds, apiServices *Informer, api dynamicAPI, apisStore *regis
 		kick: make(chan struct{}, 1), served: map[string]servedGV{},
 		openapiKick: make(chan struct{}, 1), openapiPending: map[string]bool{},
 		fingerprints: map[string]cachedFingerprint{},
+		establishing: map[string]*apiextensions.CustomResourceDefinition{},
 	}
 	kick := func(_, _ meta.Object) {
 		select {
@@ -171,10 +177,19 @@ func (c *crdServing) sync(ctx context.Context) error {
 	}
 	desired := map[string]map[string]want{} // gv -> resource -> CRD
 	registered := map[string][2]string{}    // APIService name -> group, version
+	seen := map[string]bool{}
 	for _, o := range c.crds.List() {
 		crd, ok := o.(*apiextensions.CustomResourceDefinition)
 		if !ok {
 			continue
+		}
+		seen[crd.Name] = true
+		if e := c.establishing[crd.Name]; e != nil {
+			if e.ResourceVersion == crd.ResourceVersion {
+				crd = e
+			} else {
+				delete(c.establishing, crd.Name) // the informer caught up
+			}
 		}
 		for _, v := range crd.Spec.Versions {
 			if !v.Served {
@@ -192,8 +207,13 @@ func (c *crdServing) sync(ctx context.Context) error {
 		}
 	}
 	for name := range c.fingerprints {
-		if _, ok := c.crds.Get("", name); !ok {
+		if !seen[name] {
 			delete(c.fingerprints, name)
+		}
+	}
+	for name := range c.establishing {
+		if !seen[name] {
+			delete(c.establishing, name)
 		}
 	}
 	var errs []error
@@ -258,6 +278,32 @@ func (c *crdServing) sync(ctx context.Context) error {
 		c.resync(n)
 	}
 	return errors.Join(errs...)
+}
+
+// ServeEstablishing serves crd, a copy of the informer's CRD with
+// Established True that the CRD controller is about to write, right away:
+// a client that sees Established (kubectl wait --for=condition=Established)
+// and then creates a custom resource finds it served, as upstream's
+// handler serves any CRD its informer shows Established. It is served
+// so until the informer holds a newer copy of the CRD, or
+// CancelEstablishing. Errors: the sync's (it is retried by Run).
+func (c *crdServing) ServeEstablishing(ctx context.Context, crd *apiextensions.CustomResourceDefinition) error {
+	c.mu.Lock()
+	c.establishing[crd.Name] = copyCRD(crd)
+	c.mu.Unlock()
+	return c.sync(ctx)
+}
+
+// CancelEstablishing drops what ServeEstablishing(name) serves (its
+// write failed) and syncs again from the informer.
+func (c *crdServing) CancelEstablishing(name string) {
+	c.mu.Lock()
+	delete(c.establishing, name)
+	c.mu.Unlock()
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
 }
 
 // runOpenAPI publishes the OpenAPI documents of every pending
