@@ -96,6 +96,9 @@ type servedGV struct {
 // (openapiaggregator.Controller.SetLocal).
 type localOpenAPI interface {
 	SetLocal(group, version string, groupPriorityMinimum int32, v2, v3 []byte) error
+	// SetLocalParts is SetLocal with the v2 document's paths,
+	// definitions and parameters given (nothing to split).
+	SetLocalParts(group, version string, groupPriorityMinimum int32, v2Paths, v2Definitions, v2Parameters map[string]json.RawMessage, v3 []byte)
 }
 
 func newCRDServing(crds, apiServices *Informer, api dynamicAPI, apisStore *registry.Store, resync func(string), openapi localOpenAPI, logger *slog.Logger, now func() time.Time) *crdServing {
@@ -344,9 +347,9 @@ func (c *crdServing) runOpenAPI(ctx context.Context) {
 				continue
 			}
 			sort.Slice(crds, func(i, j int) bool { return crds[i].Name < crds[j].Name })
-			v2, v3, err := c.openapiDocs.Build(ctx, group, version, crds)
+			parts, err := c.openapiDocs.BuildParts(ctx, group, version, crds)
 			if err == nil {
-				err = c.openapi.SetLocal(group, version, crdGroupPriorityMinimum, v2, v3)
+				c.openapi.SetLocalParts(group, version, crdGroupPriorityMinimum, parts.V2Paths, parts.V2Definitions, parts.V2Parameters, parts.V3)
 			}
 			if err != nil && ctx.Err() == nil {
 				c.logger.Warn("publish the OpenAPI documents of custom resources", "groupVersion", gv, "err", err)

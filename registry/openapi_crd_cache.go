@@ -47,6 +47,45 @@ type crdDocParts struct {
 // a resourceVersion are built every time. Errors: CustomResourceOpenAPI's
 // for a CRD on its own, or ctx's once it ends (checked between CRDs).
 func (b *CustomResourceOpenAPIBuilder) Build(ctx context.Context, group, version string, crds []*apiextensions.CustomResourceDefinition) (v2, v3 []byte, err error) {
+	all, err := b.collect(ctx, group, version, crds)
+	if err != nil {
+		return nil, nil, err
+	}
+	return mergeCRDDocs(all)
+}
+
+// CustomResourceOpenAPIParts are a group/version's documents as
+// BuildParts returns them: the v3 document, and the v2 document's paths,
+// definitions and shared parameters (compact JSON values), which is all
+// /openapi/v2 merges of it.
+type CustomResourceOpenAPIParts struct {
+	V3                                   []byte
+	V2Paths, V2Definitions, V2Parameters map[string]json.RawMessage
+}
+
+// BuildParts is Build without encoding the v2 document: its paths,
+// definitions and parameters are returned as maps (what splitting Build's
+// v2 document gives). Errors: Build's.
+func (b *CustomResourceOpenAPIBuilder) BuildParts(ctx context.Context, group, version string, crds []*apiextensions.CustomResourceDefinition) (CustomResourceOpenAPIParts, error) {
+	all, err := b.collect(ctx, group, version, crds)
+	if err != nil {
+		return CustomResourceOpenAPIParts{}, err
+	}
+	v3, err := mergeV3(all)
+	if err != nil {
+		return CustomResourceOpenAPIParts{}, err
+	}
+	return CustomResourceOpenAPIParts{
+		V3:            v3,
+		V2Paths:       unionParts(all, func(p *crdDocParts) map[string]json.RawMessage { return p.v2Paths }),
+		V2Definitions: unionParts(all, func(p *crdDocParts) map[string]json.RawMessage { return p.v2Definitions }),
+		V2Parameters:  unionParts(all, func(p *crdDocParts) map[string]json.RawMessage { return p.v2Parameters }),
+	}, nil
+}
+
+// collect returns the split documents of each CRD of crds in
+// group/version, building those not kept from the last call.
+func (b *CustomResourceOpenAPIBuilder) collect(ctx context.Context, group, version string, crds []*apiextensions.CustomResourceDefinition) ([]*crdDocParts, error) {
 	gv := group + "/" + version
 	b.mu.Lock()
 	cached := b.parts[gv]
@@ -61,17 +100,17 @@ func (b *CustomResourceOpenAPIBuilder) Build(ctx context.Context, group, version
 		p := cached[key]
 		if p == nil || key.resourceVersion == "" {
 			if err := ctx.Err(); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			d2, d3, err := CustomResourceOpenAPI(group, version, []*apiextensions.CustomResourceDefinition{crd})
 			if err != nil {
 				if _, serr := NewCustomResourceStrategy(crd, version, nil); serr != nil {
 					continue // not served in group/version: left out, as CustomResourceOpenAPI does
 				}
-				return nil, nil, err
+				return nil, err
 			}
 			if p, err = splitCRDDocs(d2, d3); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 		next[key] = p
@@ -84,9 +123,9 @@ func (b *CustomResourceOpenAPIBuilder) Build(ctx context.Context, group, version
 	b.parts[gv] = next
 	b.mu.Unlock()
 	if len(all) == 0 {
-		return nil, nil, fmt.Errorf("no custom resources in %s/%s", group, version)
+		return nil, fmt.Errorf("no custom resources in %s/%s", group, version)
 	}
-	return mergeCRDDocs(all)
+	return all, nil
 }
 
 // Forget drops what is kept of group/version (no CRD serves it any more).
@@ -134,15 +173,7 @@ func splitCRDDocs(v2, v3 []byte) (*crdDocParts, error) {
 // (the first part of a name wins; equal names are equal values).
 func mergeCRDDocs(all []*crdDocParts) (v2, v3 []byte, err error) {
 	union := func(get func(*crdDocParts) map[string]json.RawMessage) map[string]json.RawMessage {
-		out := map[string]json.RawMessage{}
-		for _, p := range all {
-			for k, v := range get(p) {
-				if _, ok := out[k]; !ok {
-					out[k] = v
-				}
-			}
-		}
-		return out
+		return unionParts(all, get)
 	}
 	first := all[0]
 	var b2 bytes.Buffer
@@ -167,22 +198,47 @@ func mergeCRDDocs(all []*crdDocParts) (v2, v3 []byte, err error) {
 	b2.WriteString(`,"security":`)
 	b2.Write(first.v2Security)
 	b2.WriteByte('}')
+	if v3, err = mergeV3(all); err != nil {
+		return nil, nil, err
+	}
+	return b2.Bytes(), v3, nil
+}
 
+// unionParts is the union of the maps get returns for all (the first
+// value of a key wins; equal keys hold equal values).
+func unionParts(all []*crdDocParts, get func(*crdDocParts) map[string]json.RawMessage) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for _, p := range all {
+		for k, v := range get(p) {
+			if _, ok := out[k]; !ok {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
+// mergeV3 writes the v3 document of all (see mergeCRDDocs).
+func mergeV3(all []*crdDocParts) ([]byte, error) {
+	union := func(get func(*crdDocParts) map[string]json.RawMessage) map[string]json.RawMessage {
+		return unionParts(all, get)
+	}
+	first := all[0]
 	var b3 bytes.Buffer
 	b3.WriteString(`{"openapi":"3.0.0","info":`)
 	b3.Write(first.v3Info)
 	b3.WriteString(`,"paths":`)
 	if err := writeRawObject(&b3, union(func(p *crdDocParts) map[string]json.RawMessage { return p.v3Paths }), true); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	b3.WriteString(`,"components":{"schemas":`)
 	if err := writeRawObject(&b3, union(func(p *crdDocParts) map[string]json.RawMessage { return p.v3Schemas }), true); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	b3.WriteString(`,"securitySchemes":`)
 	b3.Write(first.v3SecuritySchemes)
 	b3.WriteString(`}}`)
-	return b2.Bytes(), b3.Bytes(), nil
+	return b3.Bytes(), nil
 }
 
 // writeRawObject writes m as a JSON object with its keys sorted, the keys

@@ -3,8 +3,10 @@ package registry
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -68,6 +70,36 @@ func TestCustomResourceOpenAPIBuilderAsBuild(t *testing.T) {
 		}
 		if !bytes.Equal(g3, w3) {
 			t.Errorf("%s: v3 differs (%d bytes, want %d)\n%s", step, len(g3), len(w3), firstDiff(g3, w3))
+		}
+		if werr != nil {
+			return
+		}
+		// BuildParts: the same v3, and v2's paths, definitions and
+		// parameters as splitting the v2 document gives them
+		parts, err := b.BuildParts(context.Background(), "restaurant.example.com", "v1beta1", crds)
+		if err != nil {
+			t.Fatalf("%s: BuildParts: %v", step, err)
+		}
+		if !bytes.Equal(parts.V3, w3) {
+			t.Errorf("%s: BuildParts v3 differs\n%s", step, firstDiff(parts.V3, w3))
+		}
+		var split struct {
+			Paths       map[string]json.RawMessage `json:"paths"`
+			Definitions map[string]json.RawMessage `json:"definitions"`
+			Parameters  map[string]json.RawMessage `json:"parameters"`
+		}
+		if err := json.Unmarshal(w2, &split); err != nil {
+			t.Fatal(err)
+		}
+		if split.Parameters == nil {
+			split.Parameters = map[string]json.RawMessage{}
+		}
+		for name, pair := range map[string][2]map[string]json.RawMessage{
+			"paths": {parts.V2Paths, split.Paths}, "definitions": {parts.V2Definitions, split.Definitions}, "parameters": {parts.V2Parameters, split.Parameters},
+		} {
+			if !reflect.DeepEqual(pair[0], pair[1]) {
+				t.Errorf("%s: BuildParts v2 %s differ: %d entries, want %d", step, name, len(pair[0]), len(pair[1]))
+			}
 		}
 	}
 	crds := []*apiextensions.CustomResourceDefinition{renamedCRD(pizza, "v1beta1", "pizzas", "Pizza", 1)}

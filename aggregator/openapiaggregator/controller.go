@@ -363,6 +363,31 @@ func (c *Controller) markAllDirty() {
 // change need not wait for); one that is not swagger JSON is logged then
 // and left out. The error is always nil today.
 func (c *Controller) SetLocal(group, version string, groupPriorityMinimum int32, v2, v3 []byte) error {
+	var local *localV2
+	if v2 != nil {
+		local = &localV2{raw: v2}
+	}
+	c.setLocal(group, version, groupPriorityMinimum, local, v3)
+	return nil
+}
+
+// SetLocalParts is SetLocal with the v2 document given as its paths,
+// definitions and shared parameters (compact JSON values, not changed
+// afterwards), so that nothing is split: what
+// registry.CustomResourceOpenAPIBuilder.BuildParts returns. All nil stops
+// serving them.
+func (c *Controller) SetLocalParts(group, version string, groupPriorityMinimum int32, v2Paths, v2Definitions, v2Parameters map[string]json.RawMessage, v3 []byte) {
+	var local *localV2
+	if v2Paths != nil || v2Definitions != nil || v2Parameters != nil {
+		local = &localV2{parts: &openAPIV2Parts{paths: v2Paths, definitions: v2Definitions, parameters: v2Parameters}}
+		local.once.Do(func() {}) // split already
+	}
+	c.setLocal(group, version, groupPriorityMinimum, local, v3)
+}
+
+// setLocal serves (or, both nil, stops serving) the local documents of
+// group/version.
+func (c *Controller) setLocal(group, version string, groupPriorityMinimum int32, v2 *localV2, v3 []byte) {
 	name := "local:" + version + "." + group
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -372,19 +397,15 @@ func (c *Controller) SetLocal(group, version string, groupPriorityMinimum int32,
 			c.rebuild = true
 			c.poke()
 		}
-		return nil
+		return
 	}
-	e := &openAPIEntry{name: name, group: group, version: version, groupPriorityMinimum: groupPriorityMinimum, available: true, local: true}
-	if v2 != nil {
-		e.v2local = &localV2{raw: v2}
-	}
+	e := &openAPIEntry{name: name, group: group, version: version, groupPriorityMinimum: groupPriorityMinimum, available: true, local: true, v2local: v2}
 	if v3 != nil {
 		e.v3, e.v3hash = v3, registry.OpenAPIHash(v3)
 	}
 	c.entries[name] = e
 	c.rebuild = true
 	c.poke()
-	return nil
 }
 
 // openAPIJob is one entry's fetch: the inputs copied out of the entry
