@@ -19,6 +19,13 @@ import (
 // crdResource is the store of CustomResourceDefinitions.
 var crdResource = meta.GroupResource{Group: apiextensions.GroupAPIExtensions, Resource: "customresourcedefinitions"}
 
+// crdEstablisher serves a CRD from just before its Established write
+// (crdServing.ServeEstablishing), and stops when that write failed.
+type crdEstablisher interface {
+	ServeEstablishing(ctx context.Context, crd *apiextensions.CustomResourceDefinition) error
+	CancelEstablishing(name string)
+}
+
 // crdInstanceDeleter deletes every custom resource of a CRD for the
 // cleanup finalizer and reports how many are left (objects with
 // finalizers of their own stay until those are removed). aggsim's
@@ -103,9 +110,10 @@ func (c *crdController) syncAll(ctx context.Context) bool {
 		}
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
+	used := acceptedNamesByGroup(all)
 	ok := true
 	for _, crd := range all {
-		if err := c.sync(ctx, crd, all); err != nil {
+		if err := c.sync(ctx, crd, used[crd.Spec.Group]); err != nil {
 			var se *meta.StatusError
 			if errors.As(err, &se) && se.Status.Code == 404 {
 				continue // deleted meanwhile
@@ -117,8 +125,9 @@ func (c *crdController) syncAll(ctx context.Context) bool {
 	return ok
 }
 
-// sync takes the next step for crd (a copy is changed and written).
-func (c *crdController) sync(ctx context.Context, live *apiextensions.CustomResourceDefinition, all []*apiextensions.CustomResourceDefinition) error {
+// sync takes the next step for crd (a copy is changed and written); used
+// holds the names accepted in its group at the start of the pass.
+func (c *crdController) sync(ctx context.Context, live *apiextensions.CustomResourceDefinition, used groupNames) error {
 	crd := copyCRD(live)
 	now := c.now()
 	if crd.DeletionTimestamp != nil {
@@ -135,7 +144,7 @@ func (c *crdController) sync(ctx context.Context, live *apiextensions.CustomReso
 			return err
 		}
 	}
-	names, namesCond, estCond := calculateNamesAndConditions(crd, all)
+	names, namesCond, estCond := calculateNamesAndConditions(crd, used)
 	oldNames := apiextensions.FindCondition(crd.Status.Conditions, apiextensions.NamesAccepted)
 	oldEst := apiextensions.FindCondition(crd.Status.Conditions, apiextensions.Established)
 	if !sameNames(names, crd.Status.AcceptedNames) || !sameCondition(oldNames, namesCond) || !sameCondition(oldEst, estCond) {
@@ -150,7 +159,19 @@ func (c *crdController) sync(ctx context.Context, live *apiextensions.CustomReso
 			Type: apiextensions.Established, Status: apiextensions.ConditionTrue,
 			Reason: "InitialNamesAccepted", Message: "the initial names have been accepted",
 		}, now)
+		// served before anyone can see Established, so that a create
+		// right after it finds the resource (upstream's handler serves
+		// whatever its informer shows Established)
+		establisher, _ := c.instances.(crdEstablisher)
+		if establisher != nil {
+			if err := establisher.ServeEstablishing(ctx, crd); err != nil {
+				c.logger.Debug("serve an establishing CustomResourceDefinition", "name", crd.Name, "err", err)
+			}
+		}
 		_, err := c.writer.UpdateStatus(ctx, crd)
+		if err != nil && establisher != nil {
+			establisher.CancelEstablishing(crd.Name)
+		}
 		return err
 	}
 	return nil
@@ -225,27 +246,43 @@ func approvalCondition(crd *apiextensions.CustomResourceDefinition) apiextension
 	return cond
 }
 
-// calculateNamesAndConditions mirrors upstream's naming controller: each
-// requested name is accepted unless it is already accepted by a CRD of
-// the group (this one included, unless it is the same name it accepted) (the last conflict found names the reason); Established is
-// False(Installing) once the names are accepted and not yet established,
-// False(NotAccepted) while they are not, and kept as it is otherwise.
-func calculateNamesAndConditions(crd *apiextensions.CustomResourceDefinition, all []*apiextensions.CustomResourceDefinition) (apiextensions.CustomResourceDefinitionNames, apiextensions.CustomResourceDefinitionCondition, apiextensions.CustomResourceDefinitionCondition) {
-	resources, kinds := map[string]bool{}, map[string]bool{}
+// groupNames are the names the CRDs of one group have accepted: plurals,
+// singulars and short names (resources), kinds and list kinds.
+type groupNames struct {
+	resources, kinds map[string]bool
+}
+
+// acceptedNamesByGroup collects the accepted names of all by group, once
+// per pass (upstream's getAcceptedNamesForGroup, which the naming
+// controller asks for each CRD).
+func acceptedNamesByGroup(all []*apiextensions.CustomResourceDefinition) map[string]groupNames {
+	out := map[string]groupNames{}
 	for _, o := range all {
-		// the CRD's own accepted names count too, as upstream's
-		// getAcceptedNamesForGroup (a short name equal to its own
-		// singular conflicts once the singular is accepted)
-		if o.Spec.Group != crd.Spec.Group {
-			continue
+		g, ok := out[o.Spec.Group]
+		if !ok {
+			g = groupNames{resources: map[string]bool{}, kinds: map[string]bool{}}
+			out[o.Spec.Group] = g
 		}
 		a := o.Status.AcceptedNames
-		resources[a.Plural], resources[a.Singular] = true, true
+		g.resources[a.Plural], g.resources[a.Singular] = true, true
 		for _, s := range a.ShortNames {
-			resources[s] = true
+			g.resources[s] = true
 		}
-		kinds[a.Kind], kinds[a.ListKind] = true, true
+		g.kinds[a.Kind], g.kinds[a.ListKind] = true, true
 	}
+	return out
+}
+
+// calculateNamesAndConditions mirrors upstream's naming controller: each
+// requested name is accepted unless it is already accepted by a CRD of
+// the group (used; this one included, unless it is the same name it
+// accepted: a short name equal to its own singular conflicts once the
+// singular is accepted) (the last conflict found names the reason);
+// Established is False(Installing) once the names are accepted and not
+// yet established, False(NotAccepted) while they are not, and kept as it
+// is otherwise.
+func calculateNamesAndConditions(crd *apiextensions.CustomResourceDefinition, used groupNames) (apiextensions.CustomResourceDefinitionNames, apiextensions.CustomResourceDefinitionCondition, apiextensions.CustomResourceDefinitionCondition) {
+	resources, kinds := used.resources, used.kinds
 	cond := apiextensions.CustomResourceDefinitionCondition{Type: apiextensions.NamesAccepted, Status: apiextensions.ConditionUnknown}
 	conflict := func(reason string, err error) {
 		cond.Status, cond.Reason, cond.Message = apiextensions.ConditionFalse, reason, err.Error()

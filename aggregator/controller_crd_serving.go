@@ -57,22 +57,49 @@ type crdServing struct {
 	now         func() time.Time
 	kick        chan struct{}
 	conversion  *crdConversion // converters of Webhook CRDs (crd_conversion.go)
+	// openapiKick wakes the OpenAPI publisher (runOpenAPI).
+	openapiKick chan struct{}
+	// openapiDocs builds a group/version's documents from those of its
+	// CRDs, each built once (used by runOpenAPI only).
+	openapiDocs registry.CustomResourceOpenAPIBuilder
 
 	mu     sync.Mutex
 	served map[string]servedGV // by "group/version"
+	// openapiPending holds the group/versions ("group/version") whose
+	// OpenAPI documents are to be built again (or withdrawn, when no
+	// longer served).
+	openapiPending map[string]bool
+	// fingerprints caches crdFingerprint by CRD name for the
+	// resourceVersion it was computed at (a pass used to encode every
+	// CRD's spec on every change of any CRD or APIService).
+	fingerprints map[string]cachedFingerprint
+	// establishing holds, by name, CRDs as the establishing step is
+	// about to write them (Established True), served from before that
+	// write until the informer holds a newer copy than the one they were
+	// made from (ServeEstablishing).
+	establishing map[string]*apiextensions.CustomResourceDefinition
+}
+
+// cachedFingerprint is a CRD's fingerprint at one resourceVersion.
+type cachedFingerprint struct {
+	resourceVersion, fingerprint string
 }
 
 // servedGV is what one group/version serves: per resource the
-// fingerprint of the CRD it was built from, and the store.
+// fingerprint of the CRD it was built from, the store and the CRD.
 type servedGV struct {
 	fingerprints map[string]string
 	stores       map[string]*registry.Store
+	crds         map[string]*apiextensions.CustomResourceDefinition
 }
 
 // localOpenAPI publishes the OpenAPI documents of a CRD group/version
 // (openapiaggregator.Controller.SetLocal).
 type localOpenAPI interface {
 	SetLocal(group, version string, groupPriorityMinimum int32, v2, v3 []byte) error
+	// SetLocalParts is SetLocal with the v2 document's paths,
+	// definitions and parameters given (nothing to split).
+	SetLocalParts(group, version string, groupPriorityMinimum int32, v2Paths, v2Definitions, v2Parameters map[string]json.RawMessage, v3 []byte)
 }
 
 func newCRDServing(crds, apiServices *Informer, api dynamicAPI, apisStore *registry.Store, resync func(string), openapi localOpenAPI, logger *slog.Logger, now func() time.Time) *crdServing {
@@ -81,6 +108,9 @@ func newCRDServing(crds, apiServices *Informer, api dynamicAPI, apisStore *regis
 		apisWriter: rest.ObjectWriter{Store: apisStore, Manager: "kube-apiserver"},
 		resync:     resync, logger: logger, now: now,
 		kick: make(chan struct{}, 1), served: map[string]servedGV{},
+		openapiKick: make(chan struct{}, 1), openapiPending: map[string]bool{},
+		fingerprints: map[string]cachedFingerprint{},
+		establishing: map[string]*apiextensions.CustomResourceDefinition{},
 	}
 	kick := func(_, _ meta.Object) {
 		select {
@@ -96,7 +126,13 @@ func newCRDServing(crds, apiServices *Informer, api dynamicAPI, apisStore *regis
 }
 
 // Run syncs after every CRD change until ctx ends, retrying failed passes.
+// The OpenAPI documents of the group/versions a pass changed are built
+// on a goroutine of their own, so that serving and discovery do not wait
+// for them (building a group/version's documents is the slowest step).
 func (c *crdServing) Run(ctx context.Context) {
+	done := make(chan struct{})
+	defer func() { <-done }()
+	go func() { c.runOpenAPI(ctx); close(done) }()
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
 	for {
@@ -123,6 +159,18 @@ func crdFingerprint(crd *apiextensions.CustomResourceDefinition) string {
 	return string(b)
 }
 
+// fingerprint is crdFingerprint(crd), computed once per resourceVersion.
+// Called with c.mu held.
+func (c *crdServing) fingerprint(crd *apiextensions.CustomResourceDefinition) string {
+	rv := crd.ResourceVersion
+	if f, ok := c.fingerprints[crd.Name]; ok && rv != "" && f.resourceVersion == rv {
+		return f.fingerprint
+	}
+	fp := crdFingerprint(crd)
+	c.fingerprints[crd.Name] = cachedFingerprint{resourceVersion: rv, fingerprint: fp}
+	return fp
+}
+
 // sync brings the served group/versions and the automanaged APIServices
 // in line with the CRDs.
 func (c *crdServing) sync(ctx context.Context) error {
@@ -133,10 +181,19 @@ func (c *crdServing) sync(ctx context.Context) error {
 	}
 	desired := map[string]map[string]want{} // gv -> resource -> CRD
 	registered := map[string][2]string{}    // APIService name -> group, version
+	seen := map[string]bool{}
 	for _, o := range c.crds.List() {
 		crd, ok := o.(*apiextensions.CustomResourceDefinition)
 		if !ok {
 			continue
+		}
+		seen[crd.Name] = true
+		if e := c.establishing[crd.Name]; e != nil {
+			if e.ResourceVersion == crd.ResourceVersion {
+				crd = e
+			} else {
+				delete(c.establishing, crd.Name) // the informer caught up
+			}
 		}
 		for _, v := range crd.Spec.Versions {
 			if !v.Served {
@@ -153,16 +210,26 @@ func (c *crdServing) sync(ctx context.Context) error {
 			desired[gv][crd.Status.AcceptedNames.Plural] = want{crd: crd}
 		}
 	}
+	for name := range c.fingerprints {
+		if !seen[name] {
+			delete(c.fingerprints, name)
+		}
+	}
+	for name := range c.establishing {
+		if !seen[name] {
+			delete(c.establishing, name)
+		}
+	}
 	var errs []error
 	changed := map[string]bool{}
 	for gv, res := range desired {
 		cur := c.served[gv]
-		next := servedGV{fingerprints: map[string]string{}, stores: map[string]*registry.Store{}}
+		next := servedGV{fingerprints: map[string]string{}, stores: map[string]*registry.Store{}, crds: map[string]*apiextensions.CustomResourceDefinition{}}
 		same := len(cur.stores) == len(res)
 		for plural, w := range res {
-			fp := crdFingerprint(w.crd)
+			fp := c.fingerprint(w.crd)
 			if st := cur.stores[plural]; st != nil && cur.fingerprints[plural] == fp {
-				next.stores[plural], next.fingerprints[plural] = st, fp
+				next.stores[plural], next.fingerprints[plural], next.crds[plural] = st, fp, cur.crds[plural]
 				continue
 			}
 			same = false
@@ -173,7 +240,7 @@ func (c *crdServing) sync(ctx context.Context) error {
 				continue
 			}
 			c.configureVersions(strategy, w.crd, version)
-			next.stores[plural], next.fingerprints[plural] = c.api.NewStore(strategy), fp
+			next.stores[plural], next.fingerprints[plural], next.crds[plural] = c.api.NewStore(strategy), fp, w.crd
 		}
 		if same {
 			continue
@@ -189,24 +256,21 @@ func (c *crdServing) sync(ctx context.Context) error {
 		}
 		c.served[gv] = next
 		changed[version+"."+group] = true
-		var crds []*apiextensions.CustomResourceDefinition
-		for _, w := range res {
-			crds = append(crds, w.crd)
-		}
-		sort.Slice(crds, func(i, j int) bool { return crds[i].Name < crds[j].Name })
-		if v2, v3, err := registry.CustomResourceOpenAPI(group, version, crds); err != nil {
-			errs = append(errs, err)
-		} else if err := c.openapi.SetLocal(group, version, crdGroupPriorityMinimum, v2, v3); err != nil {
-			errs = append(errs, err)
-		}
+		c.openapiPending[gv] = true
 	}
 	for gv := range c.served {
 		if _, ok := desired[gv]; !ok {
 			group, version := splitGV(gv)
-			_ = c.openapi.SetLocal(group, version, 0, nil, nil)
 			c.api.SetGroupVersion(group, version, nil)
 			delete(c.served, gv)
 			changed[version+"."+group] = true
+			c.openapiPending[gv] = true
+		}
+	}
+	if len(c.openapiPending) > 0 {
+		select {
+		case c.openapiKick <- struct{}{}:
+		default:
 		}
 	}
 	errs = append(errs, c.autoregister(ctx, registered)...)
@@ -219,6 +283,81 @@ func (c *crdServing) sync(ctx context.Context) error {
 		c.resync(n)
 	}
 	return errors.Join(errs...)
+}
+
+// ServeEstablishing serves crd, a copy of the informer's CRD with
+// Established True that the CRD controller is about to write, right away:
+// a client that sees Established (kubectl wait --for=condition=Established)
+// and then creates a custom resource finds it served, as upstream's
+// handler serves any CRD its informer shows Established. It is served
+// so until the informer holds a newer copy of the CRD, or
+// CancelEstablishing. Errors: the sync's (it is retried by Run).
+func (c *crdServing) ServeEstablishing(ctx context.Context, crd *apiextensions.CustomResourceDefinition) error {
+	c.mu.Lock()
+	c.establishing[crd.Name] = copyCRD(crd)
+	c.mu.Unlock()
+	return c.sync(ctx)
+}
+
+// CancelEstablishing drops what ServeEstablishing(name) serves (its
+// write failed) and syncs again from the informer.
+func (c *crdServing) CancelEstablishing(name string) {
+	c.mu.Lock()
+	delete(c.establishing, name)
+	c.mu.Unlock()
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// runOpenAPI publishes the OpenAPI documents of every pending
+// group/version, built from the CRDs served at that moment (a change
+// meanwhile marks it pending again), until ctx ends. Documents that do
+// not build are logged and not published.
+func (c *crdServing) runOpenAPI(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.openapiKick:
+		}
+		c.mu.Lock()
+		pending := c.openapiPending
+		c.openapiPending = map[string]bool{}
+		crdsOf := make(map[string][]*apiextensions.CustomResourceDefinition, len(pending))
+		for gv := range pending {
+			for _, crd := range c.served[gv].crds {
+				crdsOf[gv] = append(crdsOf[gv], crd)
+			}
+		}
+		c.mu.Unlock()
+		gvs := make([]string, 0, len(pending))
+		for gv := range pending {
+			gvs = append(gvs, gv)
+		}
+		sort.Strings(gvs)
+		for _, gv := range gvs {
+			if ctx.Err() != nil {
+				return
+			}
+			group, version := splitGV(gv)
+			crds := crdsOf[gv]
+			if len(crds) == 0 {
+				c.openapiDocs.Forget(group, version)
+				_ = c.openapi.SetLocal(group, version, 0, nil, nil)
+				continue
+			}
+			sort.Slice(crds, func(i, j int) bool { return crds[i].Name < crds[j].Name })
+			parts, err := c.openapiDocs.BuildParts(ctx, group, version, crds)
+			if err == nil {
+				c.openapi.SetLocalParts(group, version, crdGroupPriorityMinimum, parts.V2Paths, parts.V2Definitions, parts.V2Parameters, parts.V3)
+			}
+			if err != nil && ctx.Err() == nil {
+				c.logger.Warn("publish the OpenAPI documents of custom resources", "groupVersion", gv, "err", err)
+			}
+		}
+	}
 }
 
 // autoregister creates the missing automanaged APIServices of registered,

@@ -44,6 +44,9 @@ type CustomResourceStrategy struct {
 	// text, which the caller computes).
 	Deprecation string
 	crVersionSchemas
+	// derived holds what is computed from the schema once
+	// (strategy_cr_derived.go).
+	derived crDerived
 }
 
 var (
@@ -450,6 +453,11 @@ func (s *CustomResourceStrategy) RefusesStrategicMergePatch() bool { return true
 // their x-kubernetes-list-map-keys and its set lists (no keys), by dotted
 // path without list indices, for server-side apply.
 func (s *CustomResourceStrategy) ListMapKeys() map[string][]string {
+	return s.derived.listMapKeys(s)
+}
+
+// listMapKeysOfSchema is ListMapKeys computed from the schema.
+func (s *CustomResourceStrategy) listMapKeysOfSchema() map[string][]string {
 	out := map[string][]string{}
 	s.walkSchema(func(path string, p *apiextensions.JSONSchemaProps) {
 		if p.XListType == nil {
@@ -467,6 +475,11 @@ func (s *CustomResourceStrategy) ListMapKeys() map[string][]string {
 
 // AtomicMaps returns the paths of x-kubernetes-map-type atomic objects.
 func (s *CustomResourceStrategy) AtomicMaps() []string {
+	return s.derived.atomicMaps(s)
+}
+
+// atomicMapsOfSchema is AtomicMaps computed from the schema.
+func (s *CustomResourceStrategy) atomicMapsOfSchema() []string {
 	var out []string
 	s.walkSchema(func(path string, p *apiextensions.JSONSchemaProps) {
 		if p.XMapType != nil && *p.XMapType == "atomic" {

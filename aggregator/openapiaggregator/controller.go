@@ -130,8 +130,9 @@ type openAPIEntry struct {
 	available            bool
 	dirty                bool // fetch at the next pass
 	// local marks documents aggsim builds itself (a CRD group/version's,
-	// SetLocal): never fetched.
-	local bool
+	// SetLocal): never fetched. v2local is such an entry's v2 document.
+	local   bool
+	v2local *localV2
 
 	// v2 holds the backend's paths under /apis/<g>/<v>/ and the
 	// definitions they reach (nil: none); v2etag is the backend's ETag.
@@ -144,6 +145,27 @@ type openAPIEntry struct {
 	v3hash string
 }
 
+// localV2 is a v2 document given to SetLocal, split on first use.
+type localV2 struct {
+	raw   []byte
+	once  sync.Once
+	parts *openAPIV2Parts // nil when raw does not split
+}
+
+// split returns the parts of l's document (nil, logged once, when it is
+// not swagger JSON).
+func (l *localV2) split(logger *slog.Logger) *openAPIV2Parts {
+	l.once.Do(func() {
+		parts, err := splitOpenAPIV2(l.raw)
+		if err != nil {
+			logger.Error("split a local OpenAPI v2 document; left out of /openapi/v2", "err", err)
+			return
+		}
+		l.parts = &parts
+	})
+	return l.parts
+}
+
 // openAPIV2Parts is a swagger document split into its top-level fields,
 // paths, definitions and shared parameters (raw JSON each).
 type openAPIV2Parts struct {
@@ -153,10 +175,18 @@ type openAPIV2Parts struct {
 	parameters  map[string]json.RawMessage
 }
 
-// openAPISnapshot is everything served, encoded once per change.
+// openAPISnapshot is everything served, encoded once per change; the
+// merged v2 document on the first request that asks for it (v2doc).
 type openAPISnapshot struct {
-	v2     []byte
-	v2etag string // quoted
+	// v2Once runs v2build (then dropped) into v2 and v2etag: merging and
+	// hashing the v2 document of every group/version is the costly part
+	// of a rebuild, and a CRD's group/version is served in /openapi/v3
+	// without waiting for it (kube-openapi's handler also merges on
+	// request, k8s.io/kube-openapi/pkg/handler).
+	v2Once  sync.Once
+	v2build func() []byte
+	v2      []byte
+	v2etag  string // quoted
 	// v2pbOnce encodes v2 as protobuf (v2pb, nil when that failed) on the
 	// first request that asks for it: the encoding costs about 30 ms of CPU
 	// (gnostic parses the JSON through a YAML parser), and only kubectl
@@ -328,8 +358,36 @@ func (c *Controller) markAllDirty() {
 // definitions are merged into /openapi/v2, and v3, the document of
 // apis/<group>/<version>, listed in the /openapi/v3 index. Both nil stops
 // serving them. groupPriorityMinimum orders the merge as an APIService's.
-// Errors: a v2 document that is not swagger JSON.
+// v2 is split into its parts when /openapi/v2 is first merged with it
+// (splitting a large group/version's document costs milliseconds that a
+// change need not wait for); one that is not swagger JSON is logged then
+// and left out. The error is always nil today.
 func (c *Controller) SetLocal(group, version string, groupPriorityMinimum int32, v2, v3 []byte) error {
+	var local *localV2
+	if v2 != nil {
+		local = &localV2{raw: v2}
+	}
+	c.setLocal(group, version, groupPriorityMinimum, local, v3)
+	return nil
+}
+
+// SetLocalParts is SetLocal with the v2 document given as its paths,
+// definitions and shared parameters (compact JSON values, not changed
+// afterwards), so that nothing is split: what
+// registry.CustomResourceOpenAPIBuilder.BuildParts returns. All nil stops
+// serving them.
+func (c *Controller) SetLocalParts(group, version string, groupPriorityMinimum int32, v2Paths, v2Definitions, v2Parameters map[string]json.RawMessage, v3 []byte) {
+	var local *localV2
+	if v2Paths != nil || v2Definitions != nil || v2Parameters != nil {
+		local = &localV2{parts: &openAPIV2Parts{paths: v2Paths, definitions: v2Definitions, parameters: v2Parameters}}
+		local.once.Do(func() {}) // split already
+	}
+	c.setLocal(group, version, groupPriorityMinimum, local, v3)
+}
+
+// setLocal serves (or, both nil, stops serving) the local documents of
+// group/version.
+func (c *Controller) setLocal(group, version string, groupPriorityMinimum int32, v2 *localV2, v3 []byte) {
 	name := "local:" + version + "." + group
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -339,23 +397,15 @@ func (c *Controller) SetLocal(group, version string, groupPriorityMinimum int32,
 			c.rebuild = true
 			c.poke()
 		}
-		return nil
+		return
 	}
-	e := &openAPIEntry{name: name, group: group, version: version, groupPriorityMinimum: groupPriorityMinimum, available: true, local: true}
-	if v2 != nil {
-		parts, err := splitOpenAPIV2(v2)
-		if err != nil {
-			return err
-		}
-		e.v2 = &parts
-	}
+	e := &openAPIEntry{name: name, group: group, version: version, groupPriorityMinimum: groupPriorityMinimum, available: true, local: true, v2local: v2}
 	if v3 != nil {
 		e.v3, e.v3hash = v3, registry.OpenAPIHash(v3)
 	}
 	c.entries[name] = e
 	c.rebuild = true
 	c.poke()
-	return nil
 }
 
 // openAPIJob is one entry's fetch: the inputs copied out of the entry
@@ -424,7 +474,7 @@ func (c *Controller) pass(ctx context.Context) {
 	c.mu.Lock()
 	var served []*openAPIEntry
 	for _, e := range c.entries {
-		if e.available && (e.v2 != nil || e.v3 != nil) {
+		if e.available && (e.v2 != nil || e.v2local != nil || e.v3 != nil) {
 			cp := *e
 			served = append(served, &cp)
 		}
@@ -609,7 +659,29 @@ func splitOpenAPIV2(doc []byte) (openAPIV2Parts, error) {
 			return p, fmt.Errorf("decode swagger parameters: %w", err)
 		}
 	}
+	for _, m := range []map[string]json.RawMessage{p.paths, p.definitions, p.parameters} {
+		if err := compactValues(m); err != nil {
+			return p, fmt.Errorf("decode swagger: %w", err)
+		}
+	}
 	return p, nil
+}
+
+// compactValues compacts every value of m that may hold whitespace (as
+// encoding/json writes a json.RawMessage without HTML escaping), once per
+// split, so that encodeOpenAPIV2 can copy the values as they are.
+func compactValues(m map[string]json.RawMessage) error {
+	for k, v := range m {
+		if isCompactJSON(v) {
+			continue
+		}
+		var b bytes.Buffer
+		if err := json.Compact(&b, v); err != nil {
+			return err
+		}
+		m[k] = b.Bytes()
+	}
+	return nil
 }
 
 // filter keeps the paths equal to gvPath or under gvPath/, the shared
@@ -696,13 +768,10 @@ func encodeOpenAPIV2(top, paths, defs, params map[string]json.RawMessage) ([]byt
 			if len(m) == 0 && k != "paths" {
 				continue
 			}
-			var vb bytes.Buffer
-			enc := json.NewEncoder(&vb)
-			enc.SetEscapeHTML(false)              // kube-apiserver's v2 document does not escape <, > and &
-			if err := enc.Encode(m); err != nil { // sorted keys
+			var err error
+			if v, err = encodeRawObject(m); err != nil {
 				return nil, err
 			}
-			v = bytes.TrimSuffix(vb.Bytes(), []byte("\n"))
 		default:
 			raw, ok := top[k]
 			if !ok {
@@ -721,6 +790,76 @@ func encodeOpenAPIV2(top, paths, defs, params map[string]json.RawMessage) ([]byt
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
+}
+
+// isCompactJSON reports whether the JSON value v has no whitespace
+// outside its strings (json.Compact would leave it as it is; the value is
+// valid, json.Unmarshal checked it).
+func isCompactJSON(v []byte) bool {
+	inString := false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case inString && c == '\\':
+			i++ // the escaped character
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ' ' || c == '\t' || c == '\r' || c == '\n'):
+			return false
+		}
+	}
+	return true
+}
+
+// encodeRawObject encodes m as encoding/json encodes it without HTML
+// escaping (kube-apiserver's v2 document does not escape <, > and &): keys
+// sorted, values copied as they are (splitOpenAPIV2 compacted them; an
+// Encoder compacted and validated megabytes on every merge).
+func encodeRawObject(m map[string]json.RawMessage) ([]byte, error) {
+	keys := make([]string, 0, len(m))
+	size := 2
+	for k, v := range m {
+		keys = append(keys, k)
+		size += len(k) + len(v) + 4
+	}
+	sort.Strings(keys)
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	buf.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if plainKey(k) {
+			buf.WriteByte('"')
+			buf.WriteString(k)
+			buf.WriteByte('"')
+		} else {
+			if err := enc.Encode(k); err != nil {
+				return nil, err
+			}
+			buf.Truncate(buf.Len() - 1) // the Encoder's newline
+		}
+		buf.WriteByte(':')
+		v := m[k]
+		if len(v) == 0 {
+			v = []byte("null") // as encoding/json writes a nil json.RawMessage
+		}
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// plainKey reports whether encoding/json writes k unchanged between
+// quotes (printable ASCII without '"' and '\\').
+func plainKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // build encodes a snapshot of aggsim's own documents and the served remote
@@ -746,7 +885,7 @@ func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 	var extra []registry.OpenAPIV3IndexEntry
 	anyV2 := false
 	for _, e := range served {
-		if e.v2 != nil {
+		if e.v2 != nil || e.v2local != nil {
 			anyV2 = true
 		}
 		if e.v3 == nil {
@@ -759,7 +898,26 @@ func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 	s.index = registry.OpenAPIV3Index(extra...)
 	s.indexEtag = `"` + registry.OpenAPIHash(s.index) + `"`
 
-	s.v2 = registry.OpenAPIV2()
+	s.v2build = func() []byte { return c.mergeV2(served, anyV2) }
+	return s
+}
+
+// v2doc returns the snapshot's v2 document and its quoted ETag, merging
+// it on the first call.
+func (s *openAPISnapshot) v2doc() ([]byte, string) {
+	s.v2Once.Do(func() {
+		s.v2 = s.v2build()
+		s.v2build = nil
+		s.v2etag = `"` + registry.OpenAPIHash(s.v2) + `"`
+	})
+	return s.v2, s.v2etag
+}
+
+// mergeV2 builds the v2 document: aggsim's own, with the paths,
+// definitions and shared parameters of served (in that order, the first
+// one of a name wins) when anyV2.
+func (c *Controller) mergeV2(served []*openAPIEntry, anyV2 bool) []byte {
+	v2 := registry.OpenAPIV2()
 	var own openAPIV2Parts
 	if anyV2 {
 		own = c.ownParts()
@@ -778,22 +936,26 @@ func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 			params[k] = v
 		}
 		for _, e := range served {
-			if e.v2 == nil {
+			parts := e.v2
+			if parts == nil && e.v2local != nil {
+				parts = e.v2local.split(c.logger)
+			}
+			if parts == nil {
 				continue
 			}
-			for k, v := range e.v2.paths {
+			for k, v := range parts.paths {
 				if _, ok := paths[k]; !ok {
 					paths[k] = v
 				}
 			}
-			for k, v := range e.v2.definitions {
+			for k, v := range parts.definitions {
 				if _, ok := defs[k]; !ok {
 					defs[k] = v
 				}
 			}
 			// Shared parameters are named by a hash of their content:
 			// the same name is the same parameter.
-			for k, v := range e.v2.parameters {
+			for k, v := range parts.parameters {
 				if _, ok := params[k]; !ok {
 					params[k] = v
 				}
@@ -801,20 +963,20 @@ func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 		}
 		b, err := encodeOpenAPIV2(own.top, paths, defs, params)
 		if err == nil {
-			s.v2 = b
+			v2 = b
 		} else {
 			c.logger.Error("encode the aggregated OpenAPI v2 document; serving aggsim's own", "err", err)
 		}
 	}
-	s.v2etag = `"` + registry.OpenAPIHash(s.v2) + `"`
-	return s
+	return v2
 }
 
 // protobuf returns the snapshot's v2 document as gnostic protobuf, encoding
 // it on the first call; nil when it cannot be encoded (logged once).
 func (s *openAPISnapshot) protobuf(logger *slog.Logger) []byte {
 	s.v2pbOnce.Do(func() {
-		doc, err := openapi_v2.ParseDocument(s.v2)
+		v2, _ := s.v2doc()
+		doc, err := openapi_v2.ParseDocument(v2)
 		if err != nil {
 			logger.Error("parse the OpenAPI v2 document", "err", err)
 			return
@@ -877,15 +1039,16 @@ func (c *Controller) ServeV2(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotAcceptable)
 		return
 	}
-	body, ct := snap.v2, "application/json"
+	body, etag := snap.v2doc()
+	ct := "application/json"
 	if f.protobuf {
 		if pb := snap.protobuf(c.logger); pb != nil {
 			body, ct = pb, f.contentType
 		}
 	}
-	w.Header().Set("Etag", snap.v2etag)
+	w.Header().Set("Etag", etag)
 	w.Header().Set("Content-Type", ct)
-	if r.Header.Get("If-None-Match") == snap.v2etag {
+	if r.Header.Get("If-None-Match") == etag {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
