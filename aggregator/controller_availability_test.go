@@ -18,6 +18,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -446,10 +447,19 @@ func TestAvailabilityStates(t *testing.T) {
 			golden: "discovery404"},
 		{name: "healthy with the right caBundle", do: func() {
 			backend.code.Store(0)
-			a := e.getAPIService(t, avName)
-			a.Spec.CABundle = ca.CertPEM
-			if _, err := e.store(apiServicesResource).Update(e.ctx, a); err != nil {
-				t.Fatal(err)
+			// the availability controller may write the status between
+			// the read and the update (the backend just turned healthy):
+			// a conflict is read again, as a client would
+			for attempt := 0; ; attempt++ {
+				a := e.getAPIService(t, avName)
+				a.Spec.CABundle = ca.CertPEM
+				_, err := e.store(apiServicesResource).Update(e.ctx, a)
+				if err == nil {
+					break
+				}
+				if !errors.Is(err, meta.ErrConflict) || attempt == 10 {
+					t.Fatal(err)
+				}
 			}
 		},
 			want: cond(apiregistration.ConditionTrue, apiregistration.ReasonPassed, apiregistration.MessagePassed), flipped: true,
