@@ -50,11 +50,17 @@ func (acceptAllSchema) Prune(map[string]any) []string            { return nil }
 func (acceptAllSchema) PruneNulls(map[string]any)                {}
 func (acceptAllSchema) Default(map[string]any)                   {}
 
-// checkCRDSchema is the apiextensions.SchemaChecker: the structural
-// checks (structural.New), then the compilation and cost of the
+// checkCRDSchema is the apiextensions.SchemaChecker: the root-schema
+// restrictions of the status subresource, the structural checks
+// (structural.New), then the compilation and cost of the
 // x-kubernetes-validations rules (celrules.Compile).
-func checkCRDSchema(raw []byte, fldPath string) meta.FieldErrors {
+func checkCRDSchema(raw []byte, fldPath string, statusSubresource bool) meta.FieldErrors {
 	s, errs := structural.New(raw, fldPath)
+	if s != nil && statusSubresource {
+		// upstream reports the root-schema restrictions of the status
+		// subresource before the structural checks
+		errs = append(s.StatusSubresourceErrors(fldPath), errs...)
+	}
 	if s == nil || len(errs) > 0 {
 		// upstream compiles the rules only of a structural schema with
 		// valid defaults

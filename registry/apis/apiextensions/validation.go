@@ -12,9 +12,10 @@ import (
 
 // SchemaChecker checks one openAPIV3Schema (its JSON as stored) as
 // upstream's CRD validation does, fldPath prefixing the error fields
-// ("spec.validation.openAPIV3Schema"). The structural-schema engine
-// provides it; nil checks nothing.
-type SchemaChecker func(openAPIV3Schema []byte, fldPath string) meta.FieldErrors
+// ("spec.validation.openAPIV3Schema"); statusSubresource says the status
+// subresource is on for it, which restricts the root schema. The
+// structural-schema engine provides it; nil checks nothing.
+type SchemaChecker func(openAPIV3Schema []byte, fldPath string, statusSubresource bool) meta.FieldErrors
 
 // APIApprovedAnnotation is the annotation CRDs of the protected
 // community groups (*.k8s.io, *.kubernetes.io) must carry.
@@ -169,7 +170,7 @@ func validateSpec(spec *CustomResourceDefinitionSpec, check SchemaChecker) meta.
 			}
 		}
 		if !h.schema {
-			errs = append(errs, validateSchema(v.Schema, path+".schema", check)...)
+			errs = append(errs, validateSchema(v.Schema, path+".schema", hasStatus(v.Subresources), check)...)
 		}
 		if !h.subresources {
 			errs = append(errs, validateSubresources(v.Subresources, path+".subresources")...)
@@ -210,7 +211,7 @@ func validateSpec(spec *CustomResourceDefinitionSpec, check SchemaChecker) meta.
 
 	if len(spec.Versions) > 0 {
 		if h.schema {
-			errs = append(errs, validateSchema(spec.Versions[0].Schema, "spec.validation", check)...)
+			errs = append(errs, validateSchema(spec.Versions[0].Schema, "spec.validation", anyStatus(spec.Versions), check)...)
 		}
 		if h.subresources {
 			errs = append(errs, validateSubresources(spec.Versions[0].Subresources, "spec.subresources")...)
@@ -275,7 +276,22 @@ func ValidateNames(n *CustomResourceDefinitionNames, path string) meta.FieldErro
 	return errs
 }
 
-func validateSchema(v *CustomResourceValidation, path string, check SchemaChecker) meta.FieldErrors {
+// hasStatus reports whether s turns the status subresource on.
+func hasStatus(s *CustomResourceSubresources) bool { return s != nil && s.Status != nil }
+
+// anyStatus reports whether a version turns the status subresource on:
+// the shared schema (spec.validation) is then checked as upstream's
+// internal version checks it, with the status subresource on.
+func anyStatus(vs []CustomResourceDefinitionVersion) bool {
+	for i := range vs {
+		if hasStatus(vs[i].Subresources) {
+			return true
+		}
+	}
+	return false
+}
+
+func validateSchema(v *CustomResourceValidation, path string, statusSubresource bool, check SchemaChecker) meta.FieldErrors {
 	if v == nil || v.OpenAPIV3Schema == nil || check == nil {
 		return nil
 	}
@@ -283,7 +299,7 @@ func validateSchema(v *CustomResourceValidation, path string, check SchemaChecke
 	if err != nil {
 		return meta.FieldErrors{meta.Invalid(path+".openAPIV3Schema", "", err.Error())}
 	}
-	return check(raw, path+".openAPIV3Schema")
+	return check(raw, path+".openAPIV3Schema", statusSubresource)
 }
 
 // validateSimpleJSONPath checks a path of scale or of a printer column:
