@@ -30,7 +30,9 @@ var crdFixtureFiles = map[string]string{
 // capturedURL is the request URL of a captured raw POST.
 var capturedURL = regexp.MustCompile(`'https://127\.0\.0\.1:\d+(/[^']*)'`)
 
-// TestCustomResourceObjectsAsUpstream replays the captured objects of
+// TestCustomResourceObjectsAsUpstream creates the fixture CRDs (each
+// compared with upstream's by checkCreatedCRD where captured), then replays
+// the captured objects of
 // the fixture CRDs (testdata/crd/objects: Foo, ServiceMonitor and Pizza
 // from ../shared/testdata/kube-1.33/crd; Certificate, Gateway and
 // HTTPRoute captured for this repository, see testdata/crd/SOURCES.md):
@@ -46,6 +48,9 @@ func TestCustomResourceObjectsAsUpstream(t *testing.T) {
 			t.Fatalf("create %s: %d %s", crdName, code, out)
 		}
 		waitCRD(t, s, crdName, apiextensions.IsEstablished)
+	}
+	for crdName := range crdFixtureFiles {
+		checkCreatedCRD(t, s, crdName)
 	}
 	curl := loopback{api: s.api, userAgent: "curl/8.5.0"}
 	ctx := context.Background()
