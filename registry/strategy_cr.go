@@ -229,16 +229,16 @@ func (s *CustomResourceStrategy) validateContent(u, old *Unstructured) meta.Fiel
 	if err != nil {
 		return meta.FieldErrors{meta.Invalid("metadata", "", err.Error())}
 	}
-	errs := s.schema.Validate(m)
+	om, err := oldObject(old)
+	if err != nil {
+		return meta.FieldErrors{meta.Invalid("metadata", "", err.Error())}
+	}
+	errs := s.validateSchema(m, om) // strategy_cr_status.go
 	if s.rules == nil {
 		return errs
 	}
 	if e, blocked := celrules.BlockingError(errs); blocked {
 		return append(errs, e)
-	}
-	om, err := oldObject(old)
-	if err != nil {
-		return append(errs, meta.Invalid("metadata", "", err.Error()))
 	}
 	return append(errs, s.rules.Validate(m, om)...)
 }

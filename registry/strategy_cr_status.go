@@ -13,6 +13,21 @@ type statusSchema interface {
 	ValidateStatusUpdate(obj, old map[string]any) meta.FieldErrors
 }
 
+// updateSchema is a CRSchema that validates updates with upstream's
+// ratcheting (structural.Schema.ValidateUpdate).
+type updateSchema interface {
+	ValidateUpdate(obj, old map[string]any) meta.FieldErrors
+}
+
+// validateSchema validates a create (old nil) or an update, ratcheting
+// the update's errors when the schema supports it.
+func (s *CustomResourceStrategy) validateSchema(obj, old map[string]any) meta.FieldErrors {
+	if us, ok := s.schema.(updateSchema); ok && old != nil {
+		return us.ValidateUpdate(obj, old)
+	}
+	return s.schema.Validate(obj)
+}
+
 // ValidateStatusUpdate checks a write through /status as upstream's
 // custom-resource statusStrategy.ValidateUpdate does: metadata update
 // rules, the status against the status sub-schema (messages relative to

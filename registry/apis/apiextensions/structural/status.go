@@ -11,14 +11,21 @@ import "github.com/aggsim/aggsim/registry/apis/meta"
 // then the x-kubernetes-list-type set/map duplicates of the whole object,
 // reported only when old has none (upstream ratchets them); then the
 // embedded-resource checks of the whole object. Without a status nothing
-// is value-checked.
+// is value-checked; errors of status values equal to the old ones are
+// dropped (ratcheting, as in ValidateUpdate).
 func (s *Schema) ValidateStatusUpdate(obj, old map[string]any) meta.FieldErrors {
 	if s == nil {
 		return nil
 	}
 	var errs meta.FieldErrors
 	if st, ok := obj["status"]; ok {
-		errs = append(errs, s.ValidateAt("status", st)...)
+		if p, ok := s.root.Properties["status"]; ok {
+			var o *oldValue
+			if ost, ok := old["status"]; ok {
+				o = &oldValue{v: ost} // ratcheting, as ValidateUpdate
+			}
+			errs = append(errs, toFieldErrors("status", validateRatcheting(&p, "", st, o))...)
+		}
 	}
 	if le := listErrors("", s.root, obj); len(le) > 0 && len(listErrors("", s.root, old)) == 0 {
 		errs = append(errs, le...)
