@@ -34,6 +34,7 @@ type CustomResourceStrategy struct {
 	schema  CRSchema
 	rules   *celrules.Validator // x-kubernetes-validations; nil without rules
 	columns []apiextensions.CustomResourceColumnDefinition
+	paths   []columnPath // of columns, compiled (jsonpath_cr.go)
 	// Now is the clock for date cells; nil means time.Now.
 	Now func() time.Time
 	// Converter converts objects between the CRD's versions (stored
@@ -126,6 +127,7 @@ func NewCustomResourceStrategy(crd *apiextensions.CustomResourceDefinition, vers
 	if len(s.columns) == 0 {
 		s.columns = []apiextensions.CustomResourceColumnDefinition{{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"}}
 	}
+	s.columns, s.paths = compileColumns(s.columns)
 	return s, nil
 }
 
@@ -238,16 +240,16 @@ func (s *CustomResourceStrategy) validateContent(u, old *Unstructured) meta.Fiel
 	if err != nil {
 		return meta.FieldErrors{meta.Invalid("metadata", "", err.Error())}
 	}
-	errs := s.schema.Validate(m)
+	om, err := oldObject(old)
+	if err != nil {
+		return meta.FieldErrors{meta.Invalid("metadata", "", err.Error())}
+	}
+	errs := s.validateSchema(m, om) // strategy_cr_status.go
 	if s.rules == nil {
 		return errs
 	}
 	if e, blocked := celrules.BlockingError(errs); blocked {
 		return append(errs, e)
-	}
-	om, err := oldObject(old)
-	if err != nil {
-		return append(errs, meta.Invalid("metadata", "", err.Error()))
 	}
 	return append(errs, s.rules.Validate(m, om)...)
 }
@@ -309,11 +311,15 @@ func (s *CustomResourceStrategy) TableRow(obj meta.Object) []any {
 	u := obj.(*Unstructured)
 	row := []any{u.Name}
 	m, err := u.Object()
-	for _, c := range s.columns {
+	for i, c := range s.columns {
 		var v any
 		ok := false
 		if err == nil {
-			v, ok = evalSimpleJSONPath(m, c.JSONPath)
+			v, ok = s.paths[i].first(m)
+		}
+		if ok && v == nil && c.Type == "string" {
+			row = append(row, "<no value>") // a null, as jsonpath prints it
+			continue
 		}
 		if !ok || v == nil {
 			row = append(row, nil)

@@ -108,7 +108,7 @@ func (u *Unstructured) UnmarshalJSON(b []byte) error {
 	delete(m, "apiVersion")
 	delete(m, "kind")
 	delete(m, "metadata")
-	u.Content = m
+	u.Content = canonicalNumbers(m).(map[string]any)
 	return nil
 }
 

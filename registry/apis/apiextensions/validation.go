@@ -303,12 +303,12 @@ func validateSchema(v *CustomResourceValidation, path string, statusSubresource 
 }
 
 // validateSimpleJSONPath checks a path of scale or of a printer column:
-// it must start with a dot.
+// it must start with a dot. Like upstream's validateSimpleJSONPath
+// (apiextensions validation.go) it checks nothing else: subscripts and
+// filters (`.status.conditions[?(@.type=="Ready")].status`, as
+// cert-manager's Certificate uses) and wildcards are accepted.
 func validateSimpleJSONPath(s, path string) meta.FieldErrors {
 	if !strings.HasPrefix(s, ".") {
-		return meta.FieldErrors{meta.Invalid(path, s, "must be a simple json path starting with .")}
-	}
-	if strings.ContainsAny(s, "[]*") {
 		return meta.FieldErrors{meta.Invalid(path, s, "must be a simple json path starting with .")}
 	}
 	return nil

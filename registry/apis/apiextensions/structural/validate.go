@@ -151,6 +151,22 @@ func childName(path, name string) string {
 // allOf/anyOf/oneOf/not, string, format, number, array, enum and object
 // validators, in that order.
 func validateValue(s *props, path string, data any) *result {
+	return validateRatcheting(s, path, data, nil)
+}
+
+// validateRatcheting is validateValue with upstream's CRD validation
+// ratcheting (ratcheting.go, on by default in 1.33) when old is not nil:
+// the errors of a value deep-equal to its correlated old value are
+// dropped (ratchet.go).
+func validateRatcheting(s *props, path string, data any, old *oldValue) *result {
+	res := validateOnce(s, path, data, old)
+	if !res.valid() && old != nil && unchanged(data, old.v) {
+		return &result{match: res.match}
+	}
+	return res
+}
+
+func validateOnce(s *props, path string, data any, old *oldValue) *result {
 	res := &result{}
 	if s == nil {
 		return res
@@ -172,7 +188,7 @@ func validateValue(s *props, path string, data any) *result {
 	if len(types) > 0 || format != "" {
 		apply(typeCheck(s, types, format, path, data))
 	}
-	apply(schemaProps(s, path, data))
+	apply(schemaProps(s, path, data, old))
 	switch d := data.(type) {
 	case string:
 		apply(stringCheck(s, path, d))
@@ -182,11 +198,11 @@ func validateValue(s *props, path string, data any) *result {
 	case int64, float64:
 		apply(numberCheck(s, path, d))
 	case []any:
-		apply(sliceCheck(s, path, d))
+		apply(sliceCheck(s, path, d, old))
 	}
 	apply(enumCheck(s, path, data))
 	if m, ok := data.(map[string]any); ok {
-		apply(objectCheck(s, path, m))
+		apply(objectCheck(s, path, m, old))
 	}
 	res.match++
 	return res
@@ -258,13 +274,13 @@ func typeCheck(s *props, types []string, format, path string, data any) *result 
 
 // schemaProps mirrors kube-openapi's schemaPropsValidator (anyOf, oneOf,
 // allOf, not).
-func schemaProps(s *props, path string, data any) *result {
+func schemaProps(s *props, path string, data any, old *oldValue) *result {
 	main := &result{}
 	if len(s.AnyOf) > 0 {
 		var best, firstSuccess *result
 		succeeded := false
 		for i := range s.AnyOf {
-			r := validateValue(&s.AnyOf[i], path, data)
+			r := validateRatcheting(&s.AnyOf[i], path, data, old)
 			if r.valid() {
 				best, succeeded = nil, true
 				firstSuccess = r
@@ -287,7 +303,7 @@ func schemaProps(s *props, path string, data any) *result {
 		var best, firstSuccess *result
 		validated := 0
 		for i := range s.OneOf {
-			r := validateValue(&s.OneOf[i], path, data)
+			r := validateRatcheting(&s.OneOf[i], path, data, old)
 			if r.valid() {
 				validated++
 				best = nil
@@ -316,7 +332,7 @@ func schemaProps(s *props, path string, data any) *result {
 	if len(s.AllOf) > 0 {
 		validated := 0
 		for i := range s.AllOf {
-			r := validateValue(&s.AllOf[i], path, data)
+			r := validateRatcheting(&s.AllOf[i], path, data, old)
 			if r.valid() {
 				validated++
 			}
@@ -442,11 +458,11 @@ func numberCheck(s *props, path string, data any) *result {
 
 // sliceCheck mirrors kube-openapi's schemaSliceValidator: items, then
 // minItems, maxItems.
-func sliceCheck(s *props, path string, data []any) *result {
+func sliceCheck(s *props, path string, data []any, old *oldValue) *result {
 	res := &result{}
 	if s.Items != nil && s.Items.Schema != nil {
 		for i, v := range data {
-			res.merge(validateValue(s.Items.Schema, fmt.Sprintf("%s[%d]", path, i), v))
+			res.merge(validateRatcheting(s.Items.Schema, fmt.Sprintf("%s[%d]", path, i), v, old.item(s, v)))
 		}
 	}
 	size := int64(len(data))
@@ -502,7 +518,7 @@ func enumCheck(s *props, path string, data any) *result {
 
 // objectCheck mirrors kube-openapi's objectValidator: property counts,
 // additionalProperties, declared properties, then required ones.
-func objectCheck(s *props, path string, val map[string]any) *result {
+func objectCheck(s *props, path string, val map[string]any, old *oldValue) *result {
 	res := &result{}
 	n := int64(len(val))
 	if s.MinProperties != nil && n < *s.MinProperties {
@@ -521,13 +537,13 @@ func objectCheck(s *props, path string, val map[string]any) *result {
 	} else if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
 		for _, k := range keys {
 			if s.property(k) == nil {
-				res.merge(validateValue(s.AdditionalProperties.Schema, path+"."+k, val[k]))
+				res.merge(validateRatcheting(s.AdditionalProperties.Schema, path+"."+k, val[k], old.key(k)))
 			}
 		}
 	}
 	for _, k := range keys { // the declared properties present, in sorted order
 		if p := s.property(k); p != nil {
-			res.merge(validateValue(p, childName(path, k), val[k]))
+			res.merge(validateRatcheting(p, childName(path, k), val[k], old.key(k)))
 		}
 	}
 	for _, k := range s.Required {
