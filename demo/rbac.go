@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/apis/rbac"
 )
@@ -25,13 +26,14 @@ const (
 
 // Objects returns everything a real deployment of the demo backend applies
 // to the cluster, in creation order: Registration (Namespace, Service,
-// Endpoints, APIServices), then the backend's RBAC (RBACObjects). The
-// backend's ServiceAccount wardle/apiserver (sa.yaml) belongs right after
-// the Namespace once aggsim serves ServiceAccounts: add it here (and its
-// type to resourceOf); until then the bindings name it as a subject
-// without the object, which RBAC allows.
+// Endpoints, APIServices) with the backend's ServiceAccount
+// wardle/apiserver right after the Namespace (sample-apiserver's sa.yaml),
+// then the backend's RBAC (RBACObjects), whose bindings name it.
 func Objects(port int32, caBundle []byte) []meta.Object {
-	objs := Registration(port, caBundle)
+	reg := Registration(port, caBundle)
+	sa := &core.ServiceAccount{TypeMeta: meta.TypeMeta{Kind: "ServiceAccount", APIVersion: "v1"},
+		ObjectMeta: meta.ObjectMeta{Name: ServiceAccountName, Namespace: Namespace}}
+	objs := append([]meta.Object{reg[0], sa}, reg[1:]...)
 	return append(objs, RBACObjects()...)
 }
 

@@ -98,6 +98,8 @@ func resourceOf(obj meta.Object) (meta.GroupResource, error) {
 		return meta.GroupResource{Resource: "services"}, nil
 	case *core.Endpoints:
 		return meta.GroupResource{Resource: "endpoints"}, nil
+	case *core.ServiceAccount:
+		return meta.GroupResource{Resource: "serviceaccounts"}, nil
 	case *apiregistration.APIService:
 		return meta.GroupResource{Group: apiregistration.GroupAPIRegistration, Resource: "apiservices"}, nil
 	case *rbac.ClusterRole:
