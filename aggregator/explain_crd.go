@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
 	"github.com/aggsim/aggsim/registry/apis/apiextensions"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
@@ -38,9 +39,8 @@ type CRDExplanation struct {
 	Conversion string `json:"conversion"`
 	// ConversionReviewVersions are the webhook's, in order.
 	ConversionReviewVersions []string `json:"conversionReviewVersions,omitempty"`
-	// Webhook is the conversion webhook's target and reachability (its
-	// matching and admission fields stay empty).
-	Webhook *WebhookExplanation `json:"webhook,omitempty"`
+	// Webhook is the conversion webhook's target and reachability.
+	Webhook *CRDConversionWebhook `json:"webhook,omitempty"`
 	// LastConversions are the CRD's most recent conversion calls, newest
 	// first; LastFailure is its most recent failed one still in the ring.
 	LastConversions []CRDConversion `json:"lastConversions"`
@@ -59,6 +59,33 @@ type CRDVersionExplanation struct {
 	// or "missing" when it does not exist.
 	APIService string `json:"apiService"`
 	Available  string `json:"available"`
+}
+
+// CRDConversionWebhook is where a CRD's conversion webhook is called
+// and whether it can be reached now (the fields of WebhookExplanation
+// that apply to a conversion webhook).
+type CRDConversionWebhook struct {
+	// URL is what conversions POST to (without ?timeout=).
+	URL string `json:"url"`
+	// TimeoutSeconds is upstream's fixed wait (ConversionWebhookTimeout).
+	TimeoutSeconds int32 `json:"timeoutSeconds"`
+	// Service is "<namespace>/<name>:<port>" for a service webhook.
+	Service string `json:"service,omitempty"`
+	// Address is the host:port dialled; empty if it does not resolve.
+	Address string `json:"address,omitempty"`
+	// ServerName is the name the serving certificate must carry.
+	ServerName            string              `json:"serverName"`
+	CABundle              []certs.CertSummary `json:"caBundle,omitempty"`
+	PresentedCertificates []certs.CertSummary `json:"presentedCertificates,omitempty"`
+	// Verification is "ok" or why the serving certificate does not verify.
+	Verification string `json:"verification,omitempty"`
+	// Reachable is true when the address resolves, the handshake works and
+	// the certificate verifies; Problem says why not and what requests
+	// needing a conversion will answer.
+	Reachable bool   `json:"reachable"`
+	Problem   string `json:"problem,omitempty"`
+	// Advice is one line on what to do next.
+	Advice string `json:"advice"`
 }
 
 // CRDConversion is one conversion call as an explanation lists it.
@@ -154,7 +181,7 @@ func (s *Server) ExplainCRD(ctx context.Context, name string) (*CRDExplanation, 
 // checks an admission webhook (Service resolution or url, TLS against
 // caBundle for <svc>.<ns>.svc), then words the consequence for
 // conversions: every request that needs one answers upstream's 500.
-func (s *Server) conversionReachability(ctx context.Context, crd *apiextensions.CustomResourceDefinition, cc *apiextensions.WebhookClientConfig) *WebhookExplanation {
+func (s *Server) conversionReachability(ctx context.Context, crd *apiextensions.CustomResourceDefinition, cc *apiextensions.WebhookClientConfig) *CRDConversionWebhook {
 	acc := admissionregistration.WebhookClientConfig{URL: cc.URL, CABundle: cc.CABundle}
 	if r := cc.Service; r != nil {
 		acc.Service = &admissionregistration.ServiceReference{Namespace: r.Namespace, Name: r.Name, Path: r.Path, Port: r.Port}
@@ -167,7 +194,9 @@ func (s *Server) conversionReachability(ctx context.Context, crd *apiextensions.
 			cause, crd.Spec.Group, crd.Spec.Names.Kind)
 	}
 	x.Advice = strings.ReplaceAll(x.Advice, "clientConfig.", "spec.conversion.webhook.clientConfig.")
-	return x
+	return &CRDConversionWebhook{URL: x.URL, TimeoutSeconds: x.TimeoutSeconds, Service: x.Service, Address: x.Address,
+		ServerName: x.ServerName, CABundle: x.CABundle, PresentedCertificates: x.PresentedCertificates,
+		Verification: x.Verification, Reachable: x.Reachable, Problem: x.Problem, Advice: x.Advice}
 }
 
 // WriteText writes e for a human.
