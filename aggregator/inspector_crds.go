@@ -64,8 +64,10 @@ func (s *Server) CRDs(ctx context.Context) ([]CRDOverview, error) {
 	return out, nil
 }
 
-// installCRDRoutes registers DebugCRDsPath.
+// installCRDRoutes registers DebugCRDsPath and DebugCRDsPath/<name>
+// (explain_crd.go).
 func (s *Server) installCRDRoutes() {
+	s.mux.UnlistedHandlePrefix(DebugCRDsPath+"/", http.HandlerFunc(s.serveDebugCRD))
 	s.mux.UnlistedHandle(DebugCRDsPath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		list, err := s.CRDs(r.Context())
 		if err != nil {

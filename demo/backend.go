@@ -138,7 +138,7 @@ func NewBackend(opts Options) (*Backend, error) {
 		},
 	}
 	authed := aggregator.WithAuthentication(b.recorder.noteUser(mux), authn, logger)
-	b.handler = b.recorder.wrap(withHealth(withConversion(authed))) // pizza.go
+	b.handler = b.recorder.wrap(withHealth(withConversion(withPizzaAdmission(authed)))) // pizza.go, pizza_admission.go
 	return b, nil
 }
 

@@ -34,6 +34,13 @@
 // included, then answers that code, so the aggregator marks its
 // APIServices unavailable, as when a real backend breaks.
 //
+// For the demo CustomResourceDefinitions (crd.go, pizza.go) it also serves,
+// without authentication as webhooks are called, the Pizza CRD's conversion
+// webhook (ConversionPath) and two admission webhooks for pizzas
+// (pizza_admission.go: MutatePizzaPath defaults toppings, ValidatePizzaPath
+// refuses pineapple), which PizzaCRD and PizzaWebhookConfigurations
+// register through the demo Service.
+//
 // What it must not know: routing and proxying. register.go builds the
 // objects that register the backend the way a cluster would (Namespace,
 // Service, Endpoints, two APIServices) and writes them through any

@@ -2,8 +2,11 @@ package demo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
+	"reflect"
 	"strings"
 	"time"
 
@@ -110,6 +113,10 @@ func resourceOf(obj meta.Object) (meta.GroupResource, error) {
 		return meta.GroupResource{Group: rbac.GroupRBAC, Resource: "rolebindings"}, nil
 	case *apiextensions.CustomResourceDefinition:
 		return meta.GroupResource{Group: apiextensions.GroupAPIExtensions, Resource: "customresourcedefinitions"}, nil
+	case *admissionregistration.MutatingWebhookConfiguration:
+		return meta.GroupResource{Group: admissionGroup, Resource: "mutatingwebhookconfigurations"}, nil
+	case *admissionregistration.ValidatingWebhookConfiguration:
+		return meta.GroupResource{Group: admissionGroup, Resource: "validatingwebhookconfigurations"}, nil
 	}
 	return meta.GroupResource{}, fmt.Errorf("demo: no resource for %T", obj)
 }
@@ -127,6 +134,17 @@ func Apply(ctx context.Context, api *rest.API, objs []meta.Object) error {
 		store := api.Store(gr)
 		if store == nil {
 			return fmt.Errorf("demo: the API does not serve %s", gr.String())
+		}
+		if n := store.Strategy().New(); reflect.TypeOf(n) != reflect.TypeOf(obj) {
+			// a store of generic objects (webhook configurations): its own type, through JSON
+			raw, err := json.Marshal(obj)
+			if err == nil {
+				err = json.Unmarshal(raw, n)
+			}
+			if err != nil {
+				return fmt.Errorf("demo: %s as %T: %w", gr.String(), n, err)
+			}
+			obj = n
 		}
 		m := obj.GetObjectMeta()
 		what := gr.String() + " " + qualified(m.Namespace, m.Name)
@@ -148,6 +166,9 @@ func Apply(ctx context.Context, api *rest.API, objs []meta.Object) error {
 	}
 	return nil
 }
+
+// admissionGroup is admissionregistration.k8s.io.
+const admissionGroup = "admissionregistration.k8s.io"
 
 func qualified(ns, name string) string {
 	if ns == "" {

@@ -103,6 +103,11 @@ func startDemo(ctx, runCtx context.Context, srv *aggregator.Server, pki *certs.P
 		return err
 	}
 	fmt.Fprintf(out, "demo: CustomResourceDefinition %s is Established (conversion webhook %s%s)\n", demo.PizzaCRDName, b.URL(), demo.ConversionPath)
+	// admission webhooks for pizzas, served by the demo backend (demo/pizza_admission.go)
+	if err := demo.Apply(ctx, srv.API(), demo.PizzaWebhookConfigurations(bc.CA.CertPEM)); err != nil {
+		return fmt.Errorf("register the demo pizza webhooks: %w", err)
+	}
+	fmt.Fprintf(out, "demo: admission webhooks %s (%s%s) and %s (%s%s)\n", demo.PizzaDefaultsWebhook, b.URL(), demo.MutatePizzaPath, demo.PizzaChecksWebhook, b.URL(), demo.ValidatePizzaPath)
 	kubeconfigPath := filepath.Join(dataDir, certs.KubeconfigName)
 	server, err := kubeconfigServer(kubeconfigPath)
 	if err != nil {

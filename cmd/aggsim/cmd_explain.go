@@ -100,6 +100,7 @@ Reads GET ` + aggregator.DebugNamespacesPath + `/NAME from the aggsim server.`,
 	explain.AddCommand(newExplainGCCommand()) // cmd_explain_gc.go
 
 	explain.AddCommand(newExplainWebhookCommands()...) // cmd_explain_webhook.go
+	explain.AddCommand(newExplainCRDCommand())         // cmd_explain_crd.go
 	return explain
 }
 

@@ -222,6 +222,32 @@ var walkExpectations = map[string]walkExpect{
 	`kubectl get pizzas.v1alpha1.restaurant.example.com margherita -o jsonpath='{.spec}{"\n"}'`: {regexps: []*regexp.Regexp{regexp.MustCompile(`\A(?:Warning: [^\n]*\n)*\{"toppings":\["tomato","mozzarella","mozzarella"\]\}\n\z`)}},
 	`kubectl get pizzas.v1beta1.restaurant.example.com margherita -o jsonpath='{.spec}{"\n"}'`:  {regexps: []*regexp.Regexp{regexp.MustCompile(`\A(?:Warning: [^\n]*\n)*\{"toppings":\[\{"name":"tomato","quantity":1\},\{"name":"mozzarella","quantity":2\}\]\}\n\z`)}},
 	"kubectl delete -f testdata/demo/pizza.yaml":                                                {contains: []string{`pizza.restaurant.example.com "margherita" deleted`}},
+	// the demo's admission webhooks (demo/pizza_admission.go) and aggsim explain crd
+	"kubectl create -f testdata/demo/pizza-plain.yaml":                                     {regexps: []*regexp.Regexp{regexp.MustCompile(`\A(?:Warning: [^\n]*\n)*pizza\.restaurant\.example\.com/plain created\n\z`)}},
+	`kubectl get pizzas.v1alpha1.restaurant.example.com plain -o jsonpath='{.spec}{"\n"}'`: {regexps: []*regexp.Regexp{regexp.MustCompile(`\A(?:Warning: [^\n]*\n)*\{"toppings":\["tomato","mozzarella"\]\}\n\z`)}},
+	`kubectl get pizzas.v1beta1.restaurant.example.com plain -o jsonpath='{.spec}{"\n"}'`:  {regexps: []*regexp.Regexp{regexp.MustCompile(`\A(?:Warning: [^\n]*\n)*\{"toppings":\[\{"name":"tomato","quantity":1\},\{"name":"mozzarella","quantity":1\}\]\}\n\z`)}},
+	// kube-apiserver 1.33 answers a webhook's denial with code 403 as a Status
+	// without reason (testdata/admission/webhooks/ref/create-deny.body), which
+	// kubectl prints as "Error from server: ..."
+	"kubectl create -f testdata/demo/pizza-hawaii.yaml": {exit: 1, regexps: []*regexp.Regexp{regexp.MustCompile(
+		`\A(?:Warning: [^\n]*\n)*Error from server: error when creating "testdata/demo/pizza-hawaii\.yaml": admission webhook "no-pineapple\.restaurant\.example\.com" denied the request: pineapple does not belong on a pizza\n\z`)}},
+	"bin/aggsim explain webhook --last-denied": {contains: []string{
+		"refused by webhook no-pineapple.restaurant.example.com (ValidatingWebhookConfiguration no-pineapple.restaurant.example.com; denied)\n  Request:  CREATE pizzas.restaurant.example.com default/hawaii by ",
+		"  Answer:   403 admission webhook \"no-pineapple.restaurant.example.com\" denied the request: pineapple does not belong on a pizza\n  Explain:  aggsim explain webhook no-pineapple.restaurant.example.com/no-pineapple.restaurant.example.com\n",
+	}},
+	"bin/aggsim explain crd pizzas.restaurant.example.com": {
+		contains: []string{
+			"CustomResourceDefinition: pizzas.restaurant.example.com\nKind:            Pizza (Namespaced) in group restaurant.example.com\nVersions:\n" +
+				"  v1alpha1: served; APIService v1alpha1.restaurant.example.com Available=True\n" +
+				"  v1beta1: served, storage; APIService v1beta1.restaurant.example.com Available=True\n",
+			"  Established=True (InitialNamesAccepted): the initial names have been accepted\nStoredVersions:  [v1beta1]\nConversion:      Webhook (ConversionReview v1)\n" +
+				"  Calls:         POST https://api.wardle.svc:443/convert?timeout=30s\n  Service:       wardle/api:443\n",
+			"  Verification:  ok\n  Reachable:     yes\n",
+			"Last failure:    none recorded\n",
+		},
+		regexps: []*regexp.Regexp{regexp.MustCompile(`Last conversions \(newest first\):\n(?:  \S+  restaurant\.example\.com/v1(?:alpha1|beta1) -> restaurant\.example\.com/v1(?:alpha1|beta1), 1 object in \d+\.\d ms: ok\n)+Last failure`)},
+	},
+	"kubectl delete -f testdata/demo/pizza-plain.yaml": {contains: []string{`pizza.restaurant.example.com "plain" deleted`}},
 	`curl -sS --cacert $AGGSIM_DATA/pki/ca.crt --cert $AGGSIM_DATA/pki/admin.crt --key $AGGSIM_DATA/pki/admin.key $AGGSIM_URL/apis/wardle.example.com`: {
 		contains: []string{`"kind":"APIGroup"`, `"name":"wardle.example.com"`, `"preferredVersion":{"groupVersion":"wardle.example.com/v1alpha1","version":"v1alpha1"}`},
 	},
