@@ -75,6 +75,10 @@ func newCRDController(crds *Informer, store *registry.Store, instances crdInstan
 	return c
 }
 
+// crdResyncPeriod is how often the CRD controllers make a pass without a
+// change to act on.
+const crdResyncPeriod = 2 * time.Second
+
 func (c *crdController) trigger() {
 	select {
 	case c.kick <- struct{}{}:
@@ -87,12 +91,18 @@ func (c *crdController) trigger() {
 func (c *crdController) Run(ctx context.Context) {
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
+	// a periodic pass as well, as an informer's resync: a change whose
+	// kick was coalesced into a pass that ran before the change was
+	// visible is still acted on (a pass with nothing to do is cheap)
+	resync := time.NewTicker(crdResyncPeriod)
+	defer resync.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-c.kick:
 		case <-retry.C:
+		case <-resync.C:
 		}
 		if !c.syncAll(ctx) && ctx.Err() == nil {
 			retry.Reset(time.Second)
