@@ -149,40 +149,47 @@ func ValidateSubject(s *Subject, namespaced bool, p string) meta.FieldErrors {
 
 // ValidateRoleBinding mirrors upstream's ValidateRoleBinding.
 func ValidateRoleBinding(b *RoleBinding) meta.FieldErrors {
-	errs := meta.ValidateObjectMeta(&b.ObjectMeta, true, ValidateName)
-	errs = append(errs, validateRoleRef(&b.RoleRef, []string{"Role", "ClusterRole"})...)
-	for i := range b.Subjects {
-		errs = append(errs, ValidateSubject(&b.Subjects[i], true, meta.Index("subjects", i))...)
-	}
-	return errs
+	return validateBinding(&b.ObjectMeta, &b.RoleRef, b.Subjects, true)
 }
 
 // ValidateRoleBindingUpdate mirrors ValidateRoleBindingUpdate: roleRef is
 // immutable ("cannot change roleRef").
 func ValidateRoleBindingUpdate(b, old *RoleBinding) meta.FieldErrors {
-	errs := append(ValidateRoleBinding(b), meta.ValidateObjectMetaUpdate(&b.ObjectMeta, &old.ObjectMeta)...)
-	if b.RoleRef != old.RoleRef {
-		errs = append(errs, meta.Invalid("roleRef", meta.GoSyntax(fmt.Sprintf("%#v", b.RoleRef)), "cannot change roleRef"))
-	}
-	return errs
+	return append(ValidateRoleBinding(b), validateBindingUpdate(&b.ObjectMeta, &old.ObjectMeta, b.RoleRef, old.RoleRef)...)
 }
 
 // ValidateClusterRoleBinding mirrors upstream's ValidateClusterRoleBinding.
 func ValidateClusterRoleBinding(b *ClusterRoleBinding) meta.FieldErrors {
-	errs := meta.ValidateObjectMeta(&b.ObjectMeta, false, ValidateName)
-	errs = append(errs, validateRoleRef(&b.RoleRef, []string{"ClusterRole"})...)
-	for i := range b.Subjects {
-		errs = append(errs, ValidateSubject(&b.Subjects[i], false, meta.Index("subjects", i))...)
-	}
-	return errs
+	return validateBinding(&b.ObjectMeta, &b.RoleRef, b.Subjects, false)
 }
 
 // ValidateClusterRoleBindingUpdate mirrors
 // ValidateClusterRoleBindingUpdate: roleRef is immutable.
 func ValidateClusterRoleBindingUpdate(b, old *ClusterRoleBinding) meta.FieldErrors {
-	errs := append(ValidateClusterRoleBinding(b), meta.ValidateObjectMetaUpdate(&b.ObjectMeta, &old.ObjectMeta)...)
-	if b.RoleRef != old.RoleRef {
-		errs = append(errs, meta.Invalid("roleRef", meta.GoSyntax(fmt.Sprintf("%#v", b.RoleRef)), "cannot change roleRef"))
+	return append(ValidateClusterRoleBinding(b), validateBindingUpdate(&b.ObjectMeta, &old.ObjectMeta, b.RoleRef, old.RoleRef)...)
+}
+
+// validateBinding checks a RoleBinding (namespaced: its roleRef may name
+// a Role or a ClusterRole) or a ClusterRoleBinding (a ClusterRole only).
+func validateBinding(m *meta.ObjectMeta, ref *RoleRef, subjects []Subject, namespaced bool) meta.FieldErrors {
+	kinds := []string{"ClusterRole"}
+	if namespaced {
+		kinds = []string{"Role", "ClusterRole"}
+	}
+	errs := meta.ValidateObjectMeta(m, namespaced, ValidateName)
+	errs = append(errs, validateRoleRef(ref, kinds)...)
+	for i := range subjects {
+		errs = append(errs, ValidateSubject(&subjects[i], namespaced, meta.Index("subjects", i))...)
+	}
+	return errs
+}
+
+// validateBindingUpdate adds the update checks of a binding: metadata, and
+// an immutable roleRef.
+func validateBindingUpdate(m, oldm *meta.ObjectMeta, ref, oldRef RoleRef) meta.FieldErrors {
+	errs := meta.ValidateObjectMetaUpdate(m, oldm)
+	if ref != oldRef {
+		errs = append(errs, meta.Invalid("roleRef", meta.GoSyntax(fmt.Sprintf("%#v", ref)), "cannot change roleRef"))
 	}
 	return errs
 }
