@@ -600,8 +600,10 @@ func (s *Store) ListPage(ctx context.Context, namespace string, opts ListOptions
 	return res, nil
 }
 
-// newUID returns a random RFC 4122 version 4 UUID in its text form.
-func newUID() string {
+// NewUID returns a random RFC 4122 version 4 UUID in its text form, as
+// upstream's uuid.NewUUID for object uids (and for admission requests'
+// uids: every webhook call gets its own).
+func NewUID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40
@@ -723,7 +725,7 @@ func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error
 	}
 	m = obj.GetObjectMeta()
 	now := meta.NewTime(s.clock())
-	m.UID = newUID()
+	m.UID = NewUID()
 	m.CreationTimestamp = now
 	m.ResourceVersion = ""
 	m.SelfLink = ""

@@ -2,8 +2,6 @@ package admission
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -438,17 +436,6 @@ func forbidden(a *registry.AdmissionAttributes, err error) *meta.StatusError {
 	e := meta.NewStatusError(http.StatusForbidden, meta.StatusReasonForbidden, fmt.Sprintf("%s %q is forbidden: %v", gr.String(), name, err))
 	e.Status.Details = &meta.StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource}
 	return e
-}
-
-// newUID returns a random RFC 4122 version 4 UUID: every webhook call has
-// its own request uid, as measured on 1.33.
-func newUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
 
 // objectJSON serialises obj with the resource's kind and apiVersion.
