@@ -232,22 +232,29 @@ func (d *Dispatcher) callValidating(ctx context.Context, h *hook, a *registry.Ad
 	}
 	resp, err := d.call(ctx, h, a)
 	if err != nil {
-		var ce *callError
-		if errors.As(err, &ce) {
-			if !h.failClosed() {
-				d.log.Debug("admission webhook call failed, failing open", "webhook", h.w.Name, "err", err)
-				return nil, nil
-			}
-			x := hookRefusal(h)
-			x.FailurePolicy = "Fail"
-			return nil, d.refuse(ctx, a, x, meta.NewInternalError(err))
-		}
-		return nil, err
+		return nil, d.callFailed(ctx, h, a, err)
 	}
 	if !resp.Allowed {
 		return resp.Warnings, d.refuse(ctx, a, hookRefusal(h), toStatusErr(h.w.Name, resp.Result))
 	}
 	return resp.Warnings, nil
+}
+
+// callFailed applies h's failure policy to err, the error of a call: a
+// *callError is nil under Ignore (the call fails open) and a refused
+// 500 under Fail; any other error refuses the request as it is.
+func (d *Dispatcher) callFailed(ctx context.Context, h *hook, a *registry.AdmissionAttributes, err error) error {
+	var ce *callError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	if !h.failClosed() {
+		d.log.Debug("admission webhook call failed, failing open", "webhook", h.w.Name, "err", err)
+		return nil
+	}
+	x := hookRefusal(h)
+	x.FailurePolicy = "Fail"
+	return d.refuse(ctx, a, x, meta.NewInternalError(err))
 }
 
 // callMutating matches h and, when it matches, calls it and applies its
@@ -263,17 +270,7 @@ func (d *Dispatcher) callMutating(ctx context.Context, h *hook, a *registry.Admi
 	h.invoked = true
 	resp, err := d.call(ctx, h, a)
 	if err != nil {
-		var ce *callError
-		if errors.As(err, &ce) {
-			if !h.failClosed() {
-				d.log.Debug("admission webhook call failed, failing open", "webhook", h.w.Name, "err", err)
-				return false, nil
-			}
-			x := hookRefusal(h)
-			x.FailurePolicy = "Fail"
-			return false, d.refuse(ctx, a, x, meta.NewInternalError(err))
-		}
-		return false, err
+		return false, d.callFailed(ctx, h, a, err)
 	}
 	registry.AddWarnings(ctx, resp.Warnings...)
 	if !resp.Allowed {
