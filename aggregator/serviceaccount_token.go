@@ -238,7 +238,11 @@ func (t *serviceAccountTokens) authenticate(ctx context.Context, token string, r
 	var private serviceAccountClaims
 	var errs []error
 	found := false
-	for _, pub := range keysFor(publics, kids, tok.Headers[0].KeyID) {
+	keys := keysFor(publics, kids, tok.Headers[0].KeyID)
+	if len(keys) == 0 {
+		return nil, nil, true, errors.New("invalid signature, no keys found")
+	}
+	for _, pub := range keys {
 		if err := tok.Claims(pub, &public, &private); err != nil {
 			errs = append(errs, err)
 			continue
@@ -291,18 +295,22 @@ func (t *serviceAccountTokens) verificationKeys() ([]crypto.PublicKey, []string,
 	return publics, t.kids, nil
 }
 
-// keysFor returns the keys whose key id (kids, in the keys' order) is kid
-// first, then the others.
+// keysFor returns the keys to verify a token with key id kid, as
+// upstream's static public keys getter (pkg/serviceaccount/jwt.go): every
+// key for a token without a key id, else those whose key id (kids, in the
+// keys' order) is kid; none is upstream's `invalid signature, no keys
+// found` (the caller's error).
 func keysFor(publics []crypto.PublicKey, kids []string, kid string) []crypto.PublicKey {
-	var match, rest []crypto.PublicKey
+	if kid == "" {
+		return publics
+	}
+	var match []crypto.PublicKey
 	for i, p := range publics {
-		if kids[i] != "" && kids[i] == kid {
+		if kids[i] == kid {
 			match = append(match, p)
-		} else {
-			rest = append(rest, p)
 		}
 	}
-	return append(match, rest...)
+	return match
 }
 
 // aggregateErrors formats errs as apimachinery's NewAggregate: one error
