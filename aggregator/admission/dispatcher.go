@@ -128,8 +128,9 @@ func (d *Dispatcher) Mutate(ctx context.Context, a *registry.AdmissionAttributes
 	}
 	var prev, again []*hook
 	changedAny := false
+	var vars celVars
 	for _, h := range hooks {
-		changed, err := d.callMutating(ctx, h, a)
+		changed, err := d.callMutating(ctx, h, a, &vars)
 		if err != nil {
 			return err
 		}
@@ -149,7 +150,7 @@ func (d *Dispatcher) Mutate(ctx context.Context, a *registry.AdmissionAttributes
 		if !slices.Contains(again, h) {
 			continue
 		}
-		if _, err := d.callMutating(ctx, h, a); err != nil {
+		if _, err := d.callMutating(ctx, h, a, &vars); err != nil {
 			return err
 		}
 	}
@@ -165,7 +166,8 @@ func (d *Dispatcher) Validate(ctx context.Context, a *registry.AdmissionAttribut
 	if exempt(a.Info) {
 		return nil
 	}
-	if err := d.validatePolicies(ctx, a); err != nil {
+	var vars celVars // shared by the policies and the webhooks' match conditions
+	if err := d.validatePolicies(ctx, a, &vars); err != nil {
 		return err
 	}
 	cfgs, err := d.opts.Source.ValidatingWebhookConfigurations(ctx)
@@ -186,7 +188,7 @@ func (d *Dispatcher) Validate(ctx context.Context, a *registry.AdmissionAttribut
 	// Fail refuses the request without calling anything (as measured).
 	var call []*hook
 	for _, h := range hooks {
-		ok, err := d.matches(ctx, h, a)
+		ok, err := d.matches(ctx, h, a, &vars)
 		if err != nil {
 			return err
 		}
@@ -258,9 +260,10 @@ func (d *Dispatcher) callFailed(ctx context.Context, h *hook, a *registry.Admiss
 }
 
 // callMutating matches h and, when it matches, calls it and applies its
-// patch to a.Object; changed reports whether the object changed.
-func (d *Dispatcher) callMutating(ctx context.Context, h *hook, a *registry.AdmissionAttributes) (bool, error) {
-	ok, err := d.matches(ctx, h, a)
+// patch to a.Object; changed reports whether the object changed. vars
+// memoises the match conditions' variables over the pass.
+func (d *Dispatcher) callMutating(ctx context.Context, h *hook, a *registry.AdmissionAttributes, vars *celVars) (bool, error) {
+	ok, err := d.matches(ctx, h, a, vars)
 	if err != nil || !ok {
 		return false, err
 	}
@@ -350,8 +353,9 @@ func toStatusErr(name string, st *meta.Status) *meta.StatusError {
 
 // matches applies h's rules, namespaceSelector, objectSelector and match
 // conditions to a (upstream's ShouldCallHook and matchconditions); an
-// error is the request's answer.
-func (d *Dispatcher) matches(ctx context.Context, h *hook, a *registry.AdmissionAttributes) (bool, error) {
+// error is the request's answer. The conditions' variables come from
+// memo (nil: built for this call).
+func (d *Dispatcher) matches(ctx context.Context, h *hook, a *registry.AdmissionAttributes, memo *celVars) (bool, error) {
 	ruleOK := false
 	for _, r := range h.w.Rules {
 		if ruleMatches(r, a) {
@@ -401,7 +405,7 @@ func (d *Dispatcher) matches(ctx context.Context, h *hook, a *registry.Admission
 		}
 	}
 	if len(h.w.MatchConditions) > 0 {
-		vars, err := celVariables(ctx, a)
+		vars, err := memo.of(ctx, a)
 		if err != nil {
 			return false, meta.NewInternalError(err)
 		}
