@@ -43,6 +43,11 @@ type RBACAuthorizer struct {
 	// name order; rbBySubject the RoleBindings, per namespace.
 	crbBySubject subjectIndex[*rbac.ClusterRoleBinding]
 	rbBySubject  map[string]*subjectIndex[*rbac.RoleBinding]
+	// allowReasons holds, per indexed binding (a *rbac.ClusterRoleBinding
+	// or *rbac.RoleBinding), the reason of a decision it allows for each
+	// of its subjects (allowReasons), built when the binding is indexed
+	// rather than on every allowed request.
+	allowReasons map[any][]string
 }
 
 // subjectIndex maps user names (ServiceAccounts by the user name they
@@ -89,6 +94,7 @@ func NewRBACAuthorizer() *RBACAuthorizer {
 		clusterRoles: map[string]*rbac.ClusterRole{}, roles: map[string]*rbac.Role{},
 		clusterBindings: map[string]*rbac.ClusterRoleBinding{}, roleBindings: map[string]*rbac.RoleBinding{},
 		crbBySubject: *newSubjectIndex[*rbac.ClusterRoleBinding](), rbBySubject: map[string]*subjectIndex[*rbac.RoleBinding]{},
+		allowReasons: map[any][]string{},
 	}
 }
 
@@ -138,6 +144,7 @@ func (a *RBACAuthorizer) Update(obj meta.Object) {
 	case *rbac.ClusterRoleBinding:
 		a.unindexClusterBinding(o.Name)
 		a.clusterBindings[o.Name] = o
+		a.allowReasons[o] = allowReasons(rbacSource{crb: o})
 		for _, k := range subjectKeys(o.Subjects, "") {
 			a.crbBySubject.add(k, o, func(b *rbac.ClusterRoleBinding) string { return b.Name })
 		}
@@ -145,6 +152,7 @@ func (a *RBACAuthorizer) Update(obj meta.Object) {
 		id := o.Namespace + "/" + o.Name
 		a.unindexRoleBinding(id)
 		a.roleBindings[id] = o
+		a.allowReasons[o] = allowReasons(rbacSource{rb: o})
 		x := a.rbBySubject[o.Namespace]
 		if x == nil {
 			x = newSubjectIndex[*rbac.RoleBinding]()
@@ -191,6 +199,7 @@ func (a *RBACAuthorizer) unindexClusterBinding(name string) {
 		return
 	}
 	delete(a.clusterBindings, name)
+	delete(a.allowReasons, old)
 	for _, k := range subjectKeys(old.Subjects, "") {
 		a.crbBySubject.remove(k, func(b *rbac.ClusterRoleBinding) bool { return b.Name == name })
 	}
@@ -202,6 +211,7 @@ func (a *RBACAuthorizer) unindexRoleBinding(id string) {
 		return
 	}
 	delete(a.roleBindings, id)
+	delete(a.allowReasons, old)
 	x := a.rbBySubject[old.Namespace]
 	if x == nil {
 		return
@@ -237,14 +247,54 @@ type rbacSource struct {
 // `ClusterRoleBinding "x" of ClusterRole "y" to User "bob"`,
 // `RoleBinding "x/ns" of Role "y" to Group "g"`.
 func (s rbacSource) describe() string {
+	subjects, ns := s.subjects()
+	return s.describeTo(subjectAt(subjects, firstApplying(subjects, s.username, s.groups, ns)))
+}
+
+// subjects returns the binding's subjects and namespace ("" for a
+// ClusterRoleBinding).
+func (s rbacSource) subjects() ([]rbac.Subject, string) {
+	if s.crb != nil {
+		return s.crb.Subjects, ""
+	}
+	return s.rb.Subjects, s.rb.Namespace
+}
+
+// describeTo is describe for the subject sub of the binding.
+func (s rbacSource) describeTo(sub *rbac.Subject) string {
 	if s.crb != nil {
 		b := s.crb
 		return "ClusterRoleBinding " + strconv.Quote(b.Name) + " of ClusterRole " + strconv.Quote(b.RoleRef.Name) +
-			" to " + rbac.DescribeSubject(firstApplying(b.Subjects, s.username, s.groups, ""), "")
+			" to " + rbac.DescribeSubject(sub, "")
 	}
 	b := s.rb
 	return "RoleBinding " + strconv.Quote(b.Name+"/"+b.Namespace) + " of " + b.RoleRef.Kind + " " + strconv.Quote(b.RoleRef.Name) +
-		" to " + rbac.DescribeSubject(firstApplying(b.Subjects, s.username, s.groups, b.Namespace), b.Namespace)
+		" to " + rbac.DescribeSubject(sub, b.Namespace)
+}
+
+// allowReasons returns the reason of a decision the binding of s allows,
+// `RBAC: allowed by <describe>`, for each of its subjects.
+func allowReasons(s rbacSource) []string {
+	subjects, _ := s.subjects()
+	out := make([]string, len(subjects))
+	for i := range subjects {
+		out[i] = "RBAC: allowed by " + s.describeTo(&subjects[i])
+	}
+	return out
+}
+
+// allowReason is allowReasons(src) for the subject naming the user, as
+// the binding was indexed (a holds the read lock).
+func (a *RBACAuthorizer) allowReason(src rbacSource) string {
+	subjects, ns := src.subjects()
+	var key any = src.rb
+	if src.crb != nil {
+		key = src.crb
+	}
+	if i := firstApplying(subjects, src.username, src.groups, ns); i >= 0 {
+		return a.allowReasons[key][i]
+	}
+	return "RBAC: allowed by " + src.describe()
 }
 
 // Authorize allows the request when a rule of a role bound to the user
@@ -264,7 +314,7 @@ func (a *RBACAuthorizer) Authorize(_ context.Context, attrs Attributes) (Decisio
 		}
 		for i := range rules {
 			if rbac.RuleAllows(&req, &rules[i]) {
-				allowed, reason = true, "RBAC: allowed by "+src.describe()
+				allowed, reason = true, a.allowReason(src)
 				return false
 			}
 		}
@@ -349,15 +399,23 @@ func bindingsOf[T comparable](buf []T, x *subjectIndex[T], username string, grou
 	return buf
 }
 
-// firstApplying returns the first subject naming the user (the index
-// guarantees there is one).
-func firstApplying(subjects []rbac.Subject, username string, groups []string, ns string) *rbac.Subject {
+// firstApplying returns the index of the first subject naming the user
+// (for a visited binding the index guarantees there is one), or -1.
+func firstApplying(subjects []rbac.Subject, username string, groups []string, ns string) int {
 	for i := range subjects {
 		if rbac.SubjectApplies(&subjects[i], username, groups, ns) {
-			return &subjects[i]
+			return i
 		}
 	}
-	return &rbac.Subject{}
+	return -1
+}
+
+// subjectAt returns &subjects[i], or an empty subject for i -1.
+func subjectAt(subjects []rbac.Subject, i int) *rbac.Subject {
+	if i < 0 {
+		return &rbac.Subject{}
+	}
+	return &subjects[i]
 }
 
 // roleRules returns the rules of ref (a Role of namespace or a

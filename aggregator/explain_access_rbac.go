@@ -184,7 +184,7 @@ func (s rbacSource) roleRef() rbac.RoleRef {
 // describeApplying names the first subject of b that applies to the user,
 // as upstream's reason does.
 func describeApplying(b bindingRef, username string, groups []string) string {
-	return rbac.DescribeSubject(firstApplying(b.subjects, username, groups, b.namespace), b.namespace)
+	return rbac.DescribeSubject(subjectAt(b.subjects, firstApplying(b.subjects, username, groups, b.namespace)), b.namespace)
 }
 
 // oneFieldMiss reports the one field in which rule r differs from the

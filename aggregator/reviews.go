@@ -133,27 +133,12 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		namespace, p = segs[0], "localsubjectaccessreviews"
 	}
-	if r.Method != http.MethodPost {
-		negotiation.WriteStatus(w, r, meta.NewPathMethodNotAllowed())
-		return
-	}
-	if err := negotiation.RouteAccept(r, negotiation.ObjectMediaTypes); err != nil {
-		negotiation.WriteStatus(w, r, err)
-		return
-	}
-	f, err := negotiation.Output(r, negotiation.TargetObject)
-	if err == nil && f.As != "" {
-		// Reviews have no table or metadata-only form: upstream's create
-		// handler fails to negotiate such an Accept before reading the
-		// body, and writes its 406 raw.
-		negotiation.WriteRawStatus(w, meta.NewNotAcceptable(negotiation.SupportedMediaTypes))
-		return
-	}
-	if err != nil {
-		negotiation.WriteStatus(w, r, err)
+	f, ok := createOnlyOutput(w, r)
+	if !ok {
 		return
 	}
 	var out any
+	var err error
 	switch p {
 	case pathTokenReviews:
 		out, err = h.tokenReview(w, r)
@@ -175,6 +160,33 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	negotiation.WriteObject(w, f, http.StatusCreated, out)
+}
+
+// createOnlyOutput checks a request to a create-only endpoint (the
+// reviews, serviceaccounts/<name>/token) before its body is read and
+// returns the negotiated output format; false: it has answered. Only
+// POST is allowed (405 otherwise); such objects have no table or
+// metadata-only form: upstream's create handler fails to negotiate such
+// an Accept and writes its 406 raw.
+func createOnlyOutput(w http.ResponseWriter, r *http.Request) (negotiation.Format, bool) {
+	if r.Method != http.MethodPost {
+		negotiation.WriteStatus(w, r, meta.NewPathMethodNotAllowed())
+		return negotiation.Format{}, false
+	}
+	if err := negotiation.RouteAccept(r, negotiation.ObjectMediaTypes); err != nil {
+		negotiation.WriteStatus(w, r, err)
+		return negotiation.Format{}, false
+	}
+	f, err := negotiation.Output(r, negotiation.TargetObject)
+	if err == nil && f.As != "" {
+		negotiation.WriteRawStatus(w, meta.NewNotAcceptable(negotiation.SupportedMediaTypes))
+		return negotiation.Format{}, false
+	}
+	if err != nil {
+		negotiation.WriteStatus(w, r, err)
+		return negotiation.Format{}, false
+	}
+	return f, true
 }
 
 // reviewInfos are the ResourceInfos of the review kinds by kind, from

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -102,6 +103,10 @@ type serviceAccountTokens struct {
 	// getServiceAccount returns the live ServiceAccount, or an error.
 	getServiceAccount func(ctx context.Context, namespace, name string) (*core.ServiceAccount, error)
 	now               func() time.Time
+	// kids memoises the key ids of the verification keys (Keys.Load
+	// loads them once), computed on the first authentication.
+	kidsOnce sync.Once
+	kids     []string // "" for a key whose id cannot be computed
 }
 
 // newServiceAccountTokens applies the option defaults.
@@ -225,7 +230,7 @@ func (t *serviceAccountTokens) authenticate(ctx context.Context, token string, r
 	if err != nil {
 		return nil, nil, false, nil
 	}
-	_, publics, err := t.opts.Keys.Load()
+	publics, kids, err := t.verificationKeys()
 	if err != nil {
 		return nil, nil, true, err
 	}
@@ -233,7 +238,11 @@ func (t *serviceAccountTokens) authenticate(ctx context.Context, token string, r
 	var private serviceAccountClaims
 	var errs []error
 	found := false
-	for _, pub := range keysFor(publics, tok.Headers[0].KeyID) {
+	keys := keysFor(publics, kids, tok.Headers[0].KeyID)
+	if len(keys) == 0 {
+		return nil, nil, true, errors.New("invalid signature, no keys found")
+	}
+	for _, pub := range keys {
 		if err := tok.Claims(pub, &public, &private); err != nil {
 			errs = append(errs, err)
 			continue
@@ -270,17 +279,38 @@ func (t *serviceAccountTokens) authenticate(ctx context.Context, token string, r
 	return u, auds, true, nil
 }
 
-// keysFor returns the keys whose key id is kid first, then the others.
-func keysFor(publics []crypto.PublicKey, kid string) []crypto.PublicKey {
-	var match, rest []crypto.PublicKey
-	for _, p := range publics {
-		if id, err := keyID(p); err == nil && id == kid {
+// verificationKeys returns the verification keys and their key ids
+// (keyID, computed once: the keys are loaded once).
+func (t *serviceAccountTokens) verificationKeys() ([]crypto.PublicKey, []string, error) {
+	_, publics, err := t.opts.Keys.Load()
+	if err != nil {
+		return nil, nil, err
+	}
+	t.kidsOnce.Do(func() {
+		t.kids = make([]string, len(publics))
+		for i, p := range publics {
+			t.kids[i], _ = keyID(p)
+		}
+	})
+	return publics, t.kids, nil
+}
+
+// keysFor returns the keys to verify a token with key id kid, as
+// upstream's static public keys getter (pkg/serviceaccount/jwt.go): every
+// key for a token without a key id, else those whose key id (kids, in the
+// keys' order) is kid; none is upstream's `invalid signature, no keys
+// found` (the caller's error).
+func keysFor(publics []crypto.PublicKey, kids []string, kid string) []crypto.PublicKey {
+	if kid == "" {
+		return publics
+	}
+	var match []crypto.PublicKey
+	for i, p := range publics {
+		if kids[i] == kid {
 			match = append(match, p)
-		} else {
-			rest = append(rest, p)
 		}
 	}
-	return append(match, rest...)
+	return match
 }
 
 // aggregateErrors formats errs as apimachinery's NewAggregate: one error

@@ -48,21 +48,8 @@ type tokenRequestHandler struct {
 }
 
 func (h *tokenRequestHandler) ServeHTTP(w http.ResponseWriter, r *http.Request, namespace, name string) {
-	if r.Method != http.MethodPost {
-		negotiation.WriteStatus(w, r, meta.NewPathMethodNotAllowed())
-		return
-	}
-	if err := negotiation.RouteAccept(r, negotiation.ObjectMediaTypes); err != nil {
-		negotiation.WriteStatus(w, r, err)
-		return
-	}
-	f, err := negotiation.Output(r, negotiation.TargetObject)
-	if err == nil && f.As != "" {
-		negotiation.WriteRawStatus(w, meta.NewNotAcceptable(negotiation.SupportedMediaTypes))
-		return
-	}
-	if err != nil {
-		negotiation.WriteStatus(w, r, err)
+	f, ok := createOnlyOutput(w, r)
+	if !ok {
 		return
 	}
 	out, err := h.create(w, r, namespace, name)

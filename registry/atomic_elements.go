@@ -14,6 +14,32 @@ import (
 // field (`k:{"name":"a"}: {}`) instead of field by field.
 func AtomicListElementsOf(t reflect.Type) []string {
 	var out []string
+	walkWireFields(t, func(f reflect.StructField, p string) bool {
+		if f.Tag.Get("patchMergeKey") != "" && f.Type.Kind() == reflect.Slice {
+			elem := f.Type.Elem()
+			for elem.Kind() == reflect.Pointer {
+				elem = elem.Elem()
+			}
+			if doc, _ := apidoc.Lookup(elem); doc != nil {
+				if v, _ := doc.Markers.Get("structType"); v == "atomic" {
+					out = append(out, p)
+					return false
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// walkWireFields calls visit for every exported JSON field of wire type t
+// and, depth first, of the struct types its fields hold (through
+// pointers, slices and maps), with the field's dotted JSON path (an
+// embedded field's own fields continue its parent's path); fields tagged
+// json:"-" are skipped, and visit returning false skips the field's type.
+// A type is walked once per path: recursion stops at a type already on
+// the path.
+func walkWireFields(t reflect.Type, visit func(f reflect.StructField, path string) bool) {
 	var walk func(t reflect.Type, path string, seen map[reflect.Type]bool)
 	walk = func(t reflect.Type, path string, seen map[reflect.Type]bool) {
 		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
@@ -40,21 +66,10 @@ func AtomicListElementsOf(t reflect.Type) []string {
 				}
 				p += name
 			}
-			if f.Tag.Get("patchMergeKey") != "" && f.Type.Kind() == reflect.Slice {
-				elem := f.Type.Elem()
-				for elem.Kind() == reflect.Pointer {
-					elem = elem.Elem()
-				}
-				if doc, _ := apidoc.Lookup(elem); doc != nil {
-					if v, _ := doc.Markers.Get("structType"); v == "atomic" {
-						out = append(out, p)
-						continue
-					}
-				}
+			if visit(f, p) {
+				walk(f.Type, p, seen)
 			}
-			walk(f.Type, p, seen)
 		}
 	}
 	walk(t, "", map[reflect.Type]bool{})
-	return out
 }

@@ -67,39 +67,12 @@ type StoreOptions struct {
 // path.
 func MergeKeysOf(t reflect.Type) map[string]string {
 	out := map[string]string{}
-	var walk func(t reflect.Type, path string, seen map[reflect.Type]bool)
-	walk = func(t reflect.Type, path string, seen map[reflect.Type]bool) {
-		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
-			t = t.Elem()
+	walkWireFields(t, func(f reflect.StructField, p string) bool {
+		if f.Tag.Get("patchStrategy") == "merge" && f.Type.Kind() == reflect.Slice {
+			out[p] = f.Tag.Get("patchMergeKey")
 		}
-		if t.Kind() != reflect.Struct || seen[t] {
-			return
-		}
-		seen[t] = true
-		defer delete(seen, t)
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" {
-				continue
-			}
-			p := path
-			if name != "" {
-				if p != "" {
-					p += "."
-				}
-				p += name
-			}
-			if f.Tag.Get("patchStrategy") == "merge" && f.Type.Kind() == reflect.Slice {
-				out[p] = f.Tag.Get("patchMergeKey")
-			}
-			walk(f.Type, p, seen)
-		}
-	}
-	walk(t, "", map[reflect.Type]bool{})
+		return true
+	})
 	return out
 }
 
@@ -600,8 +573,10 @@ func (s *Store) ListPage(ctx context.Context, namespace string, opts ListOptions
 	return res, nil
 }
 
-// newUID returns a random RFC 4122 version 4 UUID in its text form.
-func newUID() string {
+// NewUID returns a random RFC 4122 version 4 UUID in its text form, as
+// upstream's uuid.NewUUID for object uids (and for admission requests'
+// uids: every webhook call gets its own).
+func NewUID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40
@@ -723,7 +698,7 @@ func (s *Store) Create(ctx context.Context, obj meta.Object) (meta.Object, error
 	}
 	m = obj.GetObjectMeta()
 	now := meta.NewTime(s.clock())
-	m.UID = newUID()
+	m.UID = NewUID()
 	m.CreationTimestamp = now
 	m.ResourceVersion = ""
 	m.SelfLink = ""

@@ -5,7 +5,33 @@ import (
 	"encoding/json"
 
 	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
+
+// celVars memoises celVariables over one admission pass (Validate, or
+// Mutate's webhooks): built on first use instead of once per webhook or
+// policy with match conditions, and again when a mutating webhook has
+// replaced a.Object. The zero value is ready; a nil *celVars builds the
+// variables on every call.
+type celVars struct {
+	obj  meta.Object
+	vars map[string]any
+}
+
+// of returns the variables of a.
+func (m *celVars) of(ctx context.Context, a *registry.AdmissionAttributes) (map[string]any, error) {
+	if m == nil {
+		return celVariables(ctx, a)
+	}
+	if m.vars == nil || m.obj != a.Object {
+		vars, err := celVariables(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		m.obj, m.vars = a.Object, vars
+	}
+	return m.vars, nil
+}
 
 // celVariables returns the match-condition variables of a: object and
 // oldObject (null when absent) and request, the AdmissionRequest as a

@@ -2,8 +2,6 @@ package admission
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -130,8 +128,9 @@ func (d *Dispatcher) Mutate(ctx context.Context, a *registry.AdmissionAttributes
 	}
 	var prev, again []*hook
 	changedAny := false
+	var vars celVars
 	for _, h := range hooks {
-		changed, err := d.callMutating(ctx, h, a)
+		changed, err := d.callMutating(ctx, h, a, &vars)
 		if err != nil {
 			return err
 		}
@@ -151,7 +150,7 @@ func (d *Dispatcher) Mutate(ctx context.Context, a *registry.AdmissionAttributes
 		if !slices.Contains(again, h) {
 			continue
 		}
-		if _, err := d.callMutating(ctx, h, a); err != nil {
+		if _, err := d.callMutating(ctx, h, a, &vars); err != nil {
 			return err
 		}
 	}
@@ -167,7 +166,8 @@ func (d *Dispatcher) Validate(ctx context.Context, a *registry.AdmissionAttribut
 	if exempt(a.Info) {
 		return nil
 	}
-	if err := d.validatePolicies(ctx, a); err != nil {
+	var vars celVars // shared by the policies and the webhooks' match conditions
+	if err := d.validatePolicies(ctx, a, &vars); err != nil {
 		return err
 	}
 	cfgs, err := d.opts.Source.ValidatingWebhookConfigurations(ctx)
@@ -188,7 +188,7 @@ func (d *Dispatcher) Validate(ctx context.Context, a *registry.AdmissionAttribut
 	// Fail refuses the request without calling anything (as measured).
 	var call []*hook
 	for _, h := range hooks {
-		ok, err := d.matches(ctx, h, a)
+		ok, err := d.matches(ctx, h, a, &vars)
 		if err != nil {
 			return err
 		}
@@ -234,17 +234,7 @@ func (d *Dispatcher) callValidating(ctx context.Context, h *hook, a *registry.Ad
 	}
 	resp, err := d.call(ctx, h, a)
 	if err != nil {
-		var ce *callError
-		if errors.As(err, &ce) {
-			if !h.failClosed() {
-				d.log.Debug("admission webhook call failed, failing open", "webhook", h.w.Name, "err", err)
-				return nil, nil
-			}
-			x := hookRefusal(h)
-			x.FailurePolicy = "Fail"
-			return nil, d.refuse(ctx, a, x, meta.NewInternalError(err))
-		}
-		return nil, err
+		return nil, d.callFailed(ctx, h, a, err)
 	}
 	if !resp.Allowed {
 		return resp.Warnings, d.refuse(ctx, a, hookRefusal(h), toStatusErr(h.w.Name, resp.Result))
@@ -252,10 +242,28 @@ func (d *Dispatcher) callValidating(ctx context.Context, h *hook, a *registry.Ad
 	return resp.Warnings, nil
 }
 
+// callFailed applies h's failure policy to err, the error of a call: a
+// *callError is nil under Ignore (the call fails open) and a refused
+// 500 under Fail; any other error refuses the request as it is.
+func (d *Dispatcher) callFailed(ctx context.Context, h *hook, a *registry.AdmissionAttributes, err error) error {
+	var ce *callError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	if !h.failClosed() {
+		d.log.Debug("admission webhook call failed, failing open", "webhook", h.w.Name, "err", err)
+		return nil
+	}
+	x := hookRefusal(h)
+	x.FailurePolicy = "Fail"
+	return d.refuse(ctx, a, x, meta.NewInternalError(err))
+}
+
 // callMutating matches h and, when it matches, calls it and applies its
-// patch to a.Object; changed reports whether the object changed.
-func (d *Dispatcher) callMutating(ctx context.Context, h *hook, a *registry.AdmissionAttributes) (bool, error) {
-	ok, err := d.matches(ctx, h, a)
+// patch to a.Object; changed reports whether the object changed. vars
+// memoises the match conditions' variables over the pass.
+func (d *Dispatcher) callMutating(ctx context.Context, h *hook, a *registry.AdmissionAttributes, vars *celVars) (bool, error) {
+	ok, err := d.matches(ctx, h, a, vars)
 	if err != nil || !ok {
 		return false, err
 	}
@@ -265,17 +273,7 @@ func (d *Dispatcher) callMutating(ctx context.Context, h *hook, a *registry.Admi
 	h.invoked = true
 	resp, err := d.call(ctx, h, a)
 	if err != nil {
-		var ce *callError
-		if errors.As(err, &ce) {
-			if !h.failClosed() {
-				d.log.Debug("admission webhook call failed, failing open", "webhook", h.w.Name, "err", err)
-				return false, nil
-			}
-			x := hookRefusal(h)
-			x.FailurePolicy = "Fail"
-			return false, d.refuse(ctx, a, x, meta.NewInternalError(err))
-		}
-		return false, err
+		return false, d.callFailed(ctx, h, a, err)
 	}
 	registry.AddWarnings(ctx, resp.Warnings...)
 	if !resp.Allowed {
@@ -355,8 +353,9 @@ func toStatusErr(name string, st *meta.Status) *meta.StatusError {
 
 // matches applies h's rules, namespaceSelector, objectSelector and match
 // conditions to a (upstream's ShouldCallHook and matchconditions); an
-// error is the request's answer.
-func (d *Dispatcher) matches(ctx context.Context, h *hook, a *registry.AdmissionAttributes) (bool, error) {
+// error is the request's answer. The conditions' variables come from
+// memo (nil: built for this call).
+func (d *Dispatcher) matches(ctx context.Context, h *hook, a *registry.AdmissionAttributes, memo *celVars) (bool, error) {
 	ruleOK := false
 	for _, r := range h.w.Rules {
 		if ruleMatches(r, a) {
@@ -406,7 +405,7 @@ func (d *Dispatcher) matches(ctx context.Context, h *hook, a *registry.Admission
 		}
 	}
 	if len(h.w.MatchConditions) > 0 {
-		vars, err := celVariables(ctx, a)
+		vars, err := memo.of(ctx, a)
 		if err != nil {
 			return false, meta.NewInternalError(err)
 		}
@@ -438,17 +437,6 @@ func forbidden(a *registry.AdmissionAttributes, err error) *meta.StatusError {
 	e := meta.NewStatusError(http.StatusForbidden, meta.StatusReasonForbidden, fmt.Sprintf("%s %q is forbidden: %v", gr.String(), name, err))
 	e.Status.Details = &meta.StatusDetails{Name: name, Group: gr.Group, Kind: gr.Resource}
 	return e
-}
-
-// newUID returns a random RFC 4122 version 4 UUID: every webhook call has
-// its own request uid, as measured on 1.33.
-func newUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
 
 // objectJSON serialises obj with the resource's kind and apiVersion.

@@ -33,7 +33,7 @@ type PolicySource interface {
 // reason, 422 Invalid by default) or warns (Warn: `Validation failed for
 // ValidatingAdmissionPolicy '<p>' with binding '<b>': <message>`); Audit
 // is accepted and ignored. Texts as kube-apiserver 1.33.13 answers them.
-func (d *Dispatcher) validatePolicies(ctx context.Context, a *registry.AdmissionAttributes) error {
+func (d *Dispatcher) validatePolicies(ctx context.Context, a *registry.AdmissionAttributes, memo *celVars) error {
 	ps, ok := d.opts.Source.(PolicySource)
 	if !ok {
 		return nil
@@ -74,7 +74,7 @@ func (d *Dispatcher) validatePolicies(ctx context.Context, a *registry.Admission
 			}
 		}
 		if vars == nil {
-			if vars, err = celVariables(ctx, a); err != nil {
+			if vars, err = memo.of(ctx, a); err != nil {
 				return meta.NewInternalError(err)
 			}
 		}
@@ -272,7 +272,7 @@ func (d *Dispatcher) matchResources(ctx context.Context, mr *admissionregistrati
 	}
 	h := &hook{w: admissionregistration.ValidatingWebhook{NamespaceSelector: mr.NamespaceSelector, ObjectSelector: mr.ObjectSelector,
 		Rules: []admissionregistration.RuleWithOperations{rule1()}}}
-	return d.matches(ctx, h, a)
+	return d.matches(ctx, h, a, nil) // h has no match conditions
 }
 
 // rule1 matches every request (selectors are checked by matches).

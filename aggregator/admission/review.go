@@ -122,7 +122,7 @@ func buildReview(ctx context.Context, apiVersion string, a *registry.AdmissionAt
 	gvr := groupVersionResource{Group: a.Info.Group, Version: a.Info.Version, Resource: a.Info.Resource}
 	dry := a.DryRun
 	r := &admissionRequest{
-		UID: newUID(), Kind: gvk, Resource: gvr, SubResource: a.Subresource,
+		UID: registry.NewUID(), Kind: gvk, Resource: gvr, SubResource: a.Subresource,
 		RequestKind: &gvk, RequestResource: &gvr, RequestSubResource: a.Subresource,
 		Name: a.Name, Namespace: a.Namespace, Operation: a.Operation, UserInfo: userOf(ctx),
 		Object: json.RawMessage("null"), OldObject: json.RawMessage("null"), DryRun: &dry, Options: a.Options,

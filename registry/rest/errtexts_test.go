@@ -111,6 +111,11 @@ func TestUpstreamErrorTexts(t *testing.T) {
 			`invalid object type: /, Kind=Widget`},
 		{"apply of another version", "PATCH", widgets + "/exists?fieldManager=x", PatchApply, "apiVersion: toys.example.com/v2\nkind: Widget\nmetadata:\n  name: exists\n", 400, "BadRequest",
 			`invalid object type: toys.example.com/v2, Kind=Widget`},
+		// kube-apiserver 1.33.13 (curl -X PATCH -H 'Content-Type: application/apply-patch+yaml'
+		// .../configmaps/applyx?fieldManager=t -d '{"apiVersion":"a/b/c","kind":"ConfigMap",...}'):
+		// an apiVersion that does not parse empties the whole group/version/kind.
+		{"apply of an unparsable apiVersion", "PATCH", widgets + "/exists?fieldManager=x", PatchApply, "apiVersion: a/b/c\nkind: Widget\nmetadata:\n  name: exists\n", 400, "BadRequest",
+			`invalid object type: /, Kind=`},
 		{"apply not yaml", "PATCH", widgets + "/exists?fieldManager=x", PatchApply, ": not yaml :", 400, "BadRequest",
 			`error decoding YAML: error converting YAML to JSON: yaml: did not find expected key`},
 		{"limit", "GET", widgets + "?limit=abc", "", "", 400, "BadRequest", `strconv.ParseInt: parsing "abc": invalid syntax`},

@@ -948,7 +948,9 @@ func checkApplyTypeOf(obj map[string]any, info registry.ResourceInfo) error {
 	if i := strings.IndexByte(apiVersion, '/'); i >= 0 {
 		group, version = apiVersion[:i], apiVersion[i+1:]
 		if strings.Contains(version, "/") {
-			group, version = "", "" // no group/version upstream can parse
+			// no group/version upstream can parse: Unstructured's
+			// GroupVersionKind is then empty, the kind too
+			group, version, kind = "", "", ""
 		}
 	}
 	return meta.NewBadRequest(fmt.Sprintf("invalid object type: %s/%s, Kind=%s", group, version, kind))
