@@ -616,87 +616,29 @@ func (s *Server) Run(ctx context.Context) {
 	go func() { defer wg.Done(); s.openapi.Run(ctx) }()
 	wg.Add(1)
 	go func() { defer wg.Done(); s.extensionAuth.Run(ctx) }()
-	// APF configuration producer and consumer (controller_apf.go): not
-	// needed for readiness, so they and their informers start once ready
-	// and do not compete with the start-up for the CPU.
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		select {
-		case <-s.ready:
-		case <-ctx.Done():
-			return
-		}
-		var apf sync.WaitGroup
-		for _, run := range []func(context.Context){s.flowSchemas.Run, s.priorityLevels.Run, s.apfConsumer.Run, s.apfProducer.Run, s.clusterRoles.Run, s.aggregator.Run} {
-			apf.Add(1)
-			go func() { defer apf.Done(); run(ctx) }()
-		}
-		apf.Wait()
-	}()
-	if s.opts.LeaderElection { // leaderelection.go, once ready
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case <-s.ready:
-			case <-ctx.Done():
-				return
-			}
-			s.leader.Run(ctx)
-		}()
+	// What is not needed for readiness starts once ready, so it does not
+	// compete with the start-up for the CPU: the APF configuration
+	// producer and consumer (controller_apf.go) with their informers, the
+	// lease (leaderelection.go) and the namespace controller (gated per
+	// pass by s.leader.Leading). The garbage collector and the default
+	// ServiceAccounts wait for this replica to lead as well; once started
+	// they keep running: after a lost lease two replicas may act on the
+	// same objects for a while, which preconditioned deletes and creates
+	// that meet AlreadyExists make harmless (upstream's controller manager
+	// exits instead).
+	runs := []func(context.Context){s.flowSchemas.Run, s.priorityLevels.Run, s.apfConsumer.Run, s.apfProducer.Run, s.clusterRoles.Run, s.aggregator.Run}
+	if s.opts.LeaderElection {
+		runs = append(runs, s.leader.Run)
 	}
-	if s.nsController != nil { // the namespace controller, once ready
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case <-s.ready:
-			case <-ctx.Done():
-				return
-			}
-			var nsw sync.WaitGroup
-			nsw.Add(1)
-			go func() { defer nsw.Done(); s.namespaces.Run(ctx) }()
-			s.nsController.Run(ctx)
-			nsw.Wait()
-		}()
+	if s.nsController != nil {
+		runs = append(runs, s.namespaces.Run, s.nsController.Run)
 	}
-	if s.gc != nil { // the garbage collector (controller_gc.go), once ready and leading
-		leading := make(chan struct{})
-		var leadOnce sync.Once
-		s.leader.OnStartedLeading(func() { leadOnce.Do(func() { close(leading) }) })
-		if s.leader.Leading() {
-			leadOnce.Do(func() { close(leading) })
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for _, ch := range []<-chan struct{}{s.ready, leading} {
-				select {
-				case <-ch:
-				case <-ctx.Done():
-					return
-				}
-			}
-			// Once started it keeps running: after a lost lease two
-			// replicas may collect the same dependents for a while, which
-			// preconditioned deletes make harmless (upstream's controller
-			// manager exits instead).
-			s.gc.Run(ctx)
-		}()
+	goAfter(ctx, &wg, runs, s.ready)
+	if s.gc != nil { // controller_gc.go
+		goAfter(ctx, &wg, []func(context.Context){s.gc.Run}, s.ready, s.leader.Started())
 	}
-	if s.saController != nil { // default ServiceAccounts, once ready
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case <-s.ready:
-			case <-ctx.Done():
-				return
-			}
-			s.saController.Run(ctx)
-		}()
+	if s.saController != nil { // controller_serviceaccount.go
+		goAfter(ctx, &wg, []func(context.Context){s.saController.Run}, s.ready, s.leader.Started())
 	}
 	close(s.hooks.controllers)
 	go func() {
@@ -717,6 +659,26 @@ func (s *Server) Run(ctx context.Context) {
 	s.hooks.shutdown()
 	s.api.Shutdown()
 	wg.Wait()
+}
+
+// goAfter runs each of runs in its own goroutine (counted in wg) once
+// every channel of after is closed, or none of them if ctx ends first.
+func goAfter(ctx context.Context, wg *sync.WaitGroup, runs []func(context.Context), after ...<-chan struct{}) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for _, ch := range after {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return
+			}
+		}
+		for _, run := range runs {
+			wg.Add(1)
+			go func() { defer wg.Done(); run(ctx) }()
+		}
+	}()
 }
 
 // Shutdown ends every open watch so an http.Server's Shutdown does not
