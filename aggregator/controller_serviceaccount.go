@@ -46,7 +46,8 @@ type serviceAccountsController struct {
 var serviceAccountControllerUserAgent = fmt.Sprintf("kube-controller-manager/%s (%s/%s) kubernetes/aggsim/service-account-controller", KubeVersion, runtime.GOOS, runtime.GOARCH)
 
 // newServiceAccountsController registers its handlers on namespaces and
-// serviceAccounts (before they run): a namespace added or changed, or a
+// serviceAccounts (before they run; namespaces is the server's shared
+// informer): a namespace added or changed, or a
 // ServiceAccount deleted, queues its namespace.
 func newServiceAccountsController(namespaces, serviceAccounts *Informer, client loopback, logger *slog.Logger) *serviceAccountsController {
 	c := &serviceAccountsController{namespaces: namespaces, serviceAccounts: serviceAccounts, client: client, logger: logger, queue: newNSQueue()}
@@ -63,12 +64,13 @@ func newServiceAccountsController(namespaces, serviceAccounts *Informer, client 
 	return c
 }
 
-// Run runs the informers and one worker until ctx ends.
+// Run runs the ServiceAccount informer and one worker until ctx ends; the
+// namespace informer (shared with the namespace controller) is run by the
+// server.
 func (c *serviceAccountsController) Run(ctx context.Context) {
 	go func() { <-ctx.Done(); c.queue.shutdown() }()
-	done := make(chan struct{}, 2)
-	go func() { c.namespaces.Run(ctx); done <- struct{}{} }()
-	go func() { c.serviceAccounts.Run(ctx); done <- struct{}{} }()
+	done := make(chan struct{})
+	go func() { c.serviceAccounts.Run(ctx); close(done) }()
 	for _, ch := range []<-chan struct{}{c.namespaces.Synced(), c.serviceAccounts.Synced()} {
 		select {
 		case <-ch:
@@ -87,7 +89,6 @@ func (c *serviceAccountsController) Run(ctx context.Context) {
 		}
 		c.queue.done(name, 0)
 	}
-	<-done
 	<-done
 }
 

@@ -251,7 +251,8 @@ type Server struct {
 	// flowSchemas and priorityLevels feed the APF consumer.
 	flowSchemas    *Informer
 	priorityLevels *Informer
-	// namespaces feeds the namespace controller (nil when it is off).
+	// namespaces feeds the namespace and serviceaccount controllers (nil
+	// when both are off).
 	namespaces   *Informer
 	nsController *namespaceController
 	// leader gates the run-once controllers (leaderelection.go).
@@ -505,8 +506,11 @@ func New(opts Options) (*Server, error) {
 	}
 	s.aggregator.leading = s.leader.Leading
 	s.leader.OnStartedLeading(s.aggregator.kickOnce)
-	if ControllerEnabled("namespace-controller", opts.Controllers) {
+	nsEnabled, saEnabled := ControllerEnabled("namespace-controller", opts.Controllers), ControllerEnabled(ServiceAccountControllerName, opts.Controllers)
+	if nsEnabled || saEnabled { // one namespace informer for both controllers
 		s.namespaces = NewInformer(s.api.Store(meta.GroupResource{Resource: "namespaces"}), logger)
+	}
+	if nsEnabled {
 		s.nsController = newNamespaceController(s.handler, s.namespaces, logger, now)
 		s.nsController.leading = s.leader.Leading
 		s.leader.OnStartedLeading(s.nsController.requeueAll)
@@ -517,8 +521,8 @@ func New(opts Options) (*Server, error) {
 	if ControllerEnabled("garbage-collector-controller", opts.Controllers) { // controller_gc.go
 		s.gc = newGarbageCollector(s.handler, s.api, logger) // re-reads discovery on its rebuilds (OnRebuild above)
 	}
-	if ControllerEnabled(ServiceAccountControllerName, opts.Controllers) { // controller_serviceaccount.go
-		s.saController = newServiceAccountsController(NewInformer(s.api.Store(meta.GroupResource{Resource: "namespaces"}), logger),
+	if saEnabled { // controller_serviceaccount.go
+		s.saController = newServiceAccountsController(s.namespaces,
 			NewInformer(s.api.Store(meta.GroupResource{Resource: "serviceaccounts"}), logger),
 			loopback{api: s.api, userAgent: serviceAccountControllerUserAgent}, logger)
 	}
@@ -630,8 +634,11 @@ func (s *Server) Run(ctx context.Context) {
 	if s.opts.LeaderElection {
 		runs = append(runs, s.leader.Run)
 	}
+	if s.namespaces != nil {
+		runs = append(runs, s.namespaces.Run)
+	}
 	if s.nsController != nil {
-		runs = append(runs, s.namespaces.Run, s.nsController.Run)
+		runs = append(runs, s.nsController.Run)
 	}
 	goAfter(ctx, &wg, runs, s.ready)
 	if s.gc != nil { // controller_gc.go
