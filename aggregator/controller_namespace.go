@@ -128,7 +128,10 @@ func (c *namespaceController) Run(ctx context.Context) {
 					return
 				}
 				if c.leading != nil && !c.leading() {
-					c.queue.done(name, DefaultRetryPeriod) // the leader deletes it
+					// The leader deletes it; should this replica
+					// become leader, requeueAll (OnStartedLeading)
+					// queues every deleted namespace again.
+					c.queue.done(name, 0)
 					continue
 				}
 				after, err := c.sync(ctx, name)
