@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"sync/atomic"
 
 	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
@@ -39,6 +40,9 @@ type serviceAccountsController struct {
 	client          loopback
 	logger          *slog.Logger
 	queue           *nsQueue
+	// running: Run has begun; before it the shared namespace informer's
+	// events are not queued (Run queues every namespace it lists).
+	running atomic.Bool
 }
 
 // serviceAccountControllerUserAgent is kube-controller-manager's user
@@ -52,7 +56,7 @@ var serviceAccountControllerUserAgent = fmt.Sprintf("kube-controller-manager/%s 
 func newServiceAccountsController(namespaces, serviceAccounts *Informer, client loopback, logger *slog.Logger) *serviceAccountsController {
 	c := &serviceAccountsController{namespaces: namespaces, serviceAccounts: serviceAccounts, client: client, logger: logger, queue: newNSQueue()}
 	namespaces.AddHandler(func(_, cur meta.Object) {
-		if cur != nil {
+		if cur != nil && c.running.Load() {
 			c.queue.add(cur.GetObjectMeta().Name, 0)
 		}
 	})
@@ -71,11 +75,15 @@ func (c *serviceAccountsController) Run(ctx context.Context) {
 	go func() { <-ctx.Done(); c.queue.shutdown() }()
 	done := make(chan struct{})
 	go func() { c.serviceAccounts.Run(ctx); close(done) }()
+	c.running.Store(true)
 	for _, ch := range []<-chan struct{}{c.namespaces.Synced(), c.serviceAccounts.Synced()} {
 		select {
 		case <-ch:
 		case <-ctx.Done():
 		}
+	}
+	for _, o := range c.namespaces.List() { // those added before Run
+		c.queue.add(o.GetObjectMeta().Name, 0)
 	}
 	for {
 		name, ok := c.queue.get()

@@ -40,6 +40,15 @@ func TestServiceAccountControllerLeaderGated(t *testing.T) {
 	if exists() {
 		t.Fatal("default ServiceAccount created while another replica holds the lease")
 	}
+	// Nor does it collect the names of the namespaces it sees meanwhile
+	// (they would stay queued, deleted ones too, on a replica that never
+	// leads); it lists them when it starts.
+	s.saController.queue.mu.Lock()
+	queued := len(s.saController.queue.due)
+	s.saController.queue.mu.Unlock()
+	if queued != 0 {
+		t.Errorf("not leading: %d namespaces queued, want 0", queued)
+	}
 	if _, err := s.API().Store(meta.GroupResource{Group: registry.GroupCoordination, Resource: "leases"}).Delete(ctx, LeaderElectionNamespace, LeaderElectionName, nil); err != nil {
 		t.Fatal(err)
 	}
