@@ -641,12 +641,14 @@ func (s *Server) Run(ctx context.Context) {
 		runs = append(runs, s.nsController.Run)
 	}
 	goAfter(ctx, &wg, runs, s.ready)
+	var leaderRuns []func(context.Context)
 	if s.gc != nil { // controller_gc.go
-		goAfter(ctx, &wg, []func(context.Context){s.gc.Run}, s.ready, s.leader.Started())
+		leaderRuns = append(leaderRuns, s.gc.Run)
 	}
 	if s.saController != nil { // controller_serviceaccount.go
-		goAfter(ctx, &wg, []func(context.Context){s.saController.Run}, s.ready, s.leader.Started())
+		leaderRuns = append(leaderRuns, s.saController.Run)
 	}
+	goAfter(ctx, &wg, leaderRuns, s.ready, s.leader.Started())
 	close(s.hooks.controllers)
 	go func() {
 		synced := []<-chan struct{}{s.services.Synced(), s.endpoints.Synced(), s.apiServices.Synced(), s.discovery.Synced()}
