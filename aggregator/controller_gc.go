@@ -217,75 +217,29 @@ func (g *garbageCollector) Run(ctx context.Context) {
 // delete, list and watch (what is monitored). Stale group versions are
 // returned in a discoveryFailedError.
 func (g *garbageCollector) discover(ctx context.Context) (mapping map[string]gcResource, monitored []gcResource, err error) {
+	resources, err := readAggregatedDiscovery(ctx, g.client)
+	var df discoveryFailedError
+	if err != nil && !errors.As(err, &df) {
+		return nil, nil, err
+	}
 	mapping = map[string]gcResource{}
-	failed := discoveryFailedError{}
-	for _, root := range []string{"/api", "/apis"} {
-		code, body, err := g.client.send(ctx, http.MethodGet, root, "", "", aggregatedDiscoveryAccept, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		if code != http.StatusOK {
-			return nil, nil, statusErrorOf(code, body)
-		}
-		var doc gcDiscovery
-		if err := json.Unmarshal(body, &doc); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", root, err)
-		}
-		for _, gd := range doc.Items {
-			seen := map[string]bool{}
-			for _, v := range gd.Versions {
-				gv := gd.Metadata.Name + "/" + v.Version
-				if gd.Metadata.Name == "" {
-					gv = v.Version
-				}
-				if v.Freshness == "Stale" {
-					failed[gv] = "stale GroupVersion discovery: " + gv
-					continue
-				}
-				for _, r := range v.Resources {
-					res := gcResource{group: gd.Metadata.Name, version: v.Version, resource: r.Resource, kind: r.ResponseKind.Kind, namespaced: r.Scope == "Namespaced"}
-					if res.kind != "" {
-						if _, ok := mapping[gv+"/"+res.kind]; !ok {
-							mapping[gv+"/"+res.kind] = res
-						}
-					}
-					if seen[r.Resource] {
-						continue
-					}
-					seen[r.Resource] = true
-					if !gcIgnoredResources[res.gr()] && !gcIgnoredResources[r.Resource] &&
-						slices.Contains(r.Verbs, "delete") && slices.Contains(r.Verbs, "list") && slices.Contains(r.Verbs, "watch") {
-						monitored = append(monitored, res)
-					}
-				}
+	for _, r := range resources {
+		res := gcResource{group: r.group, version: r.version, resource: r.resource, kind: r.kind, namespaced: r.namespaced}
+		if res.kind != "" {
+			gvk := r.group + "/" + r.version + "/" + r.kind
+			if r.group == "" {
+				gvk = r.version + "/" + r.kind
+			}
+			if _, ok := mapping[gvk]; !ok {
+				mapping[gvk] = res
 			}
 		}
+		if r.preferred && !gcIgnoredResources[res.gr()] && !gcIgnoredResources[r.resource] &&
+			slices.Contains(r.verbs, "delete") && slices.Contains(r.verbs, "list") && slices.Contains(r.verbs, "watch") {
+			monitored = append(monitored, res)
+		}
 	}
-	if len(failed) > 0 {
-		return mapping, monitored, failed
-	}
-	return mapping, monitored, nil
-}
-
-// gcDiscovery is the part of an APIGroupDiscoveryList the collector reads.
-type gcDiscovery struct {
-	Items []struct {
-		Metadata struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
-		Versions []struct {
-			Version   string `json:"version"`
-			Freshness string `json:"freshness"`
-			Resources []struct {
-				Resource     string `json:"resource"`
-				ResponseKind struct {
-					Kind string `json:"kind"`
-				} `json:"responseKind"`
-				Scope string   `json:"scope"`
-				Verbs []string `json:"verbs"`
-			} `json:"resources"`
-		} `json:"versions"`
-	} `json:"items"`
+	return mapping, monitored, err
 }
 
 // syncMonitors starts a monitor for each newly discovered resource and

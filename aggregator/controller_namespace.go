@@ -128,7 +128,10 @@ func (c *namespaceController) Run(ctx context.Context) {
 					return
 				}
 				if c.leading != nil && !c.leading() {
-					c.queue.done(name, DefaultRetryPeriod) // the leader deletes it
+					// The leader deletes it; should this replica
+					// become leader, requeueAll (OnStartedLeading)
+					// queues every deleted namespace again.
+					c.queue.done(name, 0)
 					continue
 				}
 				after, err := c.sync(ctx, name)
@@ -215,27 +218,6 @@ func (e discoveryFailedError) Error() string {
 	return "unable to retrieve the complete list of server APIs: " + strings.Join(groups, ", ")
 }
 
-// aggregatedDiscovery is the part of an APIGroupDiscoveryList the
-// controller reads.
-type aggregatedDiscovery struct {
-	Items []struct {
-		Metadata struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
-		Versions []struct {
-			Version   string `json:"version"`
-			Freshness string `json:"freshness"`
-			Resources []struct {
-				Resource string   `json:"resource"`
-				Scope    string   `json:"scope"`
-				Verbs    []string `json:"verbs"`
-			} `json:"resources"`
-		} `json:"versions"`
-	} `json:"items"`
-}
-
-const aggregatedDiscoveryAccept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
-
 // discoverNamespacedResources returns the deletable namespaced resources
 // of each group's preferred version (a resource only another version
 // serves comes from the first version that has it), as client-go's
@@ -243,47 +225,14 @@ const aggregatedDiscoveryAccept = "application/json;g=apidiscovery.k8s.io;v=v2;a
 // version whose discovery is Stale is reported in a discoveryFailedError
 // next to the resources that could be discovered.
 func (c *namespaceController) discoverNamespacedResources(ctx context.Context) ([]nsResource, error) {
+	resources, err := readAggregatedDiscovery(ctx, c.client)
 	var out []nsResource
-	failed := discoveryFailedError{}
-	for _, root := range []string{"/api", "/apis"} {
-		code, body, err := c.do(ctx, http.MethodGet, root, aggregatedDiscoveryAccept, nil)
-		if err != nil {
-			return out, err
-		}
-		if code != http.StatusOK {
-			return out, statusErrorOf(code, body)
-		}
-		var doc aggregatedDiscovery
-		if err := json.Unmarshal(body, &doc); err != nil {
-			return out, fmt.Errorf("%s: %w", root, err)
-		}
-		for _, g := range doc.Items {
-			seen := map[string]bool{}
-			for _, v := range g.Versions {
-				gv := g.Metadata.Name + "/" + v.Version
-				if g.Metadata.Name == "" {
-					gv = v.Version
-				}
-				if v.Freshness == "Stale" {
-					failed[gv] = "stale GroupVersion discovery: " + gv
-					continue
-				}
-				for _, r := range v.Resources {
-					if seen[r.Resource] || strings.Contains(r.Resource, "/") {
-						continue
-					}
-					seen[r.Resource] = true
-					if r.Scope == "Namespaced" && slices.Contains(r.Verbs, "delete") {
-						out = append(out, nsResource{group: g.Metadata.Name, version: v.Version, resource: r.Resource, verbs: r.Verbs})
-					}
-				}
-			}
+	for _, r := range resources {
+		if r.preferred && r.namespaced && !strings.Contains(r.resource, "/") && slices.Contains(r.verbs, "delete") {
+			out = append(out, nsResource{group: r.group, version: r.version, resource: r.resource, verbs: r.verbs})
 		}
 	}
-	if len(failed) > 0 {
-		return out, failed
-	}
-	return out, nil
+	return out, err
 }
 
 // contentTotals is what remains in a namespace after one pass.

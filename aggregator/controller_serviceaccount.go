@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"sync/atomic"
 
 	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
@@ -39,6 +40,9 @@ type serviceAccountsController struct {
 	client          loopback
 	logger          *slog.Logger
 	queue           *nsQueue
+	// running: Run has begun; before it the shared namespace informer's
+	// events are not queued (Run queues every namespace it lists).
+	running atomic.Bool
 }
 
 // serviceAccountControllerUserAgent is kube-controller-manager's user
@@ -46,12 +50,13 @@ type serviceAccountsController struct {
 var serviceAccountControllerUserAgent = fmt.Sprintf("kube-controller-manager/%s (%s/%s) kubernetes/aggsim/service-account-controller", KubeVersion, runtime.GOOS, runtime.GOARCH)
 
 // newServiceAccountsController registers its handlers on namespaces and
-// serviceAccounts (before they run): a namespace added or changed, or a
+// serviceAccounts (before they run; namespaces is the server's shared
+// informer): a namespace added or changed, or a
 // ServiceAccount deleted, queues its namespace.
 func newServiceAccountsController(namespaces, serviceAccounts *Informer, client loopback, logger *slog.Logger) *serviceAccountsController {
 	c := &serviceAccountsController{namespaces: namespaces, serviceAccounts: serviceAccounts, client: client, logger: logger, queue: newNSQueue()}
 	namespaces.AddHandler(func(_, cur meta.Object) {
-		if cur != nil {
+		if cur != nil && c.running.Load() {
 			c.queue.add(cur.GetObjectMeta().Name, 0)
 		}
 	})
@@ -63,17 +68,22 @@ func newServiceAccountsController(namespaces, serviceAccounts *Informer, client 
 	return c
 }
 
-// Run runs the informers and one worker until ctx ends.
+// Run runs the ServiceAccount informer and one worker until ctx ends; the
+// namespace informer (shared with the namespace controller) is run by the
+// server.
 func (c *serviceAccountsController) Run(ctx context.Context) {
 	go func() { <-ctx.Done(); c.queue.shutdown() }()
-	done := make(chan struct{}, 2)
-	go func() { c.namespaces.Run(ctx); done <- struct{}{} }()
-	go func() { c.serviceAccounts.Run(ctx); done <- struct{}{} }()
+	done := make(chan struct{})
+	go func() { c.serviceAccounts.Run(ctx); close(done) }()
+	c.running.Store(true)
 	for _, ch := range []<-chan struct{}{c.namespaces.Synced(), c.serviceAccounts.Synced()} {
 		select {
 		case <-ch:
 		case <-ctx.Done():
 		}
+	}
+	for _, o := range c.namespaces.List() { // those added before Run
+		c.queue.add(o.GetObjectMeta().Name, 0)
 	}
 	for {
 		name, ok := c.queue.get()
@@ -87,7 +97,6 @@ func (c *serviceAccountsController) Run(ctx context.Context) {
 		}
 		c.queue.done(name, 0)
 	}
-	<-done
 	<-done
 }
 

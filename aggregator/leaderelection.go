@@ -50,6 +50,11 @@ type leaderElector struct {
 	leaseDuration, renewDeadline, retryPeriod time.Duration
 
 	leading atomic.Bool
+	// started is closed the first time this replica leads: the
+	// controllers that, once started, keep running (the garbage
+	// collector, the serviceaccount controller) wait for it.
+	started     chan struct{}
+	startedOnce sync.Once
 
 	mu           sync.Mutex
 	onStart      []func() // run each time this replica becomes leader
@@ -68,15 +73,21 @@ func newLeaderElector(store *registry.Store, logger *slog.Logger, now func() tim
 	return &leaderElector{
 		leases: rest.ObjectWriter{Store: store, Manager: LeaderElectionName}, identity: id, logger: logger, now: now,
 		leaseDuration: DefaultLeaseDuration, renewDeadline: DefaultRenewDeadline, retryPeriod: DefaultRetryPeriod,
+		started: make(chan struct{}),
 	}
 }
 
 // alwaysLeader is the elector of a replica that runs alone.
 func alwaysLeader() *leaderElector {
-	le := &leaderElector{}
+	le := &leaderElector{started: make(chan struct{})}
 	le.leading.Store(true)
+	close(le.started)
 	return le
 }
+
+// Started is closed the first time this replica becomes the leader (at
+// once for alwaysLeader).
+func (le *leaderElector) Started() <-chan struct{} { return le.started }
 
 // Leading reports whether this replica holds the lease now.
 func (le *leaderElector) Leading() bool { return le.leading.Load() }
@@ -103,6 +114,7 @@ func (le *leaderElector) Run(ctx context.Context) {
 			lastRenew = le.now()
 			if !le.leading.Swap(true) {
 				le.logger.Info("became leader", "lease", LeaderElectionNamespace+"/"+LeaderElectionName, "identity", le.identity)
+				le.startedOnce.Do(func() { close(le.started) })
 				le.mu.Lock()
 				for _, f := range le.onStart {
 					go f()

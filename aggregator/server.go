@@ -251,7 +251,8 @@ type Server struct {
 	// flowSchemas and priorityLevels feed the APF consumer.
 	flowSchemas    *Informer
 	priorityLevels *Informer
-	// namespaces feeds the namespace controller (nil when it is off).
+	// namespaces feeds the namespace and serviceaccount controllers (nil
+	// when both are off).
 	namespaces   *Informer
 	nsController *namespaceController
 	// leader gates the run-once controllers (leaderelection.go).
@@ -505,8 +506,11 @@ func New(opts Options) (*Server, error) {
 	}
 	s.aggregator.leading = s.leader.Leading
 	s.leader.OnStartedLeading(s.aggregator.kickOnce)
-	if ControllerEnabled("namespace-controller", opts.Controllers) {
+	nsEnabled, saEnabled := ControllerEnabled("namespace-controller", opts.Controllers), ControllerEnabled(ServiceAccountControllerName, opts.Controllers)
+	if nsEnabled || saEnabled { // one namespace informer for both controllers
 		s.namespaces = NewInformer(s.api.Store(meta.GroupResource{Resource: "namespaces"}), logger)
+	}
+	if nsEnabled {
 		s.nsController = newNamespaceController(s.handler, s.namespaces, logger, now)
 		s.nsController.leading = s.leader.Leading
 		s.leader.OnStartedLeading(s.nsController.requeueAll)
@@ -517,8 +521,8 @@ func New(opts Options) (*Server, error) {
 	if ControllerEnabled("garbage-collector-controller", opts.Controllers) { // controller_gc.go
 		s.gc = newGarbageCollector(s.handler, s.api, logger) // re-reads discovery on its rebuilds (OnRebuild above)
 	}
-	if ControllerEnabled(ServiceAccountControllerName, opts.Controllers) { // controller_serviceaccount.go
-		s.saController = newServiceAccountsController(NewInformer(s.api.Store(meta.GroupResource{Resource: "namespaces"}), logger),
+	if saEnabled { // controller_serviceaccount.go
+		s.saController = newServiceAccountsController(s.namespaces,
 			NewInformer(s.api.Store(meta.GroupResource{Resource: "serviceaccounts"}), logger),
 			loopback{api: s.api, userAgent: serviceAccountControllerUserAgent}, logger)
 	}
@@ -616,88 +620,35 @@ func (s *Server) Run(ctx context.Context) {
 	go func() { defer wg.Done(); s.openapi.Run(ctx) }()
 	wg.Add(1)
 	go func() { defer wg.Done(); s.extensionAuth.Run(ctx) }()
-	// APF configuration producer and consumer (controller_apf.go): not
-	// needed for readiness, so they and their informers start once ready
-	// and do not compete with the start-up for the CPU.
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		select {
-		case <-s.ready:
-		case <-ctx.Done():
-			return
-		}
-		var apf sync.WaitGroup
-		for _, run := range []func(context.Context){s.flowSchemas.Run, s.priorityLevels.Run, s.apfConsumer.Run, s.apfProducer.Run, s.clusterRoles.Run, s.aggregator.Run} {
-			apf.Add(1)
-			go func() { defer apf.Done(); run(ctx) }()
-		}
-		apf.Wait()
-	}()
-	if s.opts.LeaderElection { // leaderelection.go, once ready
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case <-s.ready:
-			case <-ctx.Done():
-				return
-			}
-			s.leader.Run(ctx)
-		}()
+	// What is not needed for readiness starts once ready, so it does not
+	// compete with the start-up for the CPU: the APF configuration
+	// producer and consumer (controller_apf.go) with their informers, the
+	// lease (leaderelection.go) and the namespace controller (gated per
+	// pass by s.leader.Leading). The garbage collector and the default
+	// ServiceAccounts wait for this replica to lead as well; once started
+	// they keep running: after a lost lease two replicas may act on the
+	// same objects for a while, which preconditioned deletes and creates
+	// that meet AlreadyExists make harmless (upstream's controller manager
+	// exits instead).
+	runs := []func(context.Context){s.flowSchemas.Run, s.priorityLevels.Run, s.apfConsumer.Run, s.apfProducer.Run, s.clusterRoles.Run, s.aggregator.Run}
+	if s.opts.LeaderElection {
+		runs = append(runs, s.leader.Run)
 	}
-	if s.nsController != nil { // the namespace controller, once ready
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case <-s.ready:
-			case <-ctx.Done():
-				return
-			}
-			var nsw sync.WaitGroup
-			nsw.Add(1)
-			go func() { defer nsw.Done(); s.namespaces.Run(ctx) }()
-			s.nsController.Run(ctx)
-			nsw.Wait()
-		}()
+	if s.namespaces != nil {
+		runs = append(runs, s.namespaces.Run)
 	}
-	if s.gc != nil { // the garbage collector (controller_gc.go), once ready and leading
-		leading := make(chan struct{})
-		var leadOnce sync.Once
-		s.leader.OnStartedLeading(func() { leadOnce.Do(func() { close(leading) }) })
-		if s.leader.Leading() {
-			leadOnce.Do(func() { close(leading) })
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for _, ch := range []<-chan struct{}{s.ready, leading} {
-				select {
-				case <-ch:
-				case <-ctx.Done():
-					return
-				}
-			}
-			// Once started it keeps running: after a lost lease two
-			// replicas may collect the same dependents for a while, which
-			// preconditioned deletes make harmless (upstream's controller
-			// manager exits instead).
-			s.gc.Run(ctx)
-		}()
+	if s.nsController != nil {
+		runs = append(runs, s.nsController.Run)
 	}
-	if s.saController != nil { // default ServiceAccounts, once ready
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case <-s.ready:
-			case <-ctx.Done():
-				return
-			}
-			s.saController.Run(ctx)
-		}()
+	goAfter(ctx, &wg, runs, s.ready)
+	var leaderRuns []func(context.Context)
+	if s.gc != nil { // controller_gc.go
+		leaderRuns = append(leaderRuns, s.gc.Run)
 	}
+	if s.saController != nil { // controller_serviceaccount.go
+		leaderRuns = append(leaderRuns, s.saController.Run)
+	}
+	goAfter(ctx, &wg, leaderRuns, s.ready, s.leader.Started())
 	close(s.hooks.controllers)
 	go func() {
 		synced := []<-chan struct{}{s.services.Synced(), s.endpoints.Synced(), s.apiServices.Synced(), s.discovery.Synced()}
@@ -717,6 +668,26 @@ func (s *Server) Run(ctx context.Context) {
 	s.hooks.shutdown()
 	s.api.Shutdown()
 	wg.Wait()
+}
+
+// goAfter runs each of runs in its own goroutine (counted in wg) once
+// every channel of after is closed, or none of them if ctx ends first.
+func goAfter(ctx context.Context, wg *sync.WaitGroup, runs []func(context.Context), after ...<-chan struct{}) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for _, ch := range after {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return
+			}
+		}
+		for _, run := range runs {
+			wg.Add(1)
+			go func() { defer wg.Done(); run(ctx) }()
+		}
+	}()
 }
 
 // Shutdown ends every open watch so an http.Server's Shutdown does not

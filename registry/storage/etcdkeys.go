@@ -91,15 +91,16 @@ func (k etcdKeys) fromEtcd(ekey string) (string, bool) {
 	if raw, ok := strings.CutPrefix(r, rawKeyMarker[1:]); ok && strings.HasPrefix(raw, "/") {
 		return raw, true
 	}
-	// The longest upstream path wins (services/specs/ over services/).
-	best := ""
-	for p := range k.back {
-		if len(p) > len(best) && strings.HasPrefix(r, p) {
-			best = p
+	// The longest upstream path wins (services/specs/ over services/):
+	// each "/"-ended prefix of r is looked up, longest first (a key has a
+	// few segments; k.back has dozens of paths).
+	for i := len(r) - 1; i >= 0; i-- {
+		if r[i] != '/' {
+			continue
 		}
-	}
-	if best != "" {
-		return k.back[best] + r[len(best):], true
+		if b, ok := k.back[r[:i+1]]; ok {
+			return b + r[i+1:], true
+		}
 	}
 	return "/registry/" + r, true
 }
