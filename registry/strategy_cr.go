@@ -56,6 +56,8 @@ var (
 	_ UnknownFieldPruner = (*CustomResourceStrategy)(nil)
 	_ CreateAdmitter     = (*CustomResourceStrategy)(nil)
 	_ ReadDefaulter      = (*CustomResourceStrategy)(nil)
+
+	_ UpdateWarningValidator = (*CustomResourceStrategy)(nil)
 )
 
 // DefaultOnRead applies the schema's defaults to an object read from
@@ -219,39 +221,59 @@ func (s *CustomResourceStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
 func (s *CustomResourceStrategy) Validate(obj meta.Object) meta.FieldErrors {
 	u := obj.(*Unstructured)
 	errs := meta.ValidateObjectMeta(&u.ObjectMeta, s.Info().Namespaced, meta.NameIsDNSSubdomain)
-	return append(errs, s.validateContent(u, nil)...)
+	cerrs, _ := s.validateContent(u, nil)
+	return append(errs, cerrs...)
 }
 
 // ValidateUpdate checks metadata updates and the schema.
 func (s *CustomResourceStrategy) ValidateUpdate(obj, old meta.Object) meta.FieldErrors {
+	errs, _ := s.ValidateUpdateWithWarnings(obj, old)
+	return errs
+}
+
+// ValidateUpdateWithWarnings is ValidateUpdate that also returns the
+// ratcheting warnings of the rules (failures on values the update did not
+// change, which upstream 1.33 lets through with a warning), from the same
+// evaluation (UpdateWarningValidator).
+func (s *CustomResourceStrategy) ValidateUpdateWithWarnings(obj, old meta.Object) (meta.FieldErrors, []string) {
 	u, o := obj.(*Unstructured), old.(*Unstructured)
 	errs := meta.ValidateObjectMetaUpdate(&u.ObjectMeta, &o.ObjectMeta)
 	errs = append(errs, meta.ValidateObjectMeta(&u.ObjectMeta, s.Info().Namespaced, meta.NameIsDNSSubdomain)...)
-	return append(errs, s.validateContent(u, o)...)
+	cerrs, warnings := s.validateContent(u, o)
+	return append(errs, cerrs...), warnings
 }
 
 // validateContent checks u (and old, nil on create) against the schema,
 // then, as upstream's customresource strategy, the
 // x-kubernetes-validations rules unless a schema error blocks them
 // (celrules.BlockingError adds upstream's "some validation rules were not
-// checked" cause instead).
-func (s *CustomResourceStrategy) validateContent(u, old *Unstructured) meta.FieldErrors {
+// checked" cause instead). The warnings are the rules' ratcheted failures.
+func (s *CustomResourceStrategy) validateContent(u, old *Unstructured) (meta.FieldErrors, []string) {
 	m, err := u.Object()
 	if err != nil {
-		return meta.FieldErrors{meta.Invalid("metadata", "", err.Error())}
+		return meta.FieldErrors{meta.Invalid("metadata", "", err.Error())}, nil
 	}
 	om, err := oldObject(old)
 	if err != nil {
-		return meta.FieldErrors{meta.Invalid("metadata", "", err.Error())}
+		return meta.FieldErrors{meta.Invalid("metadata", "", err.Error())}, nil
 	}
-	errs := s.validateSchema(m, om) // strategy_cr_status.go
+	return s.withRules(s.validateSchema(m, om), m, om) // strategy_cr_status.go
+}
+
+// withRules appends to errs (of metadata and the schema) the results of
+// the x-kubernetes-validations rules on m (old om, nil on create), unless
+// errs hold an error that blocks them: then upstream's "some validation
+// rules were not checked" cause (celrules.BlockingError). The warnings
+// are the rules' ratcheted failures.
+func (s *CustomResourceStrategy) withRules(errs meta.FieldErrors, m, om map[string]any) (meta.FieldErrors, []string) {
 	if s.rules == nil {
-		return errs
+		return errs, nil
 	}
 	if e, blocked := celrules.BlockingError(errs); blocked {
-		return append(errs, e)
+		return append(errs, e), nil
 	}
-	return append(errs, s.rules.Validate(m, om)...)
+	rerrs, warnings := s.rules.ValidateWithWarnings(m, om)
+	return append(errs, rerrs...), warnings
 }
 
 // oldObject is old's content as the rules see it, nil for none.
@@ -260,31 +282,6 @@ func oldObject(old *Unstructured) (map[string]any, error) {
 		return nil, nil
 	}
 	return old.Object()
-}
-
-// WarningsOnCreate has none.
-func (s *CustomResourceStrategy) WarningsOnCreate(meta.Object) []string { return nil }
-
-// WarningsOnUpdate are the ratcheting warnings of the rules (failures on
-// values the update did not change, which upstream 1.33 lets through with
-// a warning).
-func (s *CustomResourceStrategy) WarningsOnUpdate(obj, old meta.Object) []string {
-	if s.rules == nil {
-		return nil
-	}
-	m, err := obj.(*Unstructured).Object()
-	if err != nil {
-		return nil
-	}
-	om, err := old.(*Unstructured).Object()
-	if err != nil {
-		return nil
-	}
-	if _, blocked := celrules.BlockingError(s.schema.Validate(m)); blocked {
-		return nil
-	}
-	_, warnings := s.rules.ValidateWithWarnings(m, om)
-	return warnings
 }
 
 // Canonicalize does nothing.
