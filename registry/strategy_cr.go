@@ -35,6 +35,9 @@ type CustomResourceStrategy struct {
 	rules   *celrules.Validator // x-kubernetes-validations; nil without rules
 	columns []apiextensions.CustomResourceColumnDefinition
 	paths   []columnPath // of columns, compiled (jsonpath_cr.go)
+	// selectable are the version's selectableFields: the field selector
+	// name and its path, split once
+	selectable []selectableField
 	// Now is the clock for date cells; nil means time.Now.
 	Now func() time.Time
 	// Converter converts objects between the CRD's versions (stored
@@ -130,6 +133,10 @@ func NewCustomResourceStrategy(crd *apiextensions.CustomResourceDefinition, vers
 		s.columns = []apiextensions.CustomResourceColumnDefinition{{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"}}
 	}
 	s.columns, s.paths = compileColumns(s.columns)
+	for _, f := range s.version.SelectableFields {
+		name := strings.TrimPrefix(f.JSONPath, ".")
+		s.selectable = append(s.selectable, selectableField{name: name, path: strings.Split(name, ".")})
+	}
 	return s, nil
 }
 
@@ -454,7 +461,8 @@ func (s *CustomResourceStrategy) RefusesStrategicMergePatch() bool { return true
 
 // ListMapKeys returns the schema's x-kubernetes-list-type map lists with
 // their x-kubernetes-list-map-keys and its set lists (no keys), by dotted
-// path without list indices, for server-side apply.
+// path without list indices, for server-side apply. The map is computed
+// once and shared: callers must not change it.
 func (s *CustomResourceStrategy) ListMapKeys() map[string][]string {
 	return s.derived.listMapKeys(s)
 }
@@ -476,7 +484,8 @@ func (s *CustomResourceStrategy) listMapKeysOfSchema() map[string][]string {
 	return out
 }
 
-// AtomicMaps returns the paths of x-kubernetes-map-type atomic objects.
+// AtomicMaps returns the paths of x-kubernetes-map-type atomic objects
+// (computed once and shared: callers must not change them).
 func (s *CustomResourceStrategy) AtomicMaps() []string {
 	return s.derived.atomicMaps(s)
 }
@@ -530,19 +539,25 @@ func (s *CustomResourceStrategy) walkSchema(f func(path string, p *apiextensions
 // "false", and a missing field as "" (measured on kube-apiserver 1.33.13:
 // `--field-selector spec.color=` lists the objects without a colour).
 func (s *CustomResourceStrategy) SelectableFields(obj meta.Object) map[string]string {
-	if len(s.version.SelectableFields) == 0 {
+	if len(s.selectable) == 0 {
 		return nil
 	}
-	out := make(map[string]string, len(s.version.SelectableFields))
+	out := make(map[string]string, len(s.selectable))
 	var content map[string]any
 	if u, ok := obj.(*Unstructured); ok {
 		content = u.Content
 	}
-	for _, f := range s.version.SelectableFields {
-		name := strings.TrimPrefix(f.JSONPath, ".")
-		out[name] = selectableValue(content, strings.Split(name, "."))
+	for _, f := range s.selectable {
+		out[f.name] = selectableValue(content, f.path)
 	}
 	return out
+}
+
+// selectableField is one selectableFields entry: its field selector name
+// ("spec.color") and that name's path.
+type selectableField struct {
+	name string
+	path []string
 }
 
 // selectableValue is the field selector value at path in m ("" when
