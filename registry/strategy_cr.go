@@ -102,28 +102,24 @@ func (s *CustomResourceStrategy) PruneUnknownFields(obj meta.Object) []string {
 // accepted: status.acceptedNames name the resource). Errors: no such
 // version, or a schema NewCRSchema refuses.
 func NewCustomResourceStrategy(crd *apiextensions.CustomResourceDefinition, version string, now func() time.Time) (*CustomResourceStrategy, error) {
-	s := &CustomResourceStrategy{crd: crd, Now: now}
-	for i := range crd.Spec.Versions {
-		if crd.Spec.Versions[i].Name == version {
-			s.version = &crd.Spec.Versions[i]
-			if v := s.version.Schema; v != nil && v.OpenAPIV3Schema != nil {
-				raw, err := json.Marshal(v.OpenAPIV3Schema)
-				if err != nil {
-					return nil, err
-				}
-				sch, errs := NewCRSchema(raw, apiextensions.SchemaPath(&crd.Spec, i))
-				if len(errs) > 0 {
-					return nil, fmt.Errorf("schema of %s %s: %v", crd.Name, version, errs[0])
-				}
-				s.schema = sch
-				if st, ok := sch.(*structural.Schema); ok && len(st.Rules()) > 0 {
-					s.rules, _ = celrules.Compile(st, apiextensions.SchemaPath(&crd.Spec, i)) // its errors refused the CRD
-				}
-			}
-		}
-	}
-	if s.version == nil {
+	i := crdVersionIndex(crd, version)
+	if i < 0 {
 		return nil, fmt.Errorf("%s has no version %q", crd.Name, version)
+	}
+	s := &CustomResourceStrategy{crd: crd, version: &crd.Spec.Versions[i], Now: now}
+	if v := s.version.Schema; v != nil && v.OpenAPIV3Schema != nil {
+		raw, err := json.Marshal(v.OpenAPIV3Schema)
+		if err != nil {
+			return nil, err
+		}
+		sch, errs := NewCRSchema(raw, apiextensions.SchemaPath(&crd.Spec, i))
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("schema of %s %s: %v", crd.Name, version, errs[0])
+		}
+		s.schema = sch
+		if st, ok := sch.(*structural.Schema); ok && len(st.Rules()) > 0 {
+			s.rules, _ = celrules.Compile(st, apiextensions.SchemaPath(&crd.Spec, i)) // its errors refused the CRD
+		}
 	}
 	if s.schema == nil {
 		s.schema = acceptAllSchema{}
@@ -138,6 +134,17 @@ func NewCustomResourceStrategy(crd *apiextensions.CustomResourceDefinition, vers
 		s.selectable = append(s.selectable, selectableField{name: name, path: strings.Split(name, ".")})
 	}
 	return s, nil
+}
+
+// crdVersionIndex returns the index of version in crd's spec.versions,
+// -1 when it has none of that name.
+func crdVersionIndex(crd *apiextensions.CustomResourceDefinition, version string) int {
+	for i := range crd.Spec.Versions {
+		if crd.Spec.Versions[i].Name == version {
+			return i
+		}
+	}
+	return -1
 }
 
 // hasStatus reports whether the version serves /status.
