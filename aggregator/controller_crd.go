@@ -89,23 +89,30 @@ func (c *crdController) trigger() {
 // Run syncs every CRD after each change until ctx ends; a pass that
 // failed is retried after a second.
 func (c *crdController) Run(ctx context.Context) {
+	runPasses(ctx, c.kick, time.Second, func() bool { return c.syncAll(ctx) })
+}
+
+// runPasses calls pass after each kick, every crdResyncPeriod, and once
+// more retryAfter after a pass that failed (returned false), until ctx
+// ends: the run loop of both CRD controllers. The periodic pass plays an
+// informer's resync: a change whose kick was coalesced into a pass that
+// ran before the change was visible is still acted on (a pass with
+// nothing to do is cheap).
+func runPasses(ctx context.Context, kick <-chan struct{}, retryAfter time.Duration, pass func() bool) {
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
-	// a periodic pass as well, as an informer's resync: a change whose
-	// kick was coalesced into a pass that ran before the change was
-	// visible is still acted on (a pass with nothing to do is cheap)
 	resync := time.NewTicker(crdResyncPeriod)
 	defer resync.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-c.kick:
+		case <-kick:
 		case <-retry.C:
 		case <-resync.C:
 		}
-		if !c.syncAll(ctx) && ctx.Err() == nil {
-			retry.Reset(time.Second)
+		if !pass() && ctx.Err() == nil {
+			retry.Reset(retryAfter)
 		}
 	}
 }

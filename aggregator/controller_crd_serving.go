@@ -133,26 +133,13 @@ func (c *crdServing) Run(ctx context.Context) {
 	done := make(chan struct{})
 	defer func() { <-done }()
 	go func() { c.runOpenAPI(ctx); close(done) }()
-	retry := time.NewTimer(time.Hour)
-	retry.Stop()
-	// a periodic pass as well, as an informer's resync: a change whose
-	// kick was coalesced into a pass that ran before the change was
-	// visible is still acted on (a pass with nothing to do is cheap)
-	resync := time.NewTicker(crdResyncPeriod)
-	defer resync.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-c.kick:
-		case <-retry.C:
-		case <-resync.C:
-		}
-		if err := c.sync(ctx); err != nil && ctx.Err() == nil {
+	runPasses(ctx, c.kick, crdServingRetryBackoff, func() bool {
+		err := c.sync(ctx)
+		if err != nil && ctx.Err() == nil {
 			c.logger.Warn("serve custom resources", "err", err)
-			retry.Reset(crdServingRetryBackoff)
 		}
-	}
+		return err == nil
+	})
 }
 
 // crdFingerprint identifies what a CRD's stores are built from.

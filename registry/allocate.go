@@ -84,6 +84,20 @@ type Warner interface {
 	WarningsOnUpdate(obj, old meta.Object) []string
 }
 
+// UpdateWarningValidator is an optional Strategy extension for
+// strategies whose update warnings come out of validation itself (custom
+// resources: the x-kubernetes-validations failures that ratcheting lets
+// through, which upstream's CEL validator adds to the context while it
+// validates): the store calls ValidateUpdateWithWarnings instead of
+// ValidateUpdate on updates of the main resource (and
+// ValidateStatusUpdateWithWarnings instead of StatusValidator's
+// ValidateStatusUpdate on /status), and passes the warnings on when there
+// are no errors, so the validation runs once per update.
+type UpdateWarningValidator interface {
+	ValidateUpdateWithWarnings(obj, old meta.Object) (meta.FieldErrors, []string)
+	ValidateStatusUpdateWithWarnings(obj, old meta.Object) (meta.FieldErrors, []string)
+}
+
 type warningSinkKey struct{}
 
 // WithWarningSink returns a copy of ctx under which the store passes each

@@ -25,10 +25,13 @@ func CustomResourceOpenAPI(group, version string, crds []*apiextensions.CustomRe
 	defs := map[string]*openapi.Schema{}
 	var resources []openapi.Resource
 	for _, crd := range crds {
-		s, err := NewCustomResourceStrategy(crd, version, nil)
-		if err != nil || crd.Spec.Group != group {
+		i := crdVersionIndex(crd, version)
+		if i < 0 || crd.Spec.Group != group {
 			continue
 		}
+		// what discovery shows of the version: no schema built, no rules
+		// compiled (the served strategy has done that already)
+		s := &CustomResourceStrategy{crd: crd, version: &crd.Spec.Versions[i]}
 		info := s.Info()
 		prefix := crdDefinitionPrefix(group, version)
 		kindDef, listDef := prefix+info.Kind, prefix+info.ListKind

@@ -104,7 +104,7 @@ func (b *CustomResourceOpenAPIBuilder) collect(ctx context.Context, group, versi
 			}
 			d2, d3, err := CustomResourceOpenAPI(group, version, []*apiextensions.CustomResourceDefinition{crd})
 			if err != nil {
-				if _, serr := NewCustomResourceStrategy(crd, version, nil); serr != nil {
+				if crdVersionIndex(crd, version) < 0 {
 					continue // not served in group/version: left out, as CustomResourceOpenAPI does
 				}
 				return nil, err

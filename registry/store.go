@@ -935,6 +935,7 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64
 	m.DeletionTimestamp = om.DeletionTimestamp
 	m.DeletionGracePeriodSeconds = om.DeletionGracePeriodSeconds
 	m.SelfLink = ""
+	var warnings []string // of an UpdateWarningValidator
 	su, isSub := s.strategy.(SubresourceUpdater)
 	isSub = isSub && sub != "" && sub != "status"
 	switch {
@@ -943,7 +944,10 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64
 		errs = append(errs, su.ValidateSubresourceUpdate(sub, obj, old)...)
 	case sub == "status":
 		s.strategy.PrepareForStatusUpdate(obj, old)
-		if sv, ok := s.strategy.(StatusValidator); ok {
+		if vw, ok := s.strategy.(UpdateWarningValidator); ok {
+			verrs, ws := vw.ValidateStatusUpdateWithWarnings(obj, old)
+			errs, warnings = append(errs, verrs...), ws
+		} else if sv, ok := s.strategy.(StatusValidator); ok {
 			errs = append(errs, sv.ValidateStatusUpdate(obj, old)...)
 		} else {
 			errs = append(errs, s.strategy.ValidateUpdate(obj, old)...)
@@ -963,11 +967,17 @@ func (s *Store) applyUpdate(ctx context.Context, obj, old meta.Object, rev int64
 		if len(aerrs) > 0 {
 			return nil, s.invalid(m.Name, append(errs, aerrs...))
 		}
-		errs = append(errs, s.strategy.ValidateUpdate(obj, old)...)
+		if vw, ok := s.strategy.(UpdateWarningValidator); ok {
+			verrs, ws := vw.ValidateUpdateWithWarnings(obj, old)
+			errs, warnings = append(errs, verrs...), ws
+		} else {
+			errs = append(errs, s.strategy.ValidateUpdate(obj, old)...)
+		}
 	}
 	if len(errs) > 0 {
 		return nil, s.invalid(m.Name, errs)
 	}
+	warn(ctx, warnings)
 	if w, ok := s.strategy.(Warner); ok && sub == "" {
 		warn(ctx, w.WarningsOnUpdate(obj, old))
 	}

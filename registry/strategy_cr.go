@@ -35,6 +35,9 @@ type CustomResourceStrategy struct {
 	rules   *celrules.Validator // x-kubernetes-validations; nil without rules
 	columns []apiextensions.CustomResourceColumnDefinition
 	paths   []columnPath // of columns, compiled (jsonpath_cr.go)
+	// selectable are the version's selectableFields: the field selector
+	// name and its path, split once
+	selectable []selectableField
 	// Now is the clock for date cells; nil means time.Now.
 	Now func() time.Time
 	// Converter converts objects between the CRD's versions (stored
@@ -56,6 +59,8 @@ var (
 	_ UnknownFieldPruner = (*CustomResourceStrategy)(nil)
 	_ CreateAdmitter     = (*CustomResourceStrategy)(nil)
 	_ ReadDefaulter      = (*CustomResourceStrategy)(nil)
+
+	_ UpdateWarningValidator = (*CustomResourceStrategy)(nil)
 )
 
 // DefaultOnRead applies the schema's defaults to an object read from
@@ -97,28 +102,24 @@ func (s *CustomResourceStrategy) PruneUnknownFields(obj meta.Object) []string {
 // accepted: status.acceptedNames name the resource). Errors: no such
 // version, or a schema NewCRSchema refuses.
 func NewCustomResourceStrategy(crd *apiextensions.CustomResourceDefinition, version string, now func() time.Time) (*CustomResourceStrategy, error) {
-	s := &CustomResourceStrategy{crd: crd, Now: now}
-	for i := range crd.Spec.Versions {
-		if crd.Spec.Versions[i].Name == version {
-			s.version = &crd.Spec.Versions[i]
-			if v := s.version.Schema; v != nil && v.OpenAPIV3Schema != nil {
-				raw, err := json.Marshal(v.OpenAPIV3Schema)
-				if err != nil {
-					return nil, err
-				}
-				sch, errs := NewCRSchema(raw, apiextensions.SchemaPath(&crd.Spec, i))
-				if len(errs) > 0 {
-					return nil, fmt.Errorf("schema of %s %s: %v", crd.Name, version, errs[0])
-				}
-				s.schema = sch
-				if st, ok := sch.(*structural.Schema); ok && len(st.Rules()) > 0 {
-					s.rules, _ = celrules.Compile(st, apiextensions.SchemaPath(&crd.Spec, i)) // its errors refused the CRD
-				}
-			}
-		}
-	}
-	if s.version == nil {
+	i := crdVersionIndex(crd, version)
+	if i < 0 {
 		return nil, fmt.Errorf("%s has no version %q", crd.Name, version)
+	}
+	s := &CustomResourceStrategy{crd: crd, version: &crd.Spec.Versions[i], Now: now}
+	if v := s.version.Schema; v != nil && v.OpenAPIV3Schema != nil {
+		raw, err := json.Marshal(v.OpenAPIV3Schema)
+		if err != nil {
+			return nil, err
+		}
+		sch, errs := NewCRSchema(raw, apiextensions.SchemaPath(&crd.Spec, i))
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("schema of %s %s: %v", crd.Name, version, errs[0])
+		}
+		s.schema = sch
+		if st, ok := sch.(*structural.Schema); ok && len(st.Rules()) > 0 {
+			s.rules, _ = celrules.Compile(st, apiextensions.SchemaPath(&crd.Spec, i)) // its errors refused the CRD
+		}
 	}
 	if s.schema == nil {
 		s.schema = acceptAllSchema{}
@@ -128,7 +129,22 @@ func NewCustomResourceStrategy(crd *apiextensions.CustomResourceDefinition, vers
 		s.columns = []apiextensions.CustomResourceColumnDefinition{{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"}}
 	}
 	s.columns, s.paths = compileColumns(s.columns)
+	for _, f := range s.version.SelectableFields {
+		name := strings.TrimPrefix(f.JSONPath, ".")
+		s.selectable = append(s.selectable, selectableField{name: name, path: strings.Split(name, ".")})
+	}
 	return s, nil
+}
+
+// crdVersionIndex returns the index of version in crd's spec.versions,
+// -1 when it has none of that name.
+func crdVersionIndex(crd *apiextensions.CustomResourceDefinition, version string) int {
+	for i := range crd.Spec.Versions {
+		if crd.Spec.Versions[i].Name == version {
+			return i
+		}
+	}
+	return -1
 }
 
 // hasStatus reports whether the version serves /status.
@@ -219,39 +235,59 @@ func (s *CustomResourceStrategy) PrepareForStatusUpdate(obj, old meta.Object) {
 func (s *CustomResourceStrategy) Validate(obj meta.Object) meta.FieldErrors {
 	u := obj.(*Unstructured)
 	errs := meta.ValidateObjectMeta(&u.ObjectMeta, s.Info().Namespaced, meta.NameIsDNSSubdomain)
-	return append(errs, s.validateContent(u, nil)...)
+	cerrs, _ := s.validateContent(u, nil)
+	return append(errs, cerrs...)
 }
 
 // ValidateUpdate checks metadata updates and the schema.
 func (s *CustomResourceStrategy) ValidateUpdate(obj, old meta.Object) meta.FieldErrors {
+	errs, _ := s.ValidateUpdateWithWarnings(obj, old)
+	return errs
+}
+
+// ValidateUpdateWithWarnings is ValidateUpdate that also returns the
+// ratcheting warnings of the rules (failures on values the update did not
+// change, which upstream 1.33 lets through with a warning), from the same
+// evaluation (UpdateWarningValidator).
+func (s *CustomResourceStrategy) ValidateUpdateWithWarnings(obj, old meta.Object) (meta.FieldErrors, []string) {
 	u, o := obj.(*Unstructured), old.(*Unstructured)
 	errs := meta.ValidateObjectMetaUpdate(&u.ObjectMeta, &o.ObjectMeta)
 	errs = append(errs, meta.ValidateObjectMeta(&u.ObjectMeta, s.Info().Namespaced, meta.NameIsDNSSubdomain)...)
-	return append(errs, s.validateContent(u, o)...)
+	cerrs, warnings := s.validateContent(u, o)
+	return append(errs, cerrs...), warnings
 }
 
 // validateContent checks u (and old, nil on create) against the schema,
 // then, as upstream's customresource strategy, the
 // x-kubernetes-validations rules unless a schema error blocks them
 // (celrules.BlockingError adds upstream's "some validation rules were not
-// checked" cause instead).
-func (s *CustomResourceStrategy) validateContent(u, old *Unstructured) meta.FieldErrors {
+// checked" cause instead). The warnings are the rules' ratcheted failures.
+func (s *CustomResourceStrategy) validateContent(u, old *Unstructured) (meta.FieldErrors, []string) {
 	m, err := u.Object()
 	if err != nil {
-		return meta.FieldErrors{meta.Invalid("metadata", "", err.Error())}
+		return meta.FieldErrors{meta.Invalid("metadata", "", err.Error())}, nil
 	}
 	om, err := oldObject(old)
 	if err != nil {
-		return meta.FieldErrors{meta.Invalid("metadata", "", err.Error())}
+		return meta.FieldErrors{meta.Invalid("metadata", "", err.Error())}, nil
 	}
-	errs := s.validateSchema(m, om) // strategy_cr_status.go
+	return s.withRules(s.validateSchema(m, om), m, om) // strategy_cr_status.go
+}
+
+// withRules appends to errs (of metadata and the schema) the results of
+// the x-kubernetes-validations rules on m (old om, nil on create), unless
+// errs hold an error that blocks them: then upstream's "some validation
+// rules were not checked" cause (celrules.BlockingError). The warnings
+// are the rules' ratcheted failures.
+func (s *CustomResourceStrategy) withRules(errs meta.FieldErrors, m, om map[string]any) (meta.FieldErrors, []string) {
 	if s.rules == nil {
-		return errs
+		return errs, nil
 	}
 	if e, blocked := celrules.BlockingError(errs); blocked {
-		return append(errs, e)
+		return append(errs, e), nil
 	}
-	return append(errs, s.rules.Validate(m, om)...)
+	rerrs, warnings := s.rules.ValidateWithWarnings(m, om)
+	return append(errs, rerrs...), warnings
 }
 
 // oldObject is old's content as the rules see it, nil for none.
@@ -260,31 +296,6 @@ func oldObject(old *Unstructured) (map[string]any, error) {
 		return nil, nil
 	}
 	return old.Object()
-}
-
-// WarningsOnCreate has none.
-func (s *CustomResourceStrategy) WarningsOnCreate(meta.Object) []string { return nil }
-
-// WarningsOnUpdate are the ratcheting warnings of the rules (failures on
-// values the update did not change, which upstream 1.33 lets through with
-// a warning).
-func (s *CustomResourceStrategy) WarningsOnUpdate(obj, old meta.Object) []string {
-	if s.rules == nil {
-		return nil
-	}
-	m, err := obj.(*Unstructured).Object()
-	if err != nil {
-		return nil
-	}
-	om, err := old.(*Unstructured).Object()
-	if err != nil {
-		return nil
-	}
-	if _, blocked := celrules.BlockingError(s.schema.Validate(m)); blocked {
-		return nil
-	}
-	_, warnings := s.rules.ValidateWithWarnings(m, om)
-	return warnings
 }
 
 // Canonicalize does nothing.
@@ -457,7 +468,8 @@ func (s *CustomResourceStrategy) RefusesStrategicMergePatch() bool { return true
 
 // ListMapKeys returns the schema's x-kubernetes-list-type map lists with
 // their x-kubernetes-list-map-keys and its set lists (no keys), by dotted
-// path without list indices, for server-side apply.
+// path without list indices, for server-side apply. The map is computed
+// once and shared: callers must not change it.
 func (s *CustomResourceStrategy) ListMapKeys() map[string][]string {
 	return s.derived.listMapKeys(s)
 }
@@ -479,7 +491,8 @@ func (s *CustomResourceStrategy) listMapKeysOfSchema() map[string][]string {
 	return out
 }
 
-// AtomicMaps returns the paths of x-kubernetes-map-type atomic objects.
+// AtomicMaps returns the paths of x-kubernetes-map-type atomic objects
+// (computed once and shared: callers must not change them).
 func (s *CustomResourceStrategy) AtomicMaps() []string {
 	return s.derived.atomicMaps(s)
 }
@@ -533,19 +546,25 @@ func (s *CustomResourceStrategy) walkSchema(f func(path string, p *apiextensions
 // "false", and a missing field as "" (measured on kube-apiserver 1.33.13:
 // `--field-selector spec.color=` lists the objects without a colour).
 func (s *CustomResourceStrategy) SelectableFields(obj meta.Object) map[string]string {
-	if len(s.version.SelectableFields) == 0 {
+	if len(s.selectable) == 0 {
 		return nil
 	}
-	out := make(map[string]string, len(s.version.SelectableFields))
+	out := make(map[string]string, len(s.selectable))
 	var content map[string]any
 	if u, ok := obj.(*Unstructured); ok {
 		content = u.Content
 	}
-	for _, f := range s.version.SelectableFields {
-		name := strings.TrimPrefix(f.JSONPath, ".")
-		out[name] = selectableValue(content, strings.Split(name, "."))
+	for _, f := range s.selectable {
+		out[f.name] = selectableValue(content, f.path)
 	}
 	return out
+}
+
+// selectableField is one selectableFields entry: its field selector name
+// ("spec.color") and that name's path.
+type selectableField struct {
+	name string
+	path []string
 }
 
 // selectableValue is the field selector value at path in m ("" when

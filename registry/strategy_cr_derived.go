@@ -1,10 +1,6 @@
 package registry
 
-import (
-	"maps"
-	"slices"
-	"sync"
-)
+import "sync"
 
 // crDerived holds what a CustomResourceStrategy derives from its
 // version's schema, computed on first use: every create, update and patch
@@ -22,18 +18,15 @@ type crDerived struct {
 	atomic     []string
 }
 
-// listMapKeys returns a copy of s's list map keys (callers may change it).
+// listMapKeys returns s's list map keys, shared: callers must not change
+// them (the one caller, the field manager's scope, reads them).
 func (d *crDerived) listMapKeys(s *CustomResourceStrategy) map[string][]string {
 	d.keysOnce.Do(func() { d.keys = s.listMapKeysOfSchema() })
-	out := maps.Clone(d.keys)
-	for k, v := range out {
-		out[k] = slices.Clone(v)
-	}
-	return out
+	return d.keys
 }
 
-// atomicMaps returns a copy of s's atomic map paths.
+// atomicMaps returns s's atomic map paths, shared as listMapKeys.
 func (d *crDerived) atomicMaps(s *CustomResourceStrategy) []string {
 	d.atomicOnce.Do(func() { d.atomic = s.atomicMapsOfSchema() })
-	return slices.Clone(d.atomic)
+	return d.atomic
 }

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"github.com/aggsim/aggsim/registry/apis/apiextensions/celrules"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
@@ -38,26 +37,30 @@ func (s *CustomResourceStrategy) validateSchema(obj, old map[string]any) meta.Fi
 // Without a schema that validates status alone it checks the whole object
 // as ValidateUpdate does.
 func (s *CustomResourceStrategy) ValidateStatusUpdate(obj, old meta.Object) meta.FieldErrors {
+	errs, _ := s.ValidateStatusUpdateWithWarnings(obj, old)
+	return errs
+}
+
+// ValidateStatusUpdateWithWarnings is ValidateStatusUpdate that also
+// returns the rules' ratcheting warnings (UpdateWarningValidator): as
+// upstream's CEL validator they cover the whole object, so a /status
+// write warns of unchanged spec values too (kube-apiserver 1.33.13: a
+// status patch answered `Warning: 299 - "spec.c: Invalid value:
+// \"object\": x is bad"`).
+func (s *CustomResourceStrategy) ValidateStatusUpdateWithWarnings(obj, old meta.Object) (meta.FieldErrors, []string) {
 	ss, ok := s.schema.(statusSchema)
 	if !ok {
-		return s.ValidateUpdate(obj, old)
+		return s.ValidateUpdateWithWarnings(obj, old)
 	}
 	u, o := obj.(*Unstructured), old.(*Unstructured)
 	errs := meta.ValidateObjectMetaUpdate(&u.ObjectMeta, &o.ObjectMeta)
 	m, err := u.Object()
 	if err != nil {
-		return append(errs, meta.Invalid("metadata", "", err.Error()))
+		return append(errs, meta.Invalid("metadata", "", err.Error())), nil
 	}
 	om, err := oldObject(o)
 	if err != nil {
-		return append(errs, meta.Invalid("metadata", "", err.Error()))
+		return append(errs, meta.Invalid("metadata", "", err.Error())), nil
 	}
-	errs = append(errs, ss.ValidateStatusUpdate(m, om)...)
-	if s.rules == nil {
-		return errs
-	}
-	if e, blocked := celrules.BlockingError(errs); blocked {
-		return append(errs, e)
-	}
-	return append(errs, s.rules.Validate(m, om)...)
+	return s.withRules(append(errs, ss.ValidateStatusUpdate(m, om)...), m, om)
 }

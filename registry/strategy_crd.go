@@ -89,6 +89,7 @@ var (
 	_ Defaulter           = CRDStrategy{}
 	_ TerminatingDeleter  = CRDStrategy{}
 	_ FieldSchemaProvider = CRDStrategy{}
+	_ StatusValidator     = CRDStrategy{}
 )
 
 // Info describes customresourcedefinitions as kube-apiserver 1.33's
@@ -165,6 +166,14 @@ func (CRDStrategy) Validate(obj meta.Object) meta.FieldErrors {
 // ValidateUpdate runs upstream's CRD update validation.
 func (CRDStrategy) ValidateUpdate(obj, old meta.Object) meta.FieldErrors {
 	return apiextensions.ValidateCustomResourceDefinitionUpdate(obj.(*apiextensions.CustomResourceDefinition), old.(*apiextensions.CustomResourceDefinition), checkCRDSchema)
+}
+
+// ValidateStatusUpdate checks a /status write: metadata update rules and
+// the accepted names (apiextensions.ValidateCustomResourceDefinitionStatusUpdate),
+// without building the schemas and compiling the rules of every version
+// again as ValidateUpdate does.
+func (CRDStrategy) ValidateStatusUpdate(obj, old meta.Object) meta.FieldErrors {
+	return apiextensions.ValidateCustomResourceDefinitionStatusUpdate(obj.(*apiextensions.CustomResourceDefinition), old.(*apiextensions.CustomResourceDefinition))
 }
 
 // Canonicalize does nothing.

@@ -5,8 +5,16 @@ import "strings"
 // SetDefaults applies apiextensions/v1's defaults (upstream
 // pkg/apis/apiextensions/v1/defaults.go): conversion strategy None when
 // unset, port 443 on a webhook service reference, singular = lower-case
-// kind and listKind = kind+"List" when unset (with a kind).
+// kind and listKind = kind+"List" when unset (with a kind), and the
+// storage version as status.storedVersions when that is empty (so a
+// /status write emptying it keeps the storage version, as kube-apiserver
+// 1.33.13 answered).
 func SetDefaults(crd *CustomResourceDefinition) {
+	if len(crd.Status.StoredVersions) == 0 {
+		if v := StorageVersion(crd); v != "" {
+			crd.Status.StoredVersions = []string{v}
+		}
+	}
 	spec := &crd.Spec
 	if spec.Conversion == nil {
 		spec.Conversion = &CustomResourceConversion{Strategy: NoneConverter}

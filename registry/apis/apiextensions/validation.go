@@ -105,6 +105,18 @@ func ValidateCustomResourceDefinitionUpdate(crd, old *CustomResourceDefinition, 
 	return errs
 }
 
+// ValidateCustomResourceDefinitionStatusUpdate checks a write through
+// /status as upstream's status strategy does
+// (ValidateUpdateCustomResourceDefinitionStatus): metadata update rules and
+// the accepted names only. The spec (kept from the stored object) and its
+// schemas are not checked again, and neither is storedVersions
+// (kube-apiserver 1.33.13 accepted a /status patch setting storedVersions
+// to ["v1","v9"] with no version v9).
+func ValidateCustomResourceDefinitionStatusUpdate(crd, old *CustomResourceDefinition) meta.FieldErrors {
+	errs := meta.ValidateObjectMetaUpdate(&crd.ObjectMeta, &old.ObjectMeta)
+	return append(errs, ValidateNames(&crd.Status.AcceptedNames, "status.acceptedNames")...)
+}
+
 func validate(crd *CustomResourceDefinition, old *CustomResourceDefinition, check SchemaChecker) meta.FieldErrors {
 	spec := &crd.Spec
 	nameFn := func(name string, prefix bool) []string {

@@ -360,6 +360,7 @@ func (c *compiler) compileOne(cr *compiledRule, env *cel.Env, est *costEstimator
 func programOptions(est *costEstimator) []cel.ProgramOption {
 	return []cel.ProgramOption{
 		cel.EvalOptions(cel.OptOptimize, cel.OptTrackCost),
+		cel.OptimizeRegex(regexOptimizations...),
 		cel.CostLimit(PerCallLimit),
 		cel.CostTrackerOptions(interpreter.PresenceTestHasCost(false)),
 		cel.CostTracking(est),

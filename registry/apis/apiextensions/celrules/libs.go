@@ -12,6 +12,7 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
+	"github.com/google/cel-go/interpreter"
 )
 
 // kubeLibraries are the Kubernetes CEL libraries of
@@ -157,6 +158,8 @@ func listIndex(l, x ref.Val, last bool) ref.Val {
 }
 
 // regexLibrary: <string>.find(regex), findAll(regex[, n]) (library/regex.go).
+// A regex given as a constant is compiled once, with the program
+// (regexOptimizations); any other is compiled at each call.
 func regexLibrary() []cel.EnvOption {
 	return []cel.EnvOption{
 		cel.Function("find", cel.MemberOverload("string_find_string", []*cel.Type{cel.StringType, cel.StringType}, cel.StringType,
@@ -165,24 +168,63 @@ func regexLibrary() []cel.EnvOption {
 				if errv != nil {
 					return errv
 				}
-				str, ok := s.Value().(string)
-				if !ok {
-					return types.MaybeNoSuchOverloadErr(s)
-				}
-				return types.String(r.FindString(str))
+				return find(r, s)
 			}))),
 		cel.Function("findAll",
 			cel.MemberOverload("string_find_all_string", []*cel.Type{cel.StringType, cel.StringType}, cel.ListType(cel.StringType),
-				cel.BinaryBinding(func(s, re ref.Val) ref.Val { return findAll(s, re, -1) })),
+				cel.BinaryBinding(func(s, re ref.Val) ref.Val {
+					r, errv := compileRegex(re)
+					if errv != nil {
+						return errv
+					}
+					return findAll(r, s, types.Int(-1))
+				})),
 			cel.MemberOverload("string_find_all_string_int", []*cel.Type{cel.StringType, cel.StringType, cel.IntType}, cel.ListType(cel.StringType),
 				cel.FunctionBinding(func(args ...ref.Val) ref.Val {
-					n, ok := args[2].Value().(int64)
-					if !ok {
-						return types.MaybeNoSuchOverloadErr(args[2])
+					r, errv := compileRegex(args[1])
+					if errv != nil {
+						return errv
 					}
-					return findAll(args[0], args[1], int(n))
+					return findAll(r, args[0], args[2])
 				}))),
 	}
+}
+
+// regexOptimizations compile the constant regex of find and findAll when
+// the program is built, as upstream's library.FindRegexOptimization and
+// FindAllRegexOptimization (cel.OptimizeRegex), instead of at every
+// evaluation; a constant regex that does not compile fails the program
+// (kube-apiserver 1.33.13 refused a rule calling self.s.find('[') with
+// "program instantiation failed: error parsing regexp: missing closing ]:
+// `[`").
+var regexOptimizations = []*interpreter.RegexOptimization{
+	{Function: "find", RegexIndex: 1, Factory: func(call interpreter.InterpretableCall, pattern string) (interpreter.InterpretableCall, error) {
+		r, err := regexp.Compile(pattern)
+		if err != nil {
+			return nil, err
+		}
+		return interpreter.NewCall(call.ID(), call.Function(), call.OverloadID(), call.Args(), func(args ...ref.Val) ref.Val {
+			if len(args) != 2 {
+				return types.NoSuchOverloadErr()
+			}
+			return find(r, args[0])
+		}), nil
+	}},
+	{Function: "findAll", RegexIndex: 1, Factory: func(call interpreter.InterpretableCall, pattern string) (interpreter.InterpretableCall, error) {
+		r, err := regexp.Compile(pattern)
+		if err != nil {
+			return nil, err
+		}
+		return interpreter.NewCall(call.ID(), call.Function(), call.OverloadID(), call.Args(), func(args ...ref.Val) ref.Val {
+			switch len(args) {
+			case 2:
+				return findAll(r, args[0], types.Int(-1))
+			case 3:
+				return findAll(r, args[0], args[2])
+			}
+			return types.NoSuchOverloadErr()
+		}), nil
+	}},
 }
 
 func compileRegex(re ref.Val) (*regexp.Regexp, ref.Val) {
@@ -197,16 +239,26 @@ func compileRegex(re ref.Val) (*regexp.Regexp, ref.Val) {
 	return r, nil
 }
 
-func findAll(s, re ref.Val, n int) ref.Val {
-	r, errv := compileRegex(re)
-	if errv != nil {
-		return errv
-	}
+// find is s.find(r): the leftmost match, "" for none.
+func find(r *regexp.Regexp, s ref.Val) ref.Val {
 	str, ok := s.Value().(string)
 	if !ok {
 		return types.MaybeNoSuchOverloadErr(s)
 	}
-	return types.NewStringList(types.DefaultTypeAdapter, r.FindAllString(str, n))
+	return types.String(r.FindString(str))
+}
+
+// findAll is s.findAll(r, n): at most n matches (all when n < 0).
+func findAll(r *regexp.Regexp, s, n ref.Val) ref.Val {
+	str, ok := s.Value().(string)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(s)
+	}
+	limit, ok := n.Value().(int64)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(n)
+	}
+	return types.NewStringList(types.DefaultTypeAdapter, r.FindAllString(str, int(limit)))
 }
 
 // --- cost (library/cost.go upstream) ---

@@ -131,7 +131,7 @@ func isIntOrStringAnyOf(l []props) bool {
 
 // finishClear drops the parsed-only fields so two nodes compare by keywords.
 func (p *props) finishClear() {
-	p.defaultValue, p.hasDefault, p.enumValues = nil, false, nil
+	p.defaultValue, p.hasDefault, p.enumValues, p.patternRE = nil, false, nil, nil
 	p.prop, p.defaulted = nil, nil
 }
 

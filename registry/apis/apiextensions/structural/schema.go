@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -63,6 +64,7 @@ type props struct {
 	defaultValue any  // the default, decoded with UseNumber; nil when absent or null
 	hasDefault   bool // a non-null default is set
 	enumValues   []any
+	patternRE    *regexp.Regexp // Pattern compiled; nil when absent or when it does not compile
 
 	// lookup tables built by finish for the per-object walks
 	prop      map[string]*props // Properties by name, shared pointers
@@ -157,7 +159,8 @@ func New(openAPIV3Schema []byte, fldPath string) (*Schema, meta.FieldErrors) {
 	return s, checkCRDSchema(root, fldPath)
 }
 
-// finish decodes defaults and enum values (numbers as json.Number) and
+// finish decodes defaults and enum values (numbers as json.Number),
+// compiles the pattern and
 // strips formats upstream does not support for CRDs
 // (StripUnsupportedFormatsPostProcessor in pkg/apiserver/validation/formats.go)
 // into the value validator's view, recursively.
@@ -175,6 +178,9 @@ func (p *props) finish() error {
 			return err
 		}
 		p.enumValues = append(p.enumValues, v)
+	}
+	if p.Pattern != "" {
+		p.patternRE, _ = regexp.Compile(p.Pattern) // a bad one fails every value, as upstream
 	}
 	var err error
 	visit := func(c *props) {

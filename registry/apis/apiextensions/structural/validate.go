@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/aggsim/aggsim/registry/apis/meta"
@@ -355,22 +353,6 @@ func schemaProps(s *props, path string, data any, old *oldValue) *result {
 	return main
 }
 
-var (
-	patternCache sync.Map // pattern -> *regexp.Regexp (nil when it does not compile)
-)
-
-func compiled(p string) *regexp.Regexp {
-	if v, ok := patternCache.Load(p); ok {
-		return v.(*regexp.Regexp)
-	}
-	re, err := regexp.Compile(p)
-	if err != nil {
-		re = nil
-	}
-	patternCache.Store(p, re)
-	return re
-}
-
 // stringCheck mirrors kube-openapi's stringValidator: the first failing of
 // maxLength, minLength, pattern.
 func stringCheck(s *props, path, data string) *result {
@@ -383,8 +365,7 @@ func stringCheck(s *props, path, data string) *result {
 			msg: fmt.Sprintf("%s in %s should be at least %d chars long", path, in, *s.MinLength)})
 	}
 	if s.Pattern != "" {
-		re := compiled(s.Pattern)
-		if re == nil || !re.MatchString(data) {
+		if s.patternRE == nil || !s.patternRE.MatchString(data) {
 			return errResult(verr{name: path, value: data,
 				msg: fmt.Sprintf("%s in %s should match '%s'", path, in, s.Pattern)})
 		}
