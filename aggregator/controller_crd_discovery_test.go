@@ -46,7 +46,7 @@ func TestCustomResourceDiscoveryAsUpstream(t *testing.T) {
 			return false
 		}
 		for _, g := range l.Items {
-			if strings.Contains(string(g), `"name":"restaurant.example.com"`) && strings.Contains(string(g), `"v1alpha1"`) {
+			if strings.Contains(string(g), `"name":"restaurant.example.com"`) && strings.Contains(string(g), `"version":"v1alpha1"`) && strings.Contains(string(g), `"version":"v1beta1"`) {
 				return json.Unmarshal(g, &group) == nil
 			}
 		}
