@@ -409,7 +409,15 @@ func (c *crdServing) DeleteInstances(ctx context.Context, crd *apiextensions.Cus
 	version := apiextensions.StorageVersion(crd)
 	st := c.api.GroupVersionStore(crd.Spec.Group, version, crd.Status.AcceptedNames.Plural)
 	if st == nil {
-		return 0, nil
+		// not served yet (a start whose first serving pass has not run):
+		// serve it now instead of finding no instances, which removed the
+		// finalizer of a CRD whose instances kube-apiserver keeps
+		if err := c.sync(ctx); err != nil {
+			return 0, err
+		}
+		if st = c.api.GroupVersionStore(crd.Spec.Group, version, crd.Status.AcceptedNames.Plural); st == nil {
+			return 0, nil
+		}
 	}
 	if _, err := st.DeleteCollection(ctx, "", registry.ListOptions{}); err != nil {
 		return 0, err

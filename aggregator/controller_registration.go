@@ -122,7 +122,8 @@ func (m *apiHandlerManager) AddAPIService(a *apiregistration.APIService) {
 		Name: a.Name, Group: group, Version: version,
 		GroupPriorityMinimum: a.Spec.GroupPriorityMinimum, VersionPriority: a.Spec.VersionPriority,
 		CABundle: a.Spec.CABundle, InsecureSkipTLSVerify: a.Spec.InsecureSkipTLSVerify,
-		Available: a.IsAvailable(),
+		Available:       a.IsAvailable(),
+		CustomResources: a.Labels[automanagedLabel] == automanagedValueForCRDs,
 	}
 	if a.Spec.Service == nil && group == "" {
 		// The legacy core group's /api tree is the router's (Mux.Legacy).

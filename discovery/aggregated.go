@@ -149,6 +149,36 @@ func convertResourceListJSON(data []byte) ([]byte, error) {
 	return encodeResources(res)
 }
 
+// convertCustomResourceListJSON is convertResourceListJSON for the
+// resources of CustomResourceDefinitions served as group/version: every
+// responseKind without a group and version names group and version, as
+// apiextensions-apiserver's discovery controller registers them
+// (kube-apiserver 1.33.13: pizzas and pizzas/status answer
+// {"group":"restaurant.example.com","version":"v1beta1","kind":"Pizza"},
+// pizzas/scale keeps autoscaling/v1 Scale).
+func convertCustomResourceListJSON(data []byte, group, version string) ([]byte, error) {
+	var list APIResourceList
+	if err := json.Unmarshal(data, &list); err != nil {
+		return nil, fmt.Errorf("decode APIResourceList: %w", err)
+	}
+	res, err := ConvertAPIResources(list.APIResources)
+	if err != nil {
+		return nil, err
+	}
+	fill := func(k *GroupVersionKind) {
+		if k != nil && k.Group == "" && k.Version == "" {
+			k.Group, k.Version = group, version
+		}
+	}
+	for i := range res {
+		fill(res[i].ResponseKind)
+		for j := range res[i].Subresources {
+			fill(res[i].Subresources[j].ResponseKind)
+		}
+	}
+	return encodeResources(res)
+}
+
 // encodeResources encodes aggregated resources as a JSON array, or nil when
 // there are none (so the version's "resources" field is omitted).
 func encodeResources(res []APIResourceDiscovery) ([]byte, error) {

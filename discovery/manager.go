@@ -79,6 +79,12 @@ type APIService struct {
 	// appears in legacy /apis and /apis/<g> but not in aggregated discovery,
 	// as in kube-apiserver. Ignored for remote APIServices.
 	Resources []byte
+	// CustomResources marks a Local APIService managed for
+	// CustomResourceDefinitions: aggregated discovery names the
+	// APIService's group and version in each responseKind of Resources
+	// that has none, as apiextensions-apiserver registers its resources
+	// (kube-apiserver's own groups leave them empty).
+	CustomResources bool
 
 	// key caches keyOf for APIServices the Manager stores.
 	key *serviceKey
@@ -423,7 +429,11 @@ func (m *Manager) updateResultLocked(s *APIService) {
 			return
 		}
 		r := gvResult{freshness: FreshnessCurrent}
-		res, err := convertResourceListJSON(s.Resources)
+		convert := convertResourceListJSON
+		if s.CustomResources {
+			convert = func(data []byte) ([]byte, error) { return convertCustomResourceListJSON(data, s.Group, s.Version) }
+		}
+		res, err := convert(s.Resources)
 		if err != nil {
 			m.logger.Info("discovery: cannot convert local resources", "apiservice", s.Name, "err", err)
 			r.freshness = FreshnessStale

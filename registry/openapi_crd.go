@@ -56,6 +56,7 @@ func CustomResourceOpenAPI(group, version string, crds []*apiextensions.CustomRe
 		openapi.AddGroupVersionKind(list, group, version, info.ListKind)
 		defs[kindDef], defs[listDef] = kind, list
 		r := info.OpenAPIResource(kindDef, listDef)
+		r.NoStrategicMergePatch = true // custom resources answer it 415
 		// no watch paths: apiextensions-apiserver documents none
 		r.Verbs = slices.DeleteFunc(slices.Clone(info.Verbs), func(v string) bool { return v == "watch" })
 		resources = append(resources, r)

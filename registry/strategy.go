@@ -33,6 +33,12 @@ type ResourceInfo struct {
 	// sets one only for storage that names a storage version
 	// (apiserver endpoints/installer.go, rest.StorageVersionProvider).
 	NotStored bool
+	// StorageVersion, when set, is the version whose kind discovery's
+	// storageVersionHash names instead of Version: a custom resource's
+	// storage version, and v1beta1 for CustomResourceDefinitions (the
+	// version apiextensions-apiserver stores them in), as kube-apiserver
+	// 1.33.13's discovery answers.
+	StorageVersion string
 }
 
 // SubresourceInfo describes one subresource other than status: its name,

@@ -167,6 +167,11 @@ func (s *CustomResourceStrategy) Info() ResourceInfo {
 	if s.version.Subresources != nil && s.version.Subresources.Scale != nil {
 		info.Subresources = []SubresourceInfo{{Name: "scale", Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: statusVerbs}}
 	}
+	for _, v := range s.crd.Spec.Versions {
+		if v.Storage {
+			info.StorageVersion = v.Name // every served version's hash names it
+		}
+	}
 	return info
 }
 

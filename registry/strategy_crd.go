@@ -94,10 +94,10 @@ var (
 
 // Info describes customresourcedefinitions as kube-apiserver 1.33's
 // discovery does: short names crd and crds, category api-extensions, and
-// /status.
+// /status; its storageVersionHash names v1beta1.
 func (CRDStrategy) Info() ResourceInfo {
 	return ResourceInfo{
-		Group: GroupAPIExtensions, Version: VersionV1,
+		Group: GroupAPIExtensions, Version: VersionV1, StorageVersion: "v1beta1",
 		Kind: "CustomResourceDefinition", ListKind: "CustomResourceDefinitionList",
 		Resource: "customresourcedefinitions", Singular: "customresourcedefinition",
 		ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},

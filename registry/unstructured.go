@@ -16,7 +16,12 @@ import (
 // k8s.io/apimachinery/pkg/apis/meta/v1/unstructured).
 type Unstructured struct {
 	meta.TypeMeta
-	meta.ObjectMeta
+	// ObjectMeta is the object's metadata. Its tag names where it sits in
+	// the JSON (MarshalJSON writes it there) for the reflection over wire
+	// types (MergeKeysOf, AtomicListElementsOf): managedFields then own
+	// metadata.finalizers as a set and metadata.ownerReferences by uid,
+	// as for every kind.
+	meta.ObjectMeta `json:"metadata"`
 	// Content holds every top-level field but apiVersion, kind and
 	// metadata.
 	Content map[string]any

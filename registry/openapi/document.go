@@ -36,6 +36,11 @@ type Resource struct {
 	// are decoded and re-encoded, which sorts those keys (group, kind,
 	// version).
 	AggregatorOwn bool
+	// NoStrategicMergePatch drops application/strategic-merge-patch+json
+	// from the patch operations' media types, as apiextensions-apiserver
+	// documents custom resources (which answer it 415); kubectl apply
+	// reads those types to choose a merge patch for them.
+	NoStrategicMergePatch bool
 	// Subresources are the resource's subresources other than status.
 	Subresources []Subresource
 	// KindDefinition and ListDefinition name the definitions of Kind and
@@ -439,6 +444,9 @@ func (spec DocumentSpec) resourceRoutes(info Resource) []route {
 		streaming = append(streaming, mediaProtobufWatch)
 	}
 	patchTypes := []string{mediaJSONPatch, mediaMergePatch, mediaStrategicPatch, mediaApplyPatch}
+	if info.NoStrategicMergePatch {
+		patchTypes = []string{mediaJSONPatch, mediaMergePatch, mediaApplyPatch}
+	}
 	gvk := [3]string{info.Group, info.Version, k}
 	unauthorized := response{code: 401, desc: "Unauthorized"}
 	ok := func(ref string, codes ...int) []response {

@@ -176,7 +176,11 @@ func buildResourceList(gv GroupVersionInfo) []byte {
 	for _, r := range gv.Resources {
 		hash := ""
 		if !r.NotStored {
-			hash = meta.StorageVersionHash(r.Group, r.Version, r.Kind)
+			v := r.Version
+			if r.StorageVersion != "" {
+				v = r.StorageVersion
+			}
+			hash = meta.StorageVersionHash(r.Group, v, r.Kind)
 		}
 		l.APIResources = append(l.APIResources, meta.APIResource{
 			Name: r.Resource, SingularName: r.Singular, Namespaced: r.Namespaced, Kind: r.Kind,

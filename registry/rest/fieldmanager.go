@@ -1065,6 +1065,14 @@ func trackUpdate(s *registry.Store, live, obj meta.Object, manager, subresource 
 	}
 	id := meta.ManagedFieldsEntry{Manager: manager, Operation: operationUpdate, APIVersion: s.Info().APIVersion(), Subresource: subresource}
 	ms = updateFields(ms, liveDoc, newDoc, id, scopeOf(s, subresource), s.Now())
+	if subresource == subScale {
+		// upstream's ScaleHandler.ToParent rebuilds the parent's entries
+		// with the parent's times only, so a /scale writer's entry has no
+		// time (and sorts first among the Update entries)
+		if me := findManager(ms, id); me != nil {
+			me.Time = nil
+		}
+	}
 	m.ManagedFields = encodeManagers(ms)
 	return nil
 }

@@ -150,6 +150,13 @@ func validateSpec(spec *CustomResourceDefinitionSpec, check SchemaChecker) meta.
 	default:
 		errs = append(errs, meta.NotSupported("spec.scope", string(spec.Scope), []string{string(ClusterScoped), string(NamespaceScoped)}))
 	}
+	// every version's missing schema first, before the versions' own
+	// checks, as upstream's validateCustomResourceDefinitionSpec
+	for i := range spec.Versions {
+		if v := &spec.Versions[i]; v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+			errs = append(errs, meta.Required(meta.Index("spec.versions", i)+".schema.openAPIV3Schema", "schemas are required"))
+		}
+	}
 
 	h := hoistedOf(spec)
 	storageCount := 0
@@ -167,9 +174,6 @@ func validateSpec(spec *CustomResourceDefinitionSpec, check SchemaChecker) meta.
 		seen[v.Name] = true
 		if e := meta.IsDNS1035Label(v.Name); len(e) > 0 {
 			errs = append(errs, meta.Invalid(path+".name", v.Name, strings.Join(e, ",")))
-		}
-		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
-			errs = append(errs, meta.Required(path+".schema.openAPIV3Schema", "schemas are required"))
 		}
 		if w := v.DeprecationWarning; w != nil {
 			switch {
