@@ -59,18 +59,17 @@ type crdConversion struct {
 	poster *admission.Poster
 	log    *slog.Logger
 
-	mu    sync.Mutex
-	calls []ConversionCall // ring, oldest first once full
-	next  int
-	full  bool
-	wait  time.Duration // how long a call may take; ConversionWebhookTimeout unless lowered by a test
+	calls *admission.Recent[ConversionCall]
+
+	mu   sync.Mutex
+	wait time.Duration // how long a call may take; ConversionWebhookTimeout unless lowered by a test
 }
 
 func newCRDConversion(poster *admission.Poster, log *slog.Logger) *crdConversion {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &crdConversion{poster: poster, log: log, calls: make([]ConversionCall, conversionRingSize), wait: ConversionWebhookTimeout}
+	return &crdConversion{poster: poster, log: log, calls: admission.NewRecent[ConversionCall](conversionRingSize), wait: ConversionWebhookTimeout}
 }
 
 // converter returns the converter of crd: nil (None) unless its strategy
@@ -110,28 +109,14 @@ func (c *crdConversion) record(call ConversionCall) {
 		b, _ := json.Marshal(string(call.Response))
 		call.Response = b
 	}
-	c.mu.Lock()
-	c.calls[c.next] = call
-	c.next = (c.next + 1) % len(c.calls)
-	if c.next == 0 {
-		c.full = true
-	}
-	c.mu.Unlock()
+	c.calls.Add(call)
 	c.log.Debug("conversion webhook", "crd", call.CRD, "from", call.From, "to", call.To, "url", call.URL,
 		"request", string(call.Request), "response", string(call.Response), "status", call.StatusCode,
 		"latencyMillis", call.LatencyMillis, "error", call.Error)
 }
 
 // Calls returns the recorded calls, oldest first.
-func (c *crdConversion) Calls() []ConversionCall {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []ConversionCall
-	if c.full {
-		out = append(out, c.calls[c.next:]...)
-	}
-	return append(out, c.calls[:c.next]...)
-}
+func (c *crdConversion) Calls() []ConversionCall { return c.calls.All() }
 
 // ServeHTTP answers /debug/aggsim/conversions.
 func (c *crdConversion) ServeHTTP(w http.ResponseWriter, _ *http.Request) {

@@ -3,7 +3,6 @@ package aggregator
 import (
 	"context"
 	"crypto/x509"
-	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -138,24 +137,8 @@ func (s *Server) ExplainAPIService(ctx context.Context, name string) (*Explanati
 	e.Service = fmt.Sprintf("%s/%s:%d", ref.Namespace, ref.Name, port)
 	e.ServerName = ref.Name + "." + ref.Namespace + ".svc"
 
-	var roots *x509.CertPool
-	caErr := error(nil)
-	if len(a.Spec.CABundle) > 0 {
-		roots = x509.NewCertPool()
-		rest := a.Spec.CABundle
-		for {
-			var c *x509.Certificate
-			c, rest = nextPEMCert(rest)
-			if c == nil {
-				break
-			}
-			roots.AddCert(c)
-			e.CABundle = append(e.CABundle, certs.Describe(c))
-		}
-		if len(e.CABundle) == 0 {
-			caErr = errors.New("unable to load root certificates: unable to parse bytes as PEM block")
-		}
-	}
+	roots, caBundle, caErr := parseCABundle(a.Spec.CABundle)
+	e.CABundle = caBundle
 
 	var verr error
 	if loc, rerr := s.resolver.ResolveEndpoint(ref.Namespace, ref.Name, port); rerr == nil {
@@ -218,6 +201,27 @@ func verifyFix(err error, ref *apiregistration.ServiceReference) string {
 		return reissue
 	}
 	return "fix the serving certificate or spec.caBundle"
+}
+
+// parseCABundle reads a caBundle as the proxy and the webhook client do:
+// the pool of its certificates and their summaries; nil and no error for
+// an empty bundle (the system roots); upstream's error `unable to load
+// root certificates: unable to parse bytes as PEM block` when it holds no
+// certificate.
+func parseCABundle(b []byte) (*x509.CertPool, []certs.CertSummary, error) {
+	if len(b) == 0 {
+		return nil, nil, nil
+	}
+	roots := x509.NewCertPool()
+	var described []certs.CertSummary
+	for c, rest := nextPEMCert(b); c != nil; c, rest = nextPEMCert(rest) {
+		roots.AddCert(c)
+		described = append(described, certs.Describe(c))
+	}
+	if len(described) == 0 {
+		return roots, nil, errors.New("unable to load root certificates: unable to parse bytes as PEM block")
+	}
+	return roots, described, nil
 }
 
 // nextPEMCert returns the first certificate in b and what follows it, or
@@ -381,15 +385,12 @@ func conditionSummary(c *apiregistration.APIServiceCondition) string {
 // Explanation): text/plain, or JSON when the Accept header names
 // application/json. An unknown name answers a 404 Status.
 func (s *Server) serveDebugAPIServices(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if !debugReadOnly(w, r) {
 		return
 	}
-	wantJSON := strings.Contains(r.Header.Get("Accept"), "application/json")
 	name := strings.Trim(strings.TrimPrefix(r.URL.Path, DebugAPIServicesPath), "/")
 	if name == "" {
-		s.serveDebugList(w, r, wantJSON)
+		s.serveDebugList(w, r)
 		return
 	}
 	e, err := s.ExplainAPIService(r.Context(), name)
@@ -397,14 +398,7 @@ func (s *Server) serveDebugAPIServices(w http.ResponseWriter, r *http.Request) {
 		negotiation.WriteStatus(w, r, err)
 		return
 	}
-	if wantJSON {
-		b, _ := json.MarshalIndent(e, "", "  ")
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(append(b, '\n'))
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_ = e.WriteText(w)
+	writeExplanation(w, r, e, e.WriteText)
 }
 
 // debugListItem is one APIService in the JSON form of the list.
@@ -416,7 +410,7 @@ type debugListItem struct {
 	Message   string `json:"message,omitempty"`
 }
 
-func (s *Server) serveDebugList(w http.ResponseWriter, r *http.Request, wantJSON bool) {
+func (s *Server) serveDebugList(w http.ResponseWriter, r *http.Request) {
 	objs, _, _, err := s.api.Store(apiServicesResource).List(r.Context(), "", registry.ListOptions{})
 	if err != nil {
 		negotiation.WriteStatus(w, r, err)
@@ -435,10 +429,8 @@ func (s *Server) serveDebugList(w http.ResponseWriter, r *http.Request, wantJSON
 		items = append(items, it)
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].Name < items[j].Name })
-	if wantJSON {
-		b, _ := json.MarshalIndent(items, "", "  ")
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(append(b, '\n'))
+	if wantsJSON(r) {
+		writeDebugJSON(w, items)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

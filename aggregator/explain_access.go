@@ -396,9 +396,7 @@ func (e *AccessExplanation) WriteText(w io.Writer) error {
 // serveDebugAccess answers DebugAccessPath: text/plain, or JSON when
 // Accept names application/json. Bad parameters answer a 400 Status.
 func (s *Server) serveDebugAccess(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if !debugReadOnly(w, r) {
 		return
 	}
 	q, err := accessQueryOf(r.URL.Query())
@@ -411,7 +409,7 @@ func (s *Server) serveDebugAccess(w http.ResponseWriter, r *http.Request) {
 		negotiation.WriteStatus(w, r, err)
 		return
 	}
-	if strings.Contains(r.Header.Get("Accept"), "application/json") {
+	if wantsJSON(r) {
 		w.Header().Set("Content-Type", "application/json")
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)

@@ -241,36 +241,9 @@ func (e *CRDExplanation) WriteText(w io.Writer) error {
 	}
 	if x := e.Webhook; x != nil {
 		p("  Calls:         POST %s?timeout=%ds\n", x.URL, x.TimeoutSeconds)
-		if x.Service != "" {
-			p("  Service:       %s\n", x.Service)
-		}
-		if x.Address != "" {
-			p("  Resolved:      %s\n", x.Address)
-		}
-		if x.ServerName != "" {
-			p("  TLS:           ServerName %s, ", x.ServerName)
-			if len(x.CABundle) == 0 {
-				p("no caBundle (system roots)\n")
-			} else {
-				var subj []string
-				for _, c := range x.CABundle {
-					subj = append(subj, c.Subject)
-				}
-				p("caBundle [%s]\n", strings.Join(subj, "; "))
-			}
-		}
-		for i, c := range x.PresentedCertificates {
-			p("  Presented:     [%d] %s, SANs [%s], issued by %s\n", i, c.Subject, strings.Join(c.SANs(), ", "), c.Issuer)
-		}
-		if x.Verification != "" {
-			p("  Verification:  %s\n", x.Verification)
-		}
-		if x.Reachable {
-			p("  Reachable:     yes\n")
-		} else {
-			p("  Reachable:     no: %s\n", x.Problem)
-		}
-		p("  Advice:        %s\n", x.Advice)
+		webhookEndpoint{Service: x.Service, Address: x.Address, ServerName: x.ServerName, CABundle: x.CABundle,
+			PresentedCertificates: x.PresentedCertificates, Verification: x.Verification, Reachable: x.Reachable,
+			Problem: x.Problem, Advice: x.Advice}.writeText(p, 15)
 	}
 	if len(e.LastConversions) == 0 {
 		p("Last conversions: none recorded\n")
@@ -306,9 +279,7 @@ func writeConversionLine(p func(string, ...any), c CRDConversion) {
 // serveDebugCRD answers DebugCRDsPath/<name> with the CRD's explanation:
 // text/plain, or JSON when Accept names application/json.
 func (s *Server) serveDebugCRD(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if !debugReadOnly(w, r) {
 		return
 	}
 	name := strings.Trim(strings.TrimPrefix(r.URL.Path, DebugCRDsPath), "/")
@@ -321,12 +292,5 @@ func (s *Server) serveDebugCRD(w http.ResponseWriter, r *http.Request) {
 		negotiation.WriteStatus(w, r, err)
 		return
 	}
-	if strings.Contains(r.Header.Get("Accept"), "application/json") {
-		b, _ := json.MarshalIndent(e, "", "  ")
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(append(b, '\n'))
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_ = e.WriteText(w)
+	writeExplanation(w, r, e, e.WriteText)
 }

@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -123,18 +122,9 @@ func (e *GCExplanation) WriteText(w io.Writer) error {
 // serveDebugGarbageCollector answers DebugGarbageCollectorPath: text/plain,
 // or JSON when Accept names application/json.
 func (s *Server) serveDebugGarbageCollector(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if !debugReadOnly(w, r) {
 		return
 	}
 	e := s.ExplainGarbageCollector()
-	if strings.Contains(r.Header.Get("Accept"), "application/json") {
-		b, _ := json.MarshalIndent(e, "", "  ")
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(append(b, '\n'))
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_ = e.WriteText(w)
+	writeExplanation(w, r, e, e.WriteText)
 }

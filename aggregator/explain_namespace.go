@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -272,9 +271,7 @@ func (e *NamespaceExplanation) WriteText(w io.Writer) error {
 // JSON when Accept names application/json. An unknown name answers a 404
 // Status.
 func (s *Server) serveDebugNamespaces(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if !debugReadOnly(w, r) {
 		return
 	}
 	name := strings.Trim(strings.TrimPrefix(r.URL.Path, DebugNamespacesPath), "/")
@@ -287,12 +284,5 @@ func (s *Server) serveDebugNamespaces(w http.ResponseWriter, r *http.Request) {
 		negotiation.WriteStatus(w, r, err)
 		return
 	}
-	if strings.Contains(r.Header.Get("Accept"), "application/json") {
-		b, _ := json.MarshalIndent(e, "", "  ")
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(append(b, '\n'))
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_ = e.WriteText(w)
+	writeExplanation(w, r, e, e.WriteText)
 }

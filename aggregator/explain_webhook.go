@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -196,24 +195,8 @@ func (s *Server) webhookReachability(ctx context.Context, x *WebhookExplanation,
 	if x.FailurePolicy == "Ignore" {
 		onFail = "every call fails and failurePolicy Ignore lets the request through unchecked"
 	}
-	var roots *x509.CertPool
-	caErr := error(nil)
-	if len(cc.CABundle) > 0 {
-		roots = x509.NewCertPool()
-		rest := cc.CABundle
-		for {
-			var c *x509.Certificate
-			c, rest = nextPEMCert(rest)
-			if c == nil {
-				break
-			}
-			roots.AddCert(c)
-			x.CABundle = append(x.CABundle, certs.Describe(c))
-		}
-		if len(x.CABundle) == 0 {
-			caErr = errors.New("unable to load root certificates: unable to parse bytes as PEM block")
-		}
-	}
+	roots, caBundle, caErr := parseCABundle(cc.CABundle)
+	x.CABundle = caBundle
 	http1 := false
 	switch {
 	case cc.URL != nil:
@@ -443,36 +426,9 @@ func (e *WebhookConfigurationExplanation) WriteText(w io.Writer) error {
 		}
 		p("\n")
 		p("  Calls:        POST %s (AdmissionReview %s)\n", x.URL, strings.Join(x.AdmissionReviewVersions, ", "))
-		if x.Service != "" {
-			p("  Service:      %s\n", x.Service)
-		}
-		if x.Address != "" {
-			p("  Resolved:     %s\n", x.Address)
-		}
-		if x.ServerName != "" {
-			p("  TLS:          ServerName %s, ", x.ServerName)
-			if len(x.CABundle) == 0 {
-				p("no caBundle (system roots)\n")
-			} else {
-				var subj []string
-				for _, c := range x.CABundle {
-					subj = append(subj, c.Subject)
-				}
-				p("caBundle [%s]\n", strings.Join(subj, "; "))
-			}
-		}
-		for i, c := range x.PresentedCertificates {
-			p("  Presented:    [%d] %s, SANs [%s], issued by %s\n", i, c.Subject, strings.Join(c.SANs(), ", "), c.Issuer)
-		}
-		if x.Verification != "" {
-			p("  Verification: %s\n", x.Verification)
-		}
-		if x.Reachable {
-			p("  Reachable:    yes\n")
-		} else {
-			p("  Reachable:    no: %s\n", x.Problem)
-		}
-		p("  Advice:       %s\n", x.Advice)
+		webhookEndpoint{Service: x.Service, Address: x.Address, ServerName: x.ServerName, CABundle: x.CABundle,
+			PresentedCertificates: x.PresentedCertificates, Verification: x.Verification, Reachable: x.Reachable,
+			Problem: x.Problem, Advice: x.Advice}.writeText(p, 14)
 		if len(x.LastCalls) == 0 {
 			p("  Last calls:   none recorded\n")
 			continue
@@ -509,9 +465,7 @@ func writeCallLine(p func(string, ...any), c admission.Call) {
 // [/<webhook>] with the configuration's explanation: text/plain, or JSON
 // ({"configurations":[...]}) when Accept names application/json.
 func (s *Server) serveDebugWebhook(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if !debugReadOnly(w, r) {
 		return
 	}
 	name := strings.Trim(strings.TrimPrefix(r.URL.Path, admission.DebugWebhooksPath), "/")
@@ -525,12 +479,10 @@ func (s *Server) serveDebugWebhook(w http.ResponseWriter, r *http.Request) {
 		negotiation.WriteStatus(w, r, err)
 		return
 	}
-	if strings.Contains(r.Header.Get("Accept"), "application/json") {
-		b, _ := json.MarshalIndent(struct {
+	if wantsJSON(r) {
+		writeDebugJSON(w, struct {
 			Configurations []WebhookConfigurationExplanation `json:"configurations"`
-		}{es}, "", "  ")
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(append(b, '\n'))
+		}{es})
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -540,4 +492,51 @@ func (s *Server) serveDebugWebhook(w http.ResponseWriter, r *http.Request) {
 		}
 		_ = es[i].WriteText(w)
 	}
+}
+
+// webhookEndpoint is where an admission or conversion webhook is called
+// and whether it answers, as both explanations' text shows it.
+type webhookEndpoint struct {
+	Service, Address, ServerName    string
+	CABundle, PresentedCertificates []certs.CertSummary
+	Verification                    string
+	Reachable                       bool
+	Problem, Advice                 string
+}
+
+// writeText writes x's lines with p, each label ("Service:", ...)
+// indented by two spaces and padded to width.
+func (x webhookEndpoint) writeText(p func(string, ...any), width int) {
+	line := func(label, format string, args ...any) {
+		p("  %-*s"+format+"\n", append([]any{width, label}, args...)...)
+	}
+	if x.Service != "" {
+		line("Service:", "%s", x.Service)
+	}
+	if x.Address != "" {
+		line("Resolved:", "%s", x.Address)
+	}
+	if x.ServerName != "" {
+		bundle := "no caBundle (system roots)"
+		if len(x.CABundle) > 0 {
+			subj := make([]string, len(x.CABundle))
+			for i, c := range x.CABundle {
+				subj[i] = c.Subject
+			}
+			bundle = "caBundle [" + strings.Join(subj, "; ") + "]"
+		}
+		line("TLS:", "ServerName %s, %s", x.ServerName, bundle)
+	}
+	for i, c := range x.PresentedCertificates {
+		line("Presented:", "[%d] %s, SANs [%s], issued by %s", i, c.Subject, strings.Join(c.SANs(), ", "), c.Issuer)
+	}
+	if x.Verification != "" {
+		line("Verification:", "%s", x.Verification)
+	}
+	if x.Reachable {
+		line("Reachable:", "yes")
+	} else {
+		line("Reachable:", "no: %s", x.Problem)
+	}
+	line("Advice:", "%s", x.Advice)
 }

@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -153,9 +152,7 @@ func joinOr(xs []string, none string) string {
 // serveDebugAdmission answers DebugAdmissionPath: JSON when Accept names
 // application/json, else AdmissionOverview.WriteText.
 func (s *Server) serveDebugAdmission(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if !debugReadOnly(w, r) {
 		return
 	}
 	o, err := s.AdmissionOverview(r.Context())
@@ -163,14 +160,7 @@ func (s *Server) serveDebugAdmission(w http.ResponseWriter, r *http.Request) {
 		negotiation.WriteStatus(w, r, err)
 		return
 	}
-	if !strings.Contains(r.Header.Get("Accept"), "application/json") {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_ = o.WriteText(w)
-		return
-	}
-	b, _ := json.MarshalIndent(o, "", "  ")
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(append(b, '\n'))
+	writeExplanation(w, r, o, o.WriteText)
 }
 
 // WriteText writes o for a human: one line per webhook, one per policy,

@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -66,20 +65,11 @@ func WriteRefusals(w io.Writer, refusals []admission.Refusal) error {
 
 // serveDebugRefusals answers DebugAdmissionRefusalsPath.
 func (s *Server) serveDebugRefusals(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	if !debugReadOnly(w, r) {
 		return
 	}
 	refusals := s.admission.Refusals()
-	if strings.Contains(r.Header.Get("Accept"), "application/json") {
-		b, _ := json.MarshalIndent(struct {
-			Refusals []admission.Refusal `json:"refusals"`
-		}{refusals}, "", "  ")
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(append(b, '\n'))
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_ = WriteRefusals(w, refusals)
+	writeExplanation(w, r, struct {
+		Refusals []admission.Refusal `json:"refusals"`
+	}{refusals}, func(w io.Writer) error { return WriteRefusals(w, refusals) })
 }

@@ -284,6 +284,10 @@ type inspection struct {
 	// stage is the step running: authentication, impersonation,
 	// authorization, or "" once the handler runs.
 	stage string
+	// The record's pointers point here, so that the record and its parts
+	// are one allocation (the ring keeps the whole inspection anyway).
+	authnUser, runAsUser InspectedUser
+	authz                InspectedAuthorization
 }
 
 // begin starts st's record: called by the chain before authentication.
@@ -318,7 +322,7 @@ func (in *Inspector) begin(st *requestState, r *http.Request, ri *request.Reques
 
 // authenticated notes the authenticated user u of r.
 func (ins *inspection) authenticated(r *http.Request, u *authentication.UserInfo) {
-	ins.rec.Authentication = InspectedAuthentication{Method: authnMethod(r, ins.rec.Client.Header, u), User: inspectedUser(u)}
+	ins.rec.Authentication = InspectedAuthentication{Method: authnMethod(r, ins.rec.Client.Header, u), User: inspectedUser(&ins.authnUser, u)}
 	ins.stage = "impersonation"
 }
 
@@ -327,10 +331,10 @@ func (ins *inspection) authenticated(r *http.Request, u *authentication.UserInfo
 func (ins *inspection) impersonated(r *http.Request) *InspectedAuthorization {
 	if ins.rec.Impersonation != nil {
 		u, _ := request.UserFrom(r.Context())
-		ins.rec.Impersonation.User = inspectedUser(u)
+		ins.rec.Impersonation.User = inspectedUser(&ins.runAsUser, u)
 	}
 	ins.stage = "authorization"
-	ins.rec.Authorization = &InspectedAuthorization{}
+	ins.rec.Authorization = &ins.authz
 	return ins.rec.Authorization
 }
 
@@ -394,6 +398,10 @@ func (in *Inspector) finish(st *requestState, r *http.Request) {
 			rec.Route.ClientCertificate = in.proxyCertificate()
 		}
 	}
+	// The ring keeps the whole inspection (rec points into it): drop the
+	// hop's references, which would pin the unredacted headers a redacted
+	// copy replaced and the backend's certificate.
+	ins.hop = proxy.Hop{}
 	in.add(rec)
 }
 
@@ -421,7 +429,7 @@ func (in *Inspector) proxyCertificate() *InspectedCertificate {
 	if in.proxyCert == nil {
 		return nil
 	}
-	c, err := in.proxyCert(&tls.CertificateRequestInfo{})
+	c, err := in.proxyCert(anyCertificateRequest)
 	if err != nil || c == nil || len(c.Certificate) == 0 {
 		return nil
 	}
@@ -438,6 +446,11 @@ func (in *Inspector) proxyCertificate() *InspectedCertificate {
 	}
 	return in.cert
 }
+
+// anyCertificateRequest is the request proxyCertificate asks the
+// certificate source with (shared, read only: a new one per proxied
+// request cost an allocation).
+var anyCertificateRequest = &tls.CertificateRequestInfo{}
 
 // removedHeaders lists, sorted, the client's header fields that were not
 // passed on as they came: absent from sent, or identity headers the proxy
@@ -457,15 +470,20 @@ func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
-func inspectedUser(u *authentication.UserInfo) *InspectedUser {
+// inspectedUser fills into with u and returns it; nil when u is nil.
+func inspectedUser(into *InspectedUser, u *authentication.UserInfo) *InspectedUser {
 	if u == nil {
 		return nil
 	}
-	return &InspectedUser{Username: u.Username, UID: u.UID, Groups: u.Groups, Extra: u.Extra}
+	*into = InspectedUser{Username: u.Username, UID: u.UID, Groups: u.Groups, Extra: u.Extra}
+	return into
 }
 
 // redacted replaces a secret.
 const redacted = "<redacted>"
+
+// bearerRedacted is a redacted bearer token (shared: records never change).
+var bearerRedacted = []string{"Bearer " + redacted}
 
 // redactHeader returns h with secrets replaced: Authorization and
 // Proxy-Authorization keep only their scheme ("Bearer <redacted>"), Cookie
@@ -487,6 +505,8 @@ func redactHeader(h http.Header, own bool) http.Header {
 		}
 		lk := strings.ToLower(k)
 		switch {
+		case len(vv) == 1 && strings.HasPrefix(vv[0], "Bearer ") && (lk == "authorization" || lk == "proxy-authorization"):
+			out[k] = bearerRedacted // the common case, without allocating
 		case lk == "authorization" || lk == "proxy-authorization":
 			r := make([]string, len(vv))
 			for i, v := range vv {

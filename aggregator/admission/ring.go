@@ -44,12 +44,47 @@ type Call struct {
 	Outcome string `json:"outcome,omitempty"`
 }
 
-// Ring keeps the last N calls. Safe for concurrent use.
-type Ring struct {
+// Recent keeps the last n values added, the oldest dropped first: the
+// bounded history behind the webhook call Ring and the CRD conversion
+// calls (/debug/aggsim/conversions). Safe for concurrent use; make one
+// with NewRecent. aggsim's own; upstream keeps no such record.
+type Recent[T any] struct {
 	mu    sync.Mutex
-	calls []Call
+	items []T // items[next] is the oldest once full
 	next  int
 	full  bool
+}
+
+// NewRecent returns a Recent keeping the last n values (n > 0).
+func NewRecent[T any](n int) *Recent[T] {
+	return &Recent[T]{items: make([]T, n)}
+}
+
+// Add records v, dropping the oldest value when full.
+func (r *Recent[T]) Add(v T) {
+	r.mu.Lock()
+	r.items[r.next] = v
+	r.next = (r.next + 1) % len(r.items)
+	if r.next == 0 {
+		r.full = true
+	}
+	r.mu.Unlock()
+}
+
+// All returns a copy of the kept values, oldest first; nil when none.
+func (r *Recent[T]) All() []T {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []T
+	if r.full {
+		out = append(out, r.items[r.next:]...)
+	}
+	return append(out, r.items[:r.next]...)
+}
+
+// Ring keeps the last N calls. Safe for concurrent use.
+type Ring struct {
+	calls *Recent[Call]
 }
 
 // NewRing returns a ring of n calls (DefaultRingSize when n <= 0).
@@ -57,7 +92,7 @@ func NewRing(n int) *Ring {
 	if n <= 0 {
 		n = DefaultRingSize
 	}
-	return &Ring{calls: make([]Call, n)}
+	return &Ring{calls: NewRecent[Call](n)}
 }
 
 func (r *Ring) add(c Call) {
@@ -65,26 +100,11 @@ func (r *Ring) add(c Call) {
 		b, _ := json.Marshal(string(c.Response))
 		c.Response = b
 	}
-	r.mu.Lock()
-	r.calls[r.next] = c
-	r.next = (r.next + 1) % len(r.calls)
-	if r.next == 0 {
-		r.full = true
-	}
-	r.mu.Unlock()
+	r.calls.Add(c)
 }
 
 // Calls returns the kept calls, oldest first.
-func (r *Ring) Calls() []Call {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []Call
-	if r.full {
-		out = append(out, r.calls[r.next:]...)
-	}
-	out = append(out, r.calls[:r.next]...)
-	return out
-}
+func (r *Ring) Calls() []Call { return r.calls.All() }
 
 // ServeHTTP answers {"calls":[...]} (oldest first).
 func (r *Ring) ServeHTTP(w http.ResponseWriter, _ *http.Request) {

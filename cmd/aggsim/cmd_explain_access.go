@@ -109,14 +109,5 @@ func (o *explainAccessOptions) query(args []string) (url.Values, error) {
 }
 
 func (o *explainAccessOptions) run(q url.Values, out io.Writer) error {
-	switch o.output {
-	case "", "json":
-	default:
-		return fmt.Errorf("--output: unsupported format %q (use json or leave empty)", o.output)
-	}
-	cfg, err := o.clientConfig()
-	if err != nil {
-		return err
-	}
-	return getExplanation(&o.explainOptions, cfg, aggregator.DebugAccessPath+"?"+q.Encode(), out)
+	return runExplainPath(&o.explainOptions, aggregator.DebugAccessPath+"?"+q.Encode(), "", out)
 }

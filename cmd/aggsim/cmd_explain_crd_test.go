@@ -1,36 +1,12 @@
 package main
 
-import (
-	"encoding/pem"
-	"os"
-	"path/filepath"
-	"testing"
-
-	"github.com/aggsim/aggsim/certs"
-)
+import "testing"
 
 // TestExplainCRDCommand: `explain crd` of an unknown CRD fails as kubectl
 // does (404 NotFound), `-o yaml` is refused, and a name is required.
 func TestExplainCRDCommand(t *testing.T) {
-	clientCA, err := certs.NewCA("client-ca", certs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := clientCA.IssueClient("admin", []string{"system:masters"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := startExplainServer(t, clientCA)
-	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	kc, err := certs.KubeconfigBytes(srv.URL, caPEM, admin.CertPEM, admin.KeyPEM, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, kc, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	_, err = runExplainCmd(t, "crd", "pizzas.nope.example.com", "--kubeconfig", path)
+	_, path, _ := startExplainAdmin(t)
+	_, err := runExplainCmd(t, "crd", "pizzas.nope.example.com", "--kubeconfig", path)
 	if want := `Error from server (NotFound): customresourcedefinitions.apiextensions.k8s.io "pizzas.nope.example.com" not found`; err == nil || err.Error() != want {
 		t.Errorf("unknown: %v, want %s", err, want)
 	}

@@ -51,24 +51,11 @@ func startExplainServer(t *testing.T, clientCA *certs.CA) *httptest.Server {
 	}
 }
 
-func runExplainCmd(t *testing.T, args ...string) (string, error) {
+// startExplainAdmin starts an explain server (startExplainServer) and
+// returns it, the path of a kubeconfig for a system:masters client
+// certificate user, and the server's CA certificate in PEM.
+func startExplainAdmin(t *testing.T) (*httptest.Server, string, []byte) {
 	t.Helper()
-	cmd := newExplainCommand()
-	var out, errOut bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	return out.String(), err
-}
-
-var explainTime = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
-
-// TestExplainCommand reads a kubeconfig with embedded CA and client
-// certificate (no client-go), asks the debug endpoint and prints it; an
-// unknown name fails as kubectl does; the server refuses a client without
-// credentials (anonymous is off).
-func TestExplainCommand(t *testing.T) {
 	clientCA, err := certs.NewCA("client-ca", certs.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +74,28 @@ func TestExplainCommand(t *testing.T) {
 	if err := os.WriteFile(path, kc, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return srv, path, caPEM
+}
+
+func runExplainCmd(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := newExplainCommand()
+	var out, errOut bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+var explainTime = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
+
+// TestExplainCommand reads a kubeconfig with embedded CA and client
+// certificate (no client-go), asks the debug endpoint and prints it; an
+// unknown name fails as kubectl does; the server refuses a client without
+// credentials (anonymous is off).
+func TestExplainCommand(t *testing.T) {
+	srv, path, caPEM := startExplainAdmin(t)
 
 	out, err := runExplainCmd(t, "apiservice", "v1.", "--kubeconfig", path)
 	if err != nil {

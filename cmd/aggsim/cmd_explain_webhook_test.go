@@ -1,37 +1,13 @@
 package main
 
-import (
-	"encoding/pem"
-	"os"
-	"path/filepath"
-	"testing"
-
-	"github.com/aggsim/aggsim/certs"
-)
+import "testing"
 
 // TestExplainWebhookCommand: `explain webhook --last-denied` and its alias
 // `explain denied` read the refusals, an unknown configuration fails as
 // kubectl does, and without a name it lists the configurations and
 // policies.
 func TestExplainWebhookCommand(t *testing.T) {
-	clientCA, err := certs.NewCA("client-ca", certs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := clientCA.IssueClient("admin", []string{"system:masters"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := startExplainServer(t, clientCA)
-	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	kc, err := certs.KubeconfigBytes(srv.URL, caPEM, admin.CertPEM, admin.KeyPEM, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, kc, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	_, path, _ := startExplainAdmin(t)
 	const none = "No request was refused by an admission webhook or a ValidatingAdmissionPolicy since aggsim started.\n"
 	for _, args := range [][]string{{"webhook", "--last-denied"}, {"denied"}} {
 		out, err := runExplainCmd(t, append(args, "--kubeconfig", path)...)
