@@ -129,35 +129,22 @@ func convertToppings(o map[string]any, apiVersion string) map[string]any {
 	if ts == nil {
 		return o
 	}
+	toV1 := strings.HasSuffix(apiVersion, "/v1")
 	var conv []any
 	for _, t := range ts {
 		switch t := t.(type) {
-		case string:
-			conv = append(conv, map[string]any{"name": t, "quantity": 1})
 		case map[string]any:
-			conv = append(conv, t["name"])
-		}
-	}
-	if strings.HasSuffix(apiVersion, "/v1") {
-		var names []any
-		for _, t := range ts {
-			if m, ok := t.(map[string]any); ok {
-				names = append(names, m["name"])
-			} else {
-				names = append(names, t)
+			if toV1 {
+				conv = append(conv, t["name"])
+				continue
+			}
+		case string:
+			if !toV1 {
+				conv = append(conv, map[string]any{"name": t, "quantity": 1})
+				continue
 			}
 		}
-		conv = names
-	} else {
-		var items []any
-		for _, t := range ts {
-			if s, ok := t.(string); ok {
-				items = append(items, map[string]any{"name": s, "quantity": 1})
-			} else {
-				items = append(items, t)
-			}
-		}
-		conv = items
+		conv = append(conv, t)
 	}
 	spec["toppings"] = conv
 	return o
