@@ -824,6 +824,27 @@ func TestDemoWalkthroughE2E(t *testing.T) {
 // address comes from the Endpoints aggsim's demo wrote.
 func debugRequests(t *testing.T, dataDir, user string) []demo.RequestRecord {
 	t.Helper()
+	req, _ := http.NewRequest("GET", fmt.Sprintf("https://127.0.0.1:%d%s?user=%s", endpointsPort(t, dataDir), demo.DebugRequestsPath, user), nil)
+	req.Header.Set("X-Remote-User", "inspector")
+	resp, err := demoBackendClient(t, dataDir).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list demo.RequestList
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("/debug/requests: %d %v", resp.StatusCode, err)
+	}
+	return list.Items
+}
+
+// demoBackendClient returns a client for the demo backend of dataDir
+// (called directly, as the walkthrough's curl does): it verifies the
+// backend against the demo CA as api.wardle.svc and presents the
+// front-proxy client certificate of dataDir's PKI, which the backend's
+// debug endpoints require.
+func demoBackendClient(t *testing.T, dataDir string) *http.Client {
+	t.Helper()
 	pki := filepath.Join(dataDir, "pki")
 	kp, err := tls.LoadX509KeyPair(filepath.Join(pki, certs.FrontProxyClientCertName), filepath.Join(pki, certs.FrontProxyClientKeyName))
 	if err != nil {
@@ -835,20 +856,7 @@ func debugRequests(t *testing.T, dataDir, user string) []demo.RequestRecord {
 	}
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(caPEM)
-	port := endpointsPort(t, dataDir)
-	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, ServerName: "api.wardle.svc", Certificates: []tls.Certificate{kp}}}}
-	req, _ := http.NewRequest("GET", fmt.Sprintf("https://127.0.0.1:%d%s?user=%s", port, demo.DebugRequestsPath, user), nil)
-	req.Header.Set("X-Remote-User", "inspector")
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var list demo.RequestList
-	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("/debug/requests: %d %v", resp.StatusCode, err)
-	}
-	return list.Items
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, ServerName: demo.ServiceName + "." + demo.Namespace + ".svc", Certificates: []tls.Certificate{kp}}}}
 }
 
 // endpointsPort reads the port of Endpoints wardle/api through kubectl.
