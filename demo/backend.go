@@ -120,8 +120,7 @@ func NewBackend(opts Options) (*Backend, error) {
 		if code := b.failStatus.Load(); code != 0 {
 			// Told to fail (DebugFailPath): every API request, discovery
 			// included, so the aggregator marks the APIServices unavailable.
-			reason := map[int32]string{http.StatusServiceUnavailable: meta.StatusReasonServiceUnavailable, http.StatusInternalServerError: "InternalError", http.StatusTooManyRequests: "TooManyRequests"}[code]
-			negotiation.WriteStatus(w, r, meta.NewStatusError(int(code), reason,
+			negotiation.WriteStatus(w, r, meta.NewStatusError(int(code), failReasons[code],
 				fmt.Sprintf("injected failure: %d %s", code, http.StatusText(int(code)))))
 			return
 		}
@@ -269,6 +268,14 @@ func (b *Backend) Close() error {
 // DebugRequestsPath it needs the front-proxy client certificate. It
 // answers 200 with the status now in force.
 const DebugFailPath = "/debug/fail"
+
+// failReasons are the Status reasons of the codes DebugFailPath is
+// usually told to answer with ("" for the others).
+var failReasons = map[int32]string{
+	http.StatusServiceUnavailable:  meta.StatusReasonServiceUnavailable,
+	http.StatusInternalServerError: meta.StatusReasonInternalError,
+	http.StatusTooManyRequests:     "TooManyRequests",
+}
 
 func (b *Backend) serveDebugFail(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost && r.Method != http.MethodPut {

@@ -1,14 +1,11 @@
 package demo
 
 import (
-	"crypto/x509"
 	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/aggsim/aggsim/certs"
 )
 
 // TestBackendServesPizzaAdmission: the demo backend answers AdmissionReviews
@@ -16,18 +13,7 @@ import (
 // version's shape, none when it has toppings) and ValidatePizzaPath
 // (pineapple refused in either version) without a client certificate.
 func TestBackendServesPizzaAdmission(t *testing.T) {
-	bc, err := certs.IssueBackend(certs.BackendOptions{Service: "api", Namespace: "wardle"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	serving, err := bc.Serving.TLSCertificate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := NewBackend(Options{GetCertificate: StaticCertificate(serving), RequestHeaderClientCA: func() *x509.CertPool { return x509.NewCertPool() }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := newWebhookTestBackend(t)
 	review := func(obj string) string {
 		return `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-1","operation":"CREATE","object":` + obj + `}}`
 	}

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
 	"reflect"
 	"strings"
 	"time"
 
+	"github.com/aggsim/aggsim/registry"
+	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
 	"github.com/aggsim/aggsim/registry/apis/apiextensions"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"github.com/aggsim/aggsim/registry/apis/core"
@@ -114,9 +115,9 @@ func resourceOf(obj meta.Object) (meta.GroupResource, error) {
 	case *apiextensions.CustomResourceDefinition:
 		return meta.GroupResource{Group: apiextensions.GroupAPIExtensions, Resource: "customresourcedefinitions"}, nil
 	case *admissionregistration.MutatingWebhookConfiguration:
-		return meta.GroupResource{Group: admissionGroup, Resource: "mutatingwebhookconfigurations"}, nil
+		return meta.GroupResource{Group: registry.GroupAdmissionRegistration, Resource: "mutatingwebhookconfigurations"}, nil
 	case *admissionregistration.ValidatingWebhookConfiguration:
-		return meta.GroupResource{Group: admissionGroup, Resource: "validatingwebhookconfigurations"}, nil
+		return meta.GroupResource{Group: registry.GroupAdmissionRegistration, Resource: "validatingwebhookconfigurations"}, nil
 	}
 	return meta.GroupResource{}, fmt.Errorf("demo: no resource for %T", obj)
 }
@@ -166,9 +167,6 @@ func Apply(ctx context.Context, api *rest.API, objs []meta.Object) error {
 	}
 	return nil
 }
-
-// admissionGroup is admissionregistration.k8s.io.
-const admissionGroup = "admissionregistration.k8s.io"
 
 func qualified(ns, name string) string {
 	if ns == "" {

@@ -327,6 +327,36 @@ func (b *Backend) useAddress(address string, caPEM []byte) error {
 
 // register creates the Namespace, Service, Endpoints and APIServices.
 func (b *Backend) register(ctx context.Context, opts BackendOptions) error {
+	if err := b.createService(ctx); err != nil {
+		return err
+	}
+	api := b.srv.agg.API()
+	port := int32(443)
+	for i, v := range b.Versions {
+		a := &apiregistration.APIService{
+			TypeMeta:   meta.TypeMeta{Kind: "APIService", APIVersion: "apiregistration.k8s.io/v1"},
+			ObjectMeta: meta.ObjectMeta{Name: b.APIServices[i]},
+			Spec: apiregistration.APIServiceSpec{
+				Service:              &apiregistration.ServiceReference{Namespace: b.Namespace, Name: b.Service, Port: &port},
+				Group:                b.Group,
+				Version:              v,
+				CABundle:             b.CAPEM,
+				GroupPriorityMinimum: opts.GroupPriorityMinimum,
+				VersionPriority:      opts.VersionPriority,
+			},
+		}
+		if _, err := api.Store(apiServicesResource).Create(ctx, a); err != nil {
+			return fmt.Errorf("aggregatortest: create apiservice %q: %w", a.Name, err)
+		}
+	}
+	return nil
+}
+
+// createService creates the Namespace (unless it exists), a ClusterIP
+// Service with port 443 named ServicePortName targeting the backend's
+// port, and Endpoints at its real address: what routes an APIService or
+// a webhook's service reference to the backend.
+func (b *Backend) createService(ctx context.Context) error {
 	api := b.srv.agg.API()
 	tm := func(kind string) meta.TypeMeta { return meta.TypeMeta{Kind: kind, APIVersion: "v1"} }
 	ns := &core.Namespace{TypeMeta: tm("Namespace"), ObjectMeta: meta.ObjectMeta{Name: b.Namespace}}
@@ -349,24 +379,6 @@ func (b *Backend) register(ctx context.Context, opts BackendOptions) error {
 	}}}
 	if _, err := api.Store(meta.GroupResource{Resource: "endpoints"}).Create(ctx, ep); err != nil {
 		return fmt.Errorf("aggregatortest: create endpoints %s/%s: %w", b.Namespace, b.Service, err)
-	}
-	port := int32(443)
-	for i, v := range b.Versions {
-		a := &apiregistration.APIService{
-			TypeMeta:   meta.TypeMeta{Kind: "APIService", APIVersion: "apiregistration.k8s.io/v1"},
-			ObjectMeta: meta.ObjectMeta{Name: b.APIServices[i]},
-			Spec: apiregistration.APIServiceSpec{
-				Service:              &apiregistration.ServiceReference{Namespace: b.Namespace, Name: b.Service, Port: &port},
-				Group:                b.Group,
-				Version:              v,
-				CABundle:             b.CAPEM,
-				GroupPriorityMinimum: opts.GroupPriorityMinimum,
-				VersionPriority:      opts.VersionPriority,
-			},
-		}
-		if _, err := api.Store(apiServicesResource).Create(ctx, a); err != nil {
-			return fmt.Errorf("aggregatortest: create apiservice %q: %w", a.Name, err)
-		}
 	}
 	return nil
 }
@@ -521,6 +533,36 @@ func (s *Server) discoveryGap(ctx context.Context, group string, versions []stri
 // group is not listed, and an error when the request fails, the status is
 // not 200 or the body is not a discovery document.
 func (s *Server) AggregatedVersions(ctx context.Context, group string) ([]string, error) {
+	g, err := s.aggregatedGroup(ctx, group)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, v := range g {
+		f := v.Freshness
+		if f == "" {
+			f = "Current"
+		}
+		out = append(out, v.Version+" "+f)
+	}
+	return out, nil
+}
+
+// aggregatedVersion is what the test helpers read of one version of an
+// APIGroupDiscovery.
+type aggregatedVersion struct {
+	Version   string `json:"version"`
+	Freshness string `json:"freshness"`
+	Resources []struct {
+		Resource string `json:"resource"`
+	} `json:"resources"`
+}
+
+// aggregatedGroup GETs /apis from s as aggregated discovery and returns
+// the versions of group in the order served (nil when group is not
+// listed); an error when the request fails, the status is not 200 or the
+// body is not a discovery document.
+func (s *Server) aggregatedGroup(ctx context.Context, group string) ([]aggregatedVersion, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/apis", nil)
 	if err != nil {
 		return nil, err
@@ -543,29 +585,18 @@ func (s *Server) AggregatedVersions(ctx context.Context, group string) ([]string
 			Metadata struct {
 				Name string `json:"name"`
 			} `json:"metadata"`
-			Versions []struct {
-				Version   string `json:"version"`
-				Freshness string `json:"freshness"`
-			} `json:"versions"`
+			Versions []aggregatedVersion `json:"versions"`
 		} `json:"items"`
 	}
 	if err := json.Unmarshal(body, &doc); err != nil {
 		return nil, fmt.Errorf("GET /apis (aggregated): %w", err)
 	}
-	var out []string
 	for _, it := range doc.Items {
-		if it.Metadata.Name != group {
-			continue
-		}
-		for _, v := range it.Versions {
-			f := v.Freshness
-			if f == "" {
-				f = "Current"
-			}
-			out = append(out, v.Version+" "+f)
+		if it.Metadata.Name == group {
+			return it.Versions, nil
 		}
 	}
-	return out, nil
+	return nil, nil
 }
 
 // emptyDiscoveryHandler answers GET /apis/<group>/<version> with an empty

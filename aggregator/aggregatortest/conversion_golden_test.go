@@ -6,8 +6,6 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
-	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,8 +14,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/aggsim/aggsim/certs"
 )
 
 // conversionGoldenDir holds what kube-apiserver 1.33.13 answered, and
@@ -38,25 +34,22 @@ const conversionGoldenDir = "../../testdata/crd-conversion"
 // [string]) and v2 (toppings: [{name, quantity}]), and answers wrongly
 // in the way `mode` names (set by the steps' "arm" lines).
 type goldenConverter struct {
-	mu   sync.Mutex
-	mode string
-	log  [][]byte
+	webhookCallLog
+	modeMu sync.Mutex
+	mode   string
 }
 
 func (g *goldenConverter) arm(mode string) {
-	g.mu.Lock()
+	g.modeMu.Lock()
 	g.mode = mode
-	g.mu.Unlock()
+	g.modeMu.Unlock()
 }
 
 func (g *goldenConverter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	b, _ := io.ReadAll(r.Body)
-	e, _ := json.Marshal(map[string]any{"method": r.Method, "uri": r.RequestURI, "ct": r.Header.Get("Content-Type"),
-		"accept": r.Header.Get("Accept"), "ua": r.Header.Get("User-Agent"), "proto": r.Proto, "body": json.RawMessage(b)})
-	g.mu.Lock()
-	g.log = append(g.log, e)
+	b := g.record(r)
+	g.modeMu.Lock()
 	mode := g.mode
-	g.mu.Unlock()
+	g.modeMu.Unlock()
 	var rev struct {
 		APIVersion string `json:"apiVersion"`
 		Request    struct {
@@ -129,50 +122,25 @@ func convertToppings(o map[string]any, apiVersion string) map[string]any {
 	if ts == nil {
 		return o
 	}
+	toV1 := strings.HasSuffix(apiVersion, "/v1")
 	var conv []any
 	for _, t := range ts {
 		switch t := t.(type) {
-		case string:
-			conv = append(conv, map[string]any{"name": t, "quantity": 1})
 		case map[string]any:
-			conv = append(conv, t["name"])
-		}
-	}
-	if strings.HasSuffix(apiVersion, "/v1") {
-		var names []any
-		for _, t := range ts {
-			if m, ok := t.(map[string]any); ok {
-				names = append(names, m["name"])
-			} else {
-				names = append(names, t)
+			if toV1 {
+				conv = append(conv, t["name"])
+				continue
+			}
+		case string:
+			if !toV1 {
+				conv = append(conv, map[string]any{"name": t, "quantity": 1})
+				continue
 			}
 		}
-		conv = names
-	} else {
-		var items []any
-		for _, t := range ts {
-			if s, ok := t.(string); ok {
-				items = append(items, map[string]any{"name": s, "quantity": 1})
-			} else {
-				items = append(items, t)
-			}
-		}
-		conv = items
+		conv = append(conv, t)
 	}
 	spec["toppings"] = conv
 	return o
-}
-
-func (g *goldenConverter) since(n int) [][]byte {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return append([][]byte(nil), g.log[n:]...)
-}
-
-func (g *goldenConverter) len() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return len(g.log)
 }
 
 // TestConversionWebhookMatchesReference replays steps.txt (a Widget CRD
@@ -185,30 +153,10 @@ func (g *goldenConverter) len() int {
 // labels, wrong apiVersion/kind, too few objects, too slow).
 func TestConversionWebhookMatchesReference(t *testing.T) {
 	capture := os.Getenv("CONV_CAPTURE")
-	ca, err := certs.NewCA("golden-conversion-ca", certs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kp, err := ca.IssueServing("convwh", []string{"localhost", "convwh.default.svc"}, []net.IP{net.ParseIP("127.0.0.1")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := kp.TLSCertificate()
-	if err != nil {
-		t.Fatal(err)
-	}
 	wh := &goldenConverter{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: wh, ReadHeaderTimeout: 10 * time.Second,
-		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}, MinVersion: tls.VersionTLS12}}
-	go func() { _ = hs.ServeTLS(ln, "", "") }()
-	t.Cleanup(func() { _ = hs.Close() })
-	whPort := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	whPort, caPEM := serveGoldenWebhook(t, "convwh", wh)
 	ports := strings.NewReplacer(whPort, "WH_PORT")
-	fill := strings.NewReplacer("WH_PORT_INT", whPort, "WH_PORT", whPort, "CA_BUNDLE", base64.StdEncoding.EncodeToString(ca.CertPEM))
+	fill := strings.NewReplacer("WH_PORT_INT", whPort, "WH_PORT", whPort, "CA_BUNDLE", base64.StdEncoding.EncodeToString(caPEM))
 
 	var base string
 	var client *http.Client
@@ -283,41 +231,20 @@ func TestConversionWebhookMatchesReference(t *testing.T) {
 		body = fill.Replace(body)
 		steps++
 		before := wh.len()
-		var rd io.Reader
-		if body != "" {
-			rd = strings.NewReader(body)
-		}
-		req, err := http.NewRequest(method, base+path, rd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ct != "" {
-			req.Header.Set("Content-Type", ct)
-		}
-		req.Header.Set("User-Agent", "curl/8.5.0")
 		start := time.Now()
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		got, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		gotCode, got := doGoldenStep(t, client, name, method, base+path, ct, body)
 		took := time.Since(start)
 		gotCalls := ports.Replace(strings.Join(toStrings(wh.since(before)), "\n"))
-		gotCode := strconv.Itoa(resp.StatusCode) + "\n"
-		for _, w := range resp.Header.Values("Warning") {
-			gotCode += w + "\n"
-		}
 		if capture != "" {
-			t.Logf("%s: %d in %v, %d calls", name, resp.StatusCode, took.Round(time.Millisecond), len(wh.since(before)))
-			for ext, b := range map[string]string{".code": gotCode, ".body": ports.Replace(string(got)), ".wh.jsonl": gotCalls} {
+			t.Logf("%s: %s in %v, %d calls", name, strings.SplitN(gotCode, "\n", 2)[0], took.Round(time.Millisecond), len(wh.since(before)))
+			for ext, b := range map[string]string{".code": gotCode, ".body": ports.Replace(got), ".wh.jsonl": gotCalls} {
 				if err := os.WriteFile(filepath.Join(conversionGoldenDir, "ref", name+ext), []byte(b), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
 			continue
 		}
-		compareConversionStep(t, name, gotCode, ports.Replace(string(got)), gotCalls, refCalls)
+		compareConversionStep(t, name, gotCode, ports.Replace(got), gotCalls, refCalls)
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)

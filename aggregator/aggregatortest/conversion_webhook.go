@@ -108,18 +108,12 @@ func (s *Server) AddConversionWebhook(ctx context.Context, opts ConversionWebhoo
 		opts.ReviewVersions = []string{"v1"}
 	}
 	w := &ConversionWebhook{CRD: opts.CRD}
-	b := &Backend{srv: s, Service: opts.Service, Namespace: opts.Namespace, ServerName: opts.Service + "." + opts.Namespace + ".svc"}
-	if err := s.addBackend(b); err != nil {
+	b, err := s.serveWebhook(opts.Namespace, opts.Service, w.handler(opts.Handler))
+	if err != nil {
 		return nil, err
 	}
 	w.Backend = b
-	if err := b.serve(w.handler(opts.Handler), s.logger); err != nil {
-		b.Close()
-		return nil, err
-	}
-	// the Service and Endpoints as for an admission webhook
-	aw := &Webhook{Backend: b}
-	cc, err := aw.clientConfig(ctx, opts.ByURL, opts.Path)
+	cc, err := b.webhookClientConfig(ctx, opts.ByURL, opts.Path)
 	if err != nil {
 		b.Close()
 		return nil, err

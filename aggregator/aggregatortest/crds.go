@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -160,44 +159,14 @@ func (s *Server) crdRequest(ctx context.Context, method, path string, body []byt
 // aggregatedResources returns "<version>/<resource>" for every resource
 // of group in aggregated discovery.
 func (s *Server) aggregatedResources(ctx context.Context, group string) ([]string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/apis", nil)
+	g, err := s.aggregatedGroup(ctx, group)
 	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", AggregatedDiscoveryAccept)
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, errors.New("GET /apis: " + resp.Status)
-	}
-	var doc struct {
-		Items []struct {
-			Metadata struct {
-				Name string `json:"name"`
-			} `json:"metadata"`
-			Versions []struct {
-				Version   string `json:"version"`
-				Resources []struct {
-					Resource string `json:"resource"`
-				} `json:"resources"`
-			} `json:"versions"`
-		} `json:"items"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
 		return nil, err
 	}
 	var out []string
-	for _, it := range doc.Items {
-		if it.Metadata.Name != group {
-			continue
-		}
-		for _, v := range it.Versions {
-			for _, r := range v.Resources {
-				out = append(out, v.Version+"/"+r.Resource)
-			}
+	for _, v := range g {
+		for _, r := range v.Resources {
+			out = append(out, v.Version+"/"+r.Resource)
 		}
 	}
 	return out, nil

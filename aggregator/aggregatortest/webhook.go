@@ -13,7 +13,6 @@ import (
 
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
-	"github.com/aggsim/aggsim/registry/apis/core"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
@@ -145,15 +144,11 @@ func (s *Server) AddAdmissionWebhook(ctx context.Context, opts WebhookOptions) (
 		opts.Path = "/"
 	}
 	w := &Webhook{Configuration: opts.Name, Mutating: opts.Mutating}
-	b := &Backend{srv: s, Service: opts.Service, Namespace: opts.Namespace, ServerName: opts.Service + "." + opts.Namespace + ".svc"}
-	if err := s.addBackend(b); err != nil {
+	b, err := s.serveWebhook(opts.Namespace, opts.Service, w.handler(opts.Handler))
+	if err != nil {
 		return nil, err
 	}
 	w.Backend = b
-	if err := b.serve(w.handler(opts.Handler), s.logger); err != nil {
-		b.Close()
-		return nil, err
-	}
 	if err := w.register(ctx, opts); err != nil {
 		b.Close()
 		return nil, err
@@ -229,7 +224,7 @@ func (w *Webhook) handler(h AdmissionHandler) http.Handler {
 // and the webhook configuration.
 func (w *Webhook) register(ctx context.Context, opts WebhookOptions) error {
 	api := w.srv.agg.API()
-	cc, err := w.clientConfig(ctx, opts.ByURL, opts.Path)
+	cc, err := w.webhookClientConfig(ctx, opts.ByURL, opts.Path)
 	if err != nil {
 		return err
 	}
@@ -295,39 +290,34 @@ func (w *Webhook) Remove(ctx context.Context) {
 	w.Backend.Close()
 }
 
-// clientConfig returns the webhook's clientConfig: by url, or by a
-// Service it creates (with its Namespace and Endpoints at the webhook's
-// real address, port 443).
-func (w *Webhook) clientConfig(ctx context.Context, byURL bool, path string) (admissionregistration.WebhookClientConfig, error) {
-	api := w.srv.agg.API()
-	b := w.Backend
+// webhookClientConfig returns the clientConfig that reaches b's server
+// at path: by url, or by b's Service, which it creates (createService).
+func (b *Backend) webhookClientConfig(ctx context.Context, byURL bool, path string) (admissionregistration.WebhookClientConfig, error) {
 	cc := admissionregistration.WebhookClientConfig{CABundle: b.CAPEM}
 	if byURL {
 		u := b.URL + path
 		cc.URL = &u
 		return cc, nil
 	}
-	tm := func(kind string) meta.TypeMeta { return meta.TypeMeta{Kind: kind, APIVersion: "v1"} }
-	ns := &core.Namespace{TypeMeta: tm("Namespace"), ObjectMeta: meta.ObjectMeta{Name: b.Namespace}}
-	if _, err := api.Store(meta.GroupResource{Resource: "namespaces"}).Create(ctx, ns); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
-		return cc, fmt.Errorf("aggregatortest: create namespace %q: %w", b.Namespace, err)
-	}
-	om := meta.ObjectMeta{Name: b.Service, Namespace: b.Namespace}
-	svc := &core.Service{TypeMeta: tm("Service"), ObjectMeta: om, Spec: core.ServiceSpec{
-		Type:  core.ServiceTypeClusterIP,
-		Ports: []core.ServicePort{{Name: ServicePortName, Protocol: core.ProtocolTCP, Port: 443, TargetPort: core.FromInt(b.port)}},
-	}}
-	if _, err := api.Store(meta.GroupResource{Resource: "services"}).Create(ctx, svc); err != nil {
-		return cc, fmt.Errorf("aggregatortest: create service %s/%s: %w", b.Namespace, b.Service, err)
-	}
-	ep := &core.Endpoints{TypeMeta: tm("Endpoints"), ObjectMeta: om, Subsets: []core.EndpointSubset{{
-		Addresses: []core.EndpointAddress{{IP: b.ip}},
-		Ports:     []core.EndpointPort{{Name: ServicePortName, Port: b.port, Protocol: core.ProtocolTCP}},
-	}}}
-	if _, err := api.Store(meta.GroupResource{Resource: "endpoints"}).Create(ctx, ep); err != nil {
-		return cc, fmt.Errorf("aggregatortest: create endpoints %s/%s: %w", b.Namespace, b.Service, err)
+	if err := b.createService(ctx); err != nil {
+		return cc, err
 	}
 	port := int32(443)
 	cc.Service = &admissionregistration.ServiceReference{Namespace: b.Namespace, Name: b.Service, Port: &port, Path: &path}
 	return cc, nil
+}
+
+// serveWebhook starts a Backend serving h over HTTPS on 127.0.0.1 for a
+// webhook of Service namespace/service: the fault injection of backends
+// applies to it.
+func (s *Server) serveWebhook(namespace, service string, h http.Handler) (*Backend, error) {
+	b := &Backend{srv: s, Service: service, Namespace: namespace, ServerName: service + "." + namespace + ".svc"}
+	if err := s.addBackend(b); err != nil {
+		return nil, err
+	}
+	if err := b.serve(h, s.logger); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
 }

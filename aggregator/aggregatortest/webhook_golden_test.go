@@ -41,19 +41,13 @@ const webhookGoldenDir = "../../testdata/admission/webhooks"
 // goldenWebhook answers AdmissionReviews by URL path as the capture's
 // webhook did, and logs each call as a line of <name>.wh.jsonl.
 type goldenWebhook struct {
-	mu  sync.Mutex
-	log [][]byte
+	webhookCallLog
 }
 
 func (g *goldenWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	b, _ := io.ReadAll(r.Body)
+	b := g.record(r)
 	var rev map[string]any
 	_ = json.Unmarshal(b, &rev)
-	e, _ := json.Marshal(map[string]any{"method": r.Method, "uri": r.RequestURI, "ct": r.Header.Get("Content-Type"),
-		"accept": r.Header.Get("Accept"), "ua": r.Header.Get("User-Agent"), "proto": r.Proto, "body": json.RawMessage(b)})
-	g.mu.Lock()
-	g.log = append(g.log, e)
-	g.mu.Unlock()
 	req, _ := rev["request"].(map[string]any)
 	uid, _ := req["uid"].(string)
 	resp := map[string]any{"uid": uid, "allowed": true}
@@ -101,16 +95,95 @@ func (g *goldenWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": rev["apiVersion"], "kind": "AdmissionReview", "response": resp})
 }
 
-func (g *goldenWebhook) since(n int) [][]byte {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return slices.Clone(g.log[n:])
+// webhookCallLog records each call a golden webhook receives as one
+// line of <name>.wh.jsonl: method, request URI, Content-Type, Accept,
+// User-Agent, protocol and the body.
+type webhookCallLog struct {
+	mu  sync.Mutex
+	log [][]byte
 }
 
-func (g *goldenWebhook) len() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return len(g.log)
+// record reads r's body, logs the call and returns the body.
+func (l *webhookCallLog) record(r *http.Request) []byte {
+	b, _ := io.ReadAll(r.Body)
+	e, _ := json.Marshal(map[string]any{"method": r.Method, "uri": r.RequestURI, "ct": r.Header.Get("Content-Type"),
+		"accept": r.Header.Get("Accept"), "ua": r.Header.Get("User-Agent"), "proto": r.Proto, "body": json.RawMessage(b)})
+	l.mu.Lock()
+	l.log = append(l.log, e)
+	l.mu.Unlock()
+	return b
+}
+
+// since returns the calls logged from the n-th on.
+func (l *webhookCallLog) since(n int) [][]byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.log[n:])
+}
+
+func (l *webhookCallLog) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.log)
+}
+
+// serveGoldenWebhook serves h over HTTPS (h2 and http/1.1) on a loopback
+// port until the test ends, with a certificate for localhost,
+// <host>.default.svc and 127.0.0.1 from a new CA; it returns the port and
+// the CA's PEM.
+func serveGoldenWebhook(t *testing.T, host string, h http.Handler) (port string, caPEM []byte) {
+	t.Helper()
+	ca, err := certs.NewCA("golden-"+host+"-ca", certs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kp, err := ca.IssueServing(host, []string{"localhost", host + ".default.svc"}, []net.IP{net.ParseIP("127.0.0.1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := kp.TLSCertificate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
+		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}, MinVersion: tls.VersionTLS12}}
+	go func() { _ = hs.ServeTLS(ln, "", "") }()
+	t.Cleanup(func() { _ = hs.Close() })
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port), ca.CertPEM
+}
+
+// doGoldenStep sends one step as the capture's curl did and returns the
+// status code followed by the Warning headers, one a line (as <name>.code
+// holds them), and the body.
+func doGoldenStep(t *testing.T, client *http.Client, name, method, url, ct, body string) (code, got string) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	req.Header.Set("User-Agent", "curl/8.5.0")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	code = strconv.Itoa(resp.StatusCode) + "\n"
+	for _, w := range resp.Header.Values("Warning") {
+		code += w + "\n"
+	}
+	return code, string(b)
 }
 
 var (
@@ -195,28 +268,8 @@ func TestValidatingAdmissionPoliciesMatchReference(t *testing.T) {
 // the reason.
 func replayAdmissionSteps(t *testing.T, file string, minSteps int, knownBodyDiffs map[string]string) {
 	s := Start(t)
-	ca, err := certs.NewCA("golden-webhook-ca", certs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kp, err := ca.IssueServing("wh", []string{"localhost", "wh.default.svc"}, []net.IP{net.ParseIP("127.0.0.1")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := kp.TLSCertificate()
-	if err != nil {
-		t.Fatal(err)
-	}
 	wh := &goldenWebhook{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: wh, ReadHeaderTimeout: 10 * time.Second,
-		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}, MinVersion: tls.VersionTLS12}}
-	go func() { _ = hs.ServeTLS(ln, "", "") }()
-	t.Cleanup(func() { _ = hs.Close() })
-	whPort := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	whPort, caPEM := serveGoldenWebhook(t, "wh", wh)
 	refused, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +277,7 @@ func replayAdmissionSteps(t *testing.T, file string, minSteps int, knownBodyDiff
 	refusedPort := strconv.Itoa(refused.Addr().(*net.TCPAddr).Port)
 	refused.Close()
 	ports := strings.NewReplacer(whPort, "WH_PORT", refusedPort, "REFUSED_PORT")
-	fill := strings.NewReplacer("WH_PORT", whPort, "REFUSED_PORT", refusedPort, "CA_BUNDLE", base64.StdEncoding.EncodeToString(ca.CertPEM))
+	fill := strings.NewReplacer("WH_PORT", whPort, "REFUSED_PORT", refusedPort, "CA_BUNDLE", base64.StdEncoding.EncodeToString(caPEM))
 
 	f, err := os.Open(filepath.Join(webhookGoldenDir, file))
 	if err != nil {
@@ -256,33 +309,12 @@ func replayAdmissionSteps(t *testing.T, file string, minSteps int, knownBodyDiff
 			time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 20*time.Millisecond)))
 		}
 		before := wh.len()
-		var rd io.Reader
-		if body != "" {
-			rd = strings.NewReader(body)
-		}
-		req, err := http.NewRequest(method, s.URL+path, rd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ct != "" {
-			req.Header.Set("Content-Type", ct)
-		}
-		req.Header.Set("User-Agent", "curl/8.5.0")
-		resp, err := s.Client().Do(req)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		got, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		gotCode, got := doGoldenStep(t, s.Client(), name, method, s.URL+path, ct, body)
 		gotCalls := normalizeCalls(t, bytesLines(ports.Replace(strings.Join(toStrings(wh.since(before)), "\n"))))
 
 		wantCode, err := os.ReadFile(filepath.Join(webhookGoldenDir, "ref", name+".code"))
 		if err != nil {
 			t.Fatal(err)
-		}
-		gotCode := strconv.Itoa(resp.StatusCode) + "\n"
-		for _, w := range resp.Header.Values("Warning") {
-			gotCode += w + "\n"
 		}
 		if gotCode != string(wantCode) {
 			t.Errorf("%s: status and warnings\n got %q\nwant %q", name, gotCode, wantCode)
@@ -291,7 +323,7 @@ func replayAdmissionSteps(t *testing.T, file string, minSteps int, knownBodyDiff
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g, w := normalizeGolden(ports.Replace(string(got))), normalizeGolden(string(wantBody)); g != w && knownBodyDiffs[name] == "" {
+		if g, w := normalizeGolden(ports.Replace(got)), normalizeGolden(string(wantBody)); g != w && knownBodyDiffs[name] == "" {
 			t.Errorf("%s: body\n got %s\nwant %s", name, g, w)
 		}
 		wantLog, err := os.ReadFile(filepath.Join(webhookGoldenDir, "ref", name+".wh.jsonl"))

@@ -26,6 +26,10 @@ const demoAvailableTimeout = 60 * time.Second
 // aggregated discovery (apidiscovery.k8s.io/v2), as kubectl 1.30+ sends it.
 const aggregatedDiscoveryAccept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
+// demoRecordLimit is how many requests `serve --demo`'s backend keeps
+// for /debug/requests.
+const demoRecordLimit = 2000
+
 // startDemo starts the demo wardle.example.com backend in-process on a free
 // loopback port and registers it with srv like a cluster would (issue 6:
 // the one-command sandbox): a serving cert for api.wardle.svc signed by the
@@ -34,12 +38,10 @@ const aggregatedDiscoveryAccept = "application/json;g=apidiscovery.k8s.io;v=v2;a
 // wardle/api, both APIServices with the real caBundle, and the RBAC
 // objects a real deployment applies (demo.Objects; serve --demo runs with
 // --authorization-mode=RBAC unless told otherwise). It waits until both
-// are Available (demoAvailableTimeout), then prints what to try next
-// to out. The backend stops when runCtx ends.
-// demoRecordLimit is how many requests `serve --demo`'s backend keeps
-// for /debug/requests.
-const demoRecordLimit = 2000
-
+// are Available (demoAvailableTimeout), installs the Topping and Pizza
+// CRDs (waiting until each is Established) and the pizza admission
+// webhooks, all served by the backend, then prints what to try next to
+// out. The backend stops when runCtx ends.
 func startDemo(ctx, runCtx context.Context, srv *aggregator.Server, pki *certs.PKI, dataDir string, out io.Writer, logger *slog.Logger) error {
 	dir := filepath.Join(dataDir, "demo")
 	bc, err := ensureDemoCerts(dir, demo.ServiceName, demo.Namespace)

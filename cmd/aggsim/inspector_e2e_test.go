@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net/http"
 	"os"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/demo"
 )
 
@@ -202,21 +199,9 @@ func containsString(list []string, s string) bool {
 // certificate it requires.
 func failDemoBackend(t *testing.T, dataDir string, status int) {
 	t.Helper()
-	pki := filepath.Join(dataDir, "pki")
-	kp, err := tls.LoadX509KeyPair(filepath.Join(pki, certs.FrontProxyClientCertName), filepath.Join(pki, certs.FrontProxyClientKeyName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	caPEM, err := os.ReadFile(filepath.Join(dataDir, "demo", certs.CACertName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(caPEM)
-	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, ServerName: "api.wardle.svc", Certificates: []tls.Certificate{kp}}}}
 	req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("https://127.0.0.1:%d%s?status=%d", endpointsPort(t, dataDir), demo.DebugFailPath, status), nil)
 	req.Header.Set("X-Remote-User", "inspector")
-	resp, err := hc.Do(req)
+	resp, err := demoBackendClient(t, dataDir).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
