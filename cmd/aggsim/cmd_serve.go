@@ -22,6 +22,7 @@ import (
 
 	"github.com/aggsim/aggsim/aggregator"
 	"github.com/aggsim/aggsim/certs"
+	"github.com/aggsim/aggsim/internal/stackstart"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -322,6 +323,7 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	}
 	phases.mark("ready")
 	go releaseStartupMemory(runCtx)
+	go stackstart.Keep(runCtx) // new goroutines start with 8 KiB of stack (issue 21)
 	logger.Debug("start-up phases", phases.attrs()...)
 	fmt.Fprintf(out, "aggsim %s (Kubernetes %s) serving on %s\n", version, kubeGitVersion(), server)
 	fmt.Fprintf(out, "data dir: %s (storage: %s)\n", dataDir, o.storage)
