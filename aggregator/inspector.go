@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"maps"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"slices"
 	"strconv"
@@ -204,7 +205,7 @@ type Inspector struct {
 	proxyCert func(*tls.CertificateRequestInfo) (*tls.Certificate, error)
 
 	mu     sync.Mutex
-	ring   []*InspectedRequest // len == size; ring[next] is the oldest once full
+	ring   []*inspection // len == size; ring[next] is the oldest once full
 	next   int
 	seq    uint64
 	subs   map[chan *InspectedRequest]struct{}
@@ -223,21 +224,27 @@ func NewInspector(size int, proxyCert func(*tls.CertificateRequestInfo) (*tls.Ce
 	if size < 1 {
 		size = 1
 	}
-	return &Inspector{ring: make([]*InspectedRequest, size), proxyCert: proxyCert, subs: map[chan *InspectedRequest]struct{}{}}
+	return &Inspector{ring: make([]*inspection, size), proxyCert: proxyCert, subs: map[chan *InspectedRequest]struct{}{}}
 }
 
 // Size is the ring's capacity.
 func (in *Inspector) Size() int { return len(in.ring) }
 
 // Requests returns the recorded requests that f matches, oldest first.
+// Each call builds them anew from the ring's compact records (see view).
 func (in *Inspector) Requests(f RequestFilter) []*InspectedRequest {
 	in.mu.Lock()
-	defer in.mu.Unlock()
-	out := []*InspectedRequest{}
 	n := len(in.ring)
+	recs := make([]*inspection, 0, n)
 	for i := 0; i < n; i++ {
-		r := in.ring[(in.next+i)%n]
-		if r != nil && f.Match(r) {
+		if ins := in.ring[(in.next+i)%n]; ins != nil && ins.rec.ID > f.After {
+			recs = append(recs, ins)
+		}
+	}
+	in.mu.Unlock()
+	out := []*InspectedRequest{}
+	for _, ins := range recs {
+		if r := ins.view(); f.Match(r) {
 			out = append(out, r)
 		}
 	}
@@ -260,27 +267,45 @@ func (in *Inspector) Subscribe() (<-chan *InspectedRequest, func()) {
 	}
 }
 
-// add records r, giving it the next ID.
-func (in *Inspector) add(r *InspectedRequest) {
+// add records ins, giving it the next ID; subscribers get its view.
+func (in *Inspector) add(ins *inspection) {
 	in.mu.Lock()
 	in.seq++
-	r.ID = in.seq
-	in.ring[in.next] = r
+	ins.rec.ID = in.seq
+	in.ring[in.next] = ins
 	in.next = (in.next + 1) % len(in.ring)
-	for ch := range in.subs {
-		select {
-		case ch <- r:
-		default:
+	if len(in.subs) > 0 {
+		r := ins.view()
+		for ch := range in.subs {
+			select {
+			case ch <- r:
+			default:
+			}
 		}
 	}
 	in.mu.Unlock()
 }
 
-// inspection is one request's record while the chain serves it.
+// inspection is one request's record while the chain serves it, and then
+// in the ring. It keeps what the serving goroutine has at hand as it is
+// (strings, the exchange's own header maps, the client header as a flat
+// list); view builds the InspectedRequest, with everything derived from
+// those (the group/version, the header maps, the redacted copies, the
+// removed fields), only when the inspector is read (issue 21).
 type inspection struct {
-	rec     InspectedRequest
-	hop     proxy.Hop
-	proxied bool
+	rec InspectedRequest // without the fields view derives
+	hop proxy.Hop
+	// client is the client's header as the chain received it (secrets
+	// already redacted); clientNil is set when that header was nil.
+	client    headerFields
+	clientNil bool
+	// group and version are the RequestInfo's, for GroupVersion.
+	group, version string
+	// sent and answered are the headers exchanged with the backend (the
+	// hop's maps, which nothing changes once the request is over);
+	// redacted by view.
+	sent, answered http.Header
+	proxied        bool
 	// stage is the step running: authentication, impersonation,
 	// authorization, or "" once the handler runs.
 	stage string
@@ -296,15 +321,11 @@ func (in *Inspector) begin(st *requestState, r *http.Request, ri *request.Reques
 	rec := &ins.rec
 	rec.AuditID, rec.Time, rec.Method = st.rec.id, st.start, r.Method
 	rec.Verb, rec.Path, rec.Query = ri.Verb, r.URL.Path, redactQuery(r.URL.RawQuery)
-	if ri.APIVersion != "" {
-		rec.GroupVersion = ri.APIVersion
-		if ri.APIGroup != "" {
-			rec.GroupVersion = ri.APIGroup + "/" + ri.APIVersion
-		}
-	}
-	// A copy of the map sharing the values: the chain deletes fields from
+	ins.group, ins.version = ri.APIGroup, ri.APIVersion
+	// A flat copy sharing the values: the chain deletes fields from
 	// r.Header (credentials, Impersonate-*) but never changes a value.
-	rec.Client = InspectedClient{RemoteAddr: r.RemoteAddr, Protocol: r.Proto, Header: redactHeader(maps.Clone(r.Header), true)}
+	ins.client, ins.clientNil = snapshotHeader(r.Header), r.Header == nil
+	rec.Client = InspectedClient{RemoteAddr: r.RemoteAddr, Protocol: r.Proto}
 	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
 		rec.Client.Certificate = in.describe(r.TLS.PeerCertificates[0])
 	}
@@ -322,7 +343,7 @@ func (in *Inspector) begin(st *requestState, r *http.Request, ri *request.Reques
 
 // authenticated notes the authenticated user u of r.
 func (ins *inspection) authenticated(r *http.Request, u *authentication.UserInfo) {
-	ins.rec.Authentication = InspectedAuthentication{Method: authnMethod(r, ins.rec.Client.Header, u), User: inspectedUser(&ins.authnUser, u)}
+	ins.rec.Authentication = InspectedAuthentication{Method: authnMethod(r, ins.client, u), User: inspectedUser(&ins.authnUser, u)}
 	ins.stage = "impersonation"
 }
 
@@ -339,7 +360,7 @@ func (ins *inspection) impersonated(r *http.Request) *InspectedAuthorization {
 }
 
 // authnMethod tells how u was authenticated from what r carried.
-func authnMethod(r *http.Request, h http.Header, u *authentication.UserInfo) string {
+func authnMethod(r *http.Request, h headerFields, u *authentication.UserInfo) string {
 	if v, ok := r.Context().Value(inProcessUserKey{}).(*authentication.UserInfo); ok && v == u {
 		return "in-process"
 	}
@@ -347,7 +368,7 @@ func authnMethod(r *http.Request, h http.Header, u *authentication.UserInfo) str
 		return "anonymous"
 	}
 	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
-		if slices.ContainsFunc(standardRequestHeaders.UsernameHeaders, func(k string) bool { return h.Get(k) == u.Username && u.Username != "" }) &&
+		if slices.ContainsFunc(standardRequestHeaders.UsernameHeaders, func(k string) bool { return h.get(k) == u.Username && u.Username != "" }) &&
 			r.TLS.PeerCertificates[0].Subject.CommonName != u.Username {
 			return "front-proxy headers"
 		}
@@ -355,7 +376,7 @@ func authnMethod(r *http.Request, h http.Header, u *authentication.UserInfo) str
 			return "x509 client certificate"
 		}
 	}
-	if strings.HasPrefix(h.Get("Authorization"), "Bearer ") { // kept by redactHeader
+	if strings.HasPrefix(h.get("Authorization"), "Bearer ") { // kept by redactHeader
 		if strings.HasPrefix(u.Username, serviceAccountUsernamePrefix) {
 			return "ServiceAccount token"
 		}
@@ -391,18 +412,84 @@ func (in *Inspector) finish(st *requestState, r *http.Request) {
 		}
 		if h.RequestHeader != nil {
 			// The maps are the exchange's own, which nothing changes once
-			// the request is over: copied only to redact.
-			rec.Route.SentHeader = redactHeader(h.RequestHeader, false)
-			rec.Route.ResponseHeader = redactHeader(h.ResponseHeader, false)
-			rec.Route.RemovedHeaders = removedHeaders(rec.Client.Header, h.RequestHeader)
+			// the request is over: view redacts them when read.
+			ins.sent, ins.answered = h.RequestHeader, h.ResponseHeader
 			rec.Route.ClientCertificate = in.proxyCertificate()
 		}
 	}
-	// The ring keeps the whole inspection (rec points into it): drop the
-	// hop's references, which would pin the unredacted headers a redacted
-	// copy replaced and the backend's certificate.
+	// The ring keeps the whole inspection: drop the hop's references (the
+	// backend's certificate; the maps are in sent and answered).
 	ins.hop = proxy.Hop{}
-	in.add(rec)
+	in.add(ins)
+}
+
+// view builds the InspectedRequest ins records: a copy of rec with the
+// group/version, the client's header, and for a proxied request the
+// redacted headers sent and answered and the client fields removed. The
+// copy shares the users, the impersonation and the authorization with the
+// ring, which nothing changes.
+func (ins *inspection) view() *InspectedRequest {
+	r := ins.rec
+	if ins.version != "" {
+		r.GroupVersion = ins.version
+		if ins.group != "" {
+			r.GroupVersion = ins.group + "/" + ins.version
+		}
+	}
+	if !ins.clientNil {
+		r.Client.Header = ins.client.header()
+	}
+	if ins.sent != nil {
+		r.Route.SentHeader = redactHeader(ins.sent, false)
+		r.Route.ResponseHeader = redactHeader(ins.answered, false)
+		r.Route.RemovedHeaders = removedHeaders(r.Client.Header, ins.sent)
+	}
+	return &r
+}
+
+// headerField is one field of a header: its name and values.
+type headerField struct {
+	name   string
+	values []string
+}
+
+// headerFields is a header as a flat list, in no particular order.
+type headerFields []headerField
+
+// snapshotHeader returns h's fields (values shared with h) with secrets
+// redacted as redactHeader redacts them; nil for an empty h.
+func snapshotHeader(h http.Header) headerFields {
+	if len(h) == 0 {
+		return nil
+	}
+	out := make(headerFields, 0, len(h))
+	for k, vv := range h {
+		if secretHeader(k) {
+			vv = redactedValues(k, vv)
+		}
+		out = append(out, headerField{k, vv})
+	}
+	return out
+}
+
+// get is http.Header.Get: the first value of the field name (any case).
+func (f headerFields) get(name string) string {
+	name = textproto.CanonicalMIMEHeaderKey(name)
+	for _, hf := range f {
+		if hf.name == name && len(hf.values) > 0 {
+			return hf.values[0]
+		}
+	}
+	return ""
+}
+
+// header returns f as an http.Header (never nil).
+func (f headerFields) header() http.Header {
+	h := make(http.Header, len(f))
+	for _, hf := range f {
+		h[hf.name] = hf.values
+	}
+	return h
 }
 
 // describe names c, from a cache: the same certificate (one per TLS
@@ -503,26 +590,32 @@ func redactHeader(h http.Header, own bool) http.Header {
 		if !copied {
 			out, copied = maps.Clone(h), true
 		}
-		lk := strings.ToLower(k)
-		switch {
-		case len(vv) == 1 && strings.HasPrefix(vv[0], "Bearer ") && (lk == "authorization" || lk == "proxy-authorization"):
-			out[k] = bearerRedacted // the common case, without allocating
-		case lk == "authorization" || lk == "proxy-authorization":
-			r := make([]string, len(vv))
-			for i, v := range vv {
-				scheme, _, ok := strings.Cut(v, " ")
-				if ok {
-					r[i] = scheme + " " + redacted
-				} else {
-					r[i] = redacted
-				}
-			}
-			out[k] = r
-		default:
-			out[k] = []string{redacted}
-		}
+		out[k] = redactedValues(k, vv)
 	}
 	return out
+}
+
+// redactedValues returns the values of the secret field k (see
+// redactHeader) with the secrets replaced.
+func redactedValues(k string, vv []string) []string {
+	lk := strings.ToLower(k)
+	switch {
+	case len(vv) == 1 && strings.HasPrefix(vv[0], "Bearer ") && (lk == "authorization" || lk == "proxy-authorization"):
+		return bearerRedacted // the common case, without allocating
+	case lk == "authorization" || lk == "proxy-authorization":
+		r := make([]string, len(vv))
+		for i, v := range vv {
+			scheme, _, ok := strings.Cut(v, " ")
+			if ok {
+				r[i] = scheme + " " + redacted
+			} else {
+				r[i] = redacted
+			}
+		}
+		return r
+	default:
+		return []string{redacted}
+	}
 }
 
 // secretNames memoises secretHeader for the header names seen (at most
@@ -537,6 +630,13 @@ const maxSecretNames = 1024
 // secretHeader reports whether the field k carries a secret (see
 // redactHeader).
 func secretHeader(k string) bool {
+	switch k { // the fields of most exchanges, without a map lookup
+	case "Accept", "Accept-Encoding", "User-Agent", "Audit-Id", "Content-Type", "Content-Length", "Date",
+		"Cache-Control", "X-Remote-User", "X-Remote-Group", "X-Remote-Uid", "X-Forwarded-For", "X-Forwarded-Host",
+		"X-Forwarded-Proto", "X-Forwarded-Uri", "X-Remote-Extra-Authentication.kubernetes.io%2fcredential-Id",
+		"X-Content-Type-Options", "X-Kubernetes-Pf-Flowschema-Uid", "X-Kubernetes-Pf-Prioritylevel-Uid":
+		return false
+	}
 	if v, ok := secretNames.Load(k); ok {
 		return v.(bool)
 	}
