@@ -46,7 +46,7 @@ func (h *Handler) forward(w http.ResponseWriter, in *http.Request, b *backend, c
 		// httputil.ReverseProxy does.
 		out.Body = noopCloseBody{in.Body}
 	}
-	rewriteRequest(out, in, c.host, c.user)
+	rewriteRequestHeader(out, in, c.host, c.user, true)
 	c.recordRequest(out.Header)
 
 	res, err := b.entry.rt.RoundTrip(out)
@@ -114,22 +114,34 @@ func (h *Handler) forward(w http.ResponseWriter, in *http.Request, b *backend, c
 
 // hopByHop are the headers of one connection (RFC 9110 section 7.6.1), which
 // a proxy never forwards, as httputil.ReverseProxy's list.
-var hopByHop = map[string]bool{
-	"Connection": true, "Proxy-Connection": true, "Keep-Alive": true, "Proxy-Authenticate": true,
-	"Proxy-Authorization": true, "Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true,
+var hopByHop = [...]string{
+	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
+}
+
+// isHopByHop reports whether the canonical field name k is in hopByHop.
+func isHopByHop(k string) bool {
+	switch k {
+	case "Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+		"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade":
+		return true
+	}
+	return false
 }
 
 // forwardHeader returns the header of the outgoing request: in's fields
 // (values shared with in, which is not changed afterwards) without the
-// hop-by-hop ones, without the fields the Connection header names, and
-// without the client's Forwarded and X-Forwarded-For/Host/Proto
-// (rewriteRequest sets aggsim's own); Te: trailers is kept when the client
-// sent it, as httputil.ReverseProxy keeps it.
+// hop-by-hop ones, without the fields the Connection header names, without
+// the client's Forwarded and X-Forwarded-For/Host/Proto (rewriteRequest
+// sets aggsim's own) and without the credential fields SetIdentityHeaders
+// strips (rewriteRequestHeader then only sets the identity); Te: trailers
+// is kept when the client sent it, as httputil.ReverseProxy keeps it.
 func forwardHeader(in http.Header) http.Header {
 	out := make(http.Header, len(in)+8)
 	for k, vv := range in {
 		switch {
-		case hopByHop[k]:
+		case isHopByHop(k):
+		case isCredentialField(k):
 		case k == "Forwarded" || k == "X-Forwarded-For" || k == "X-Forwarded-Host" || k == "X-Forwarded-Proto":
 		default:
 			out[k] = vv
@@ -146,7 +158,7 @@ func forwardHeader(in http.Header) http.Header {
 // those its Connection header names.
 func removeHopByHop(h http.Header) {
 	deleteConnectionFields(h, h["Connection"])
-	for k := range hopByHop {
+	for _, k := range hopByHop {
 		delete(h, k)
 	}
 }

@@ -477,6 +477,13 @@ func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 // out and in may be the same request: everything read from in is read
 // before out is changed.
 func rewriteRequest(out, in *http.Request, host string, user *authentication.UserInfo) {
+	rewriteRequestHeader(out, in, host, user, false)
+}
+
+// rewriteRequestHeader is rewriteRequest; with stripped set out's header
+// is known to hold no credential field (forwardHeader dropped them), so
+// the identity fields are set without looking for them first.
+func rewriteRequestHeader(out, in *http.Request, host string, user *authentication.UserInfo, stripped bool) {
 	p, query := in.URL.Path, encodeQuery(in.URL.RawQuery)
 	u := out.URL
 	u.Scheme = "https"
@@ -494,7 +501,11 @@ func rewriteRequest(out, in *http.Request, host string, user *authentication.Use
 	if out.Header == nil {
 		out.Header = http.Header{}
 	}
-	SetIdentityHeaders(out.Header, user)
+	if stripped {
+		setIdentity(out.Header, user)
+	} else {
+		SetIdentityHeaders(out.Header, user)
+	}
 	setForwardedHeaders(out.Header, in, host, p, isUpgrade(out.Header))
 	if _, ok := out.Header["User-Agent"]; !ok {
 		out.Header["User-Agent"] = []string{""} // suppress Go's default
@@ -619,10 +630,22 @@ const (
 // order; see ExtraHeaderName for the escaping). A nil u only strips.
 func SetIdentityHeaders(h http.Header, u *authentication.UserInfo) {
 	for k := range h {
-		if hasPrefixFold(k, "X-Remote-") || hasPrefixFold(k, "Impersonate-") || strings.EqualFold(k, "Authorization") {
+		if isCredentialField(k) {
 			delete(h, k)
 		}
 	}
+	setIdentity(h, u)
+}
+
+// isCredentialField reports whether the field k is one SetIdentityHeaders
+// strips: Authorization, Impersonate-* or X-Remote-*, in any case.
+func isCredentialField(k string) bool {
+	return hasPrefixFold(k, "X-Remote-") || hasPrefixFold(k, "Impersonate-") || strings.EqualFold(k, "Authorization")
+}
+
+// setIdentity is SetIdentityHeaders after the strip: it sets u's identity
+// fields on h, which carries no credential field (nil u: nothing).
+func setIdentity(h http.Header, u *authentication.UserInfo) {
 	if u == nil {
 		return
 	}
@@ -664,7 +687,13 @@ func setExtraHeader(h http.Header, key string, values []string) {
 		return
 	}
 	name := cachedExtraHeaderName(key)
-	h[name] = append(h[name], values...)
+	if prev, ok := h[name]; ok {
+		h[name] = append(prev[:len(prev):len(prev)], values...)
+		return
+	}
+	// Shared with the user, which nobody changes once authenticated; the
+	// full slice expression makes an append copy.
+	h[name] = values[:len(values):len(values)]
 }
 
 // extraHeaderNames memoises ExtraHeaderName for the few extra keys users
