@@ -56,6 +56,9 @@ type metrics struct {
 	rebuilds        prometheus.Counter
 	rebuildDuration prometheus.Histogram
 	aggregations    prometheus.Counter
+
+	requestCache seriesCache[[9]string, requestSeries] // metrics_cache.go
+	proxyCache   seriesCache[[2]string, proxySeries]
 }
 
 // newMetrics builds the collectors and registers them with reg. A nil reg
@@ -239,8 +242,9 @@ func (s *Server) onProxyRequest(apiService string, code int, dur time.Duration, 
 	if m == nil || apiService == "" {
 		return
 	}
-	m.proxyRequests.WithLabelValues(apiService, codeLabel(code)).Inc()
-	m.proxyDuration.WithLabelValues(apiService).Observe(dur.Seconds())
+	ps := m.proxySeriesFor(apiService, codeLabel(code))
+	ps.total.Inc()
+	ps.duration.Observe(dur.Seconds())
 	kind := proxy.ClassifyError(err)
 	if kind == proxy.ErrorKindNone && code == http.StatusServiceUnavailable {
 		if o, ok := s.apiServices.Get("", apiService); ok && !o.(*apiregistration.APIService).IsAvailable() {
@@ -311,8 +315,9 @@ func (o requestMetrics) RequestDone(r *http.Request, ri *request.RequestInfo, pr
 	if !ri.IsResourceRequest {
 		labels[2], labels[3], labels[4], labels[5] = "", "", "", nonResourceSubresource(r.URL.Path)
 	}
-	m.requestDuration.WithLabelValues(labels[:8]...).Observe(out.Elapsed.Seconds())
-	m.requests.WithLabelValues(labels[:]...).Inc()
+	rs := m.requestSeriesFor(labels)
+	rs.duration.Observe(out.Elapsed.Seconds())
+	rs.total.Inc()
 }
 
 // codeLabels holds the code label of every status code from 100 to 599,
