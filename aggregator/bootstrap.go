@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/aggsim/aggsim/internal/stackstart"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/rest"
 )
@@ -48,6 +49,7 @@ func ensureObjects(ctx context.Context, w bootstrapWriter, kind string, objs []m
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			stackstart.Grow() // one copy now instead of several deep in the create
 			if err := ensureObject(ctx, w, o, revise); err != nil {
 				m := o.GetObjectMeta()
 				errs[i] = fmt.Errorf("%s %q: %w", kind, qualifiedName(m.Namespace, m.Name), err)

@@ -117,3 +117,19 @@ func settled() int {
 	}
 	return n
 }
+
+// TestGrow checks that a goroutine that called Grow runs 9 KiB deep
+// without growing its stack again.
+func TestGrow(t *testing.T) {
+	res := make(chan bool)
+	go func() {
+		Grow()
+		var x byte
+		before := uintptr(unsafe.Pointer(&x))
+		use9K()
+		res <- uintptr(unsafe.Pointer(&x)) != before
+	}()
+	if <-res {
+		t.Error("a goroutine that called Grow grew its stack at 9 KiB")
+	}
+}
