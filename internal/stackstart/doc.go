@@ -1,7 +1,8 @@
-// Package stackstart keeps the Go runtime's starting stack size for new
-// goroutines at 8 KiB in a server whose many idle goroutines would
-// otherwise keep it at 2–4 KiB (issue 21).
+// Package stackstart spares goroutines the cost of growing their stacks
+// (issue 21): Keep holds a ballast goroutine that keeps the Go runtime's
+// starting stack size for new goroutines at 8 KiB in a server whose many
+// idle goroutines would otherwise keep it at 2 KiB, and Grow takes one
+// goroutine that is about to go deep to 16 KiB in a single step.
 //
-// It owns one ballast goroutine and nothing else: it must not import
-// aggsim packages, and nothing in it runs on a request's path.
+// It imports no aggsim package and holds no state but Keep's ballast.
 package stackstart
