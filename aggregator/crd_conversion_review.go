@@ -5,40 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
-	"sigs.k8s.io/yaml"
-
+	"github.com/aggsim/aggsim/aggregator/admission"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
-
-// conversionSchemeError is a webhook answer that upstream's webhook
-// client cannot decode into the ConversionReview it asked for.
-type conversionSchemeError string
-
-func (e conversionSchemeError) Error() string { return string(e) }
-
-// schemeTypeName returns the Go type name ("v1.ConversionReview") that
-// the scheme of upstream's conversion webhook client (apiextensions v1
-// and v1beta1 with metav1.AddToGroupVersion; webhook_converter.go)
-// decodes apiVersion/kind into, and false when nothing is registered.
-func schemeTypeName(group, version, kind string) (string, bool) {
-	switch {
-	case group == "apiextensions.k8s.io" && (version == "v1" || version == "v1beta1"):
-		switch kind {
-		case "ConversionReview", "CustomResourceDefinition", "CustomResourceDefinitionList":
-			return version + "." + kind, true
-		case "WatchEvent", "ListOptions", "GetOptions", "DeleteOptions", "CreateOptions", "UpdateOptions", "PatchOptions":
-			return "v1." + kind, true
-		}
-	case group == "" && version == "v1":
-		switch kind {
-		case "Status", "APIVersions", "APIGroupList", "APIGroup", "APIResourceList":
-			return "v1." + kind, true
-		}
-	}
-	return "", false
-}
 
 // conversionResponse is what is read of a ConversionReview's response.
 type conversionResponse struct {
@@ -56,62 +26,14 @@ type conversionResponse struct {
 // failed: " prefix. Keys are matched case-sensitively, as upstream's JSON
 // decoder matches them.
 func decodeConversionReview(statusCode int, contentType string, body []byte, reviewVersion, uid string) (*conversionResponse, error) {
-	if len(body) == 0 {
-		if contentType == "" {
-			contentType = "application/json" // the client's own content type
-		}
-		return nil, fmt.Errorf("0-length response with status code: %d and content type: %s", statusCode, contentType)
-	}
-	jb := body
-	if !json.Valid(jb) { // the universal deserializer reads YAML too
-		var err error
-		if jb, err = yaml.YAMLToJSON(body); err != nil {
-			return nil, fmt.Errorf("couldn't get version/kind; json parse error: %w", err)
-		}
-	}
-	var tm struct {
-		APIVersion string `json:"apiVersion,omitempty"`
-		Kind       string `json:"kind,omitempty"`
-	}
-	if err := json.Unmarshal(jb, &tm); err != nil {
-		return nil, fmt.Errorf("couldn't get version/kind; json parse error: %w", err)
-	}
-	var top map[string]json.RawMessage
-	_ = json.Unmarshal(jb, &top)
-	// what the body says, exactly (encoding/json above matched keys
-	// without regard to case)
-	apiVersion, _ := rawString(top["apiVersion"])
-	kind, _ := rawString(top["kind"])
-	group, version, err := parseGroupVersion(apiVersion)
+	wb, err := admission.DecodeWebhookBody(statusCode, contentType, body, admission.ConversionScheme, "apiextensions.k8s.io", reviewVersion, "ConversionReview")
 	if err != nil {
 		return nil, err
 	}
-	// missing parts default to the requested type's (upstream gvkWithDefaults)
-	dg, dv, dk := "apiextensions.k8s.io", reviewVersion, "ConversionReview"
-	if kind == "" {
-		kind = dk
-	}
-	if version == "" && group == "" {
-		group, version = dg, dv
-	}
-	if version == "" && group == dg {
-		version = dv
-	}
-	typeName, ok := schemeTypeName(group, version, kind)
-	if !ok {
-		gv := version
-		if group != "" {
-			gv = group + "/" + version
-		}
-		return nil, conversionSchemeError(fmt.Sprintf("no kind %q is registered for version %q in scheme \"pkg/runtime/scheme.go:110\"", kind, gv))
-	}
-	if want := reviewVersion + ".ConversionReview"; typeName != want {
-		return nil, conversionSchemeError(fmt.Sprintf("converting (%s) to (%s): unknown conversion", typeName, want))
-	}
+	top := wb.Top
 	if reviewVersion == "v1" {
-		bg, bv, _ := parseGroupVersion(apiVersion)
-		if bg != dg || bv != "v1" || exactString(top["kind"]) != "ConversionReview" {
-			return nil, fmt.Errorf("expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got %s/%s, Kind=%s", bg, bv, exactString(top["kind"]))
+		if got := wb.GVKString(); got != "apiextensions.k8s.io/v1, Kind=ConversionReview" {
+			return nil, fmt.Errorf("expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got %s", got)
 		}
 	}
 	raw, ok := top["response"]
@@ -122,14 +44,14 @@ func decodeConversionReview(statusCode int, contentType string, body []byte, rev
 	if err := json.Unmarshal(raw, &resp); err != nil {
 		return nil, err
 	}
-	out := &conversionResponse{UID: exactString(resp["uid"])}
+	out := &conversionResponse{UID: admission.RawString(resp["uid"])}
 	if reviewVersion == "v1" && out.UID != uid {
 		return nil, fmt.Errorf("expected response.uid=%q, got %q", uid, out.UID)
 	}
 	if r, ok := resp["result"]; ok {
 		var result map[string]json.RawMessage
 		_ = json.Unmarshal(r, &result)
-		out.Status, out.Message = exactString(result["status"]), exactString(result["message"])
+		out.Status, out.Message = admission.RawString(result["status"]), admission.RawString(result["message"])
 	}
 	if out.Status != "Success" {
 		if out.Message != "" {
@@ -143,38 +65,6 @@ func decodeConversionReview(statusCode int, contentType string, body []byte, rev
 		}
 	}
 	return out, nil
-}
-
-// rawString decodes a JSON string; false when raw is not one.
-func rawString(raw json.RawMessage) (string, bool) {
-	var s string
-	if raw == nil || json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
-
-// exactString is rawString without the flag.
-func exactString(raw json.RawMessage) string {
-	s, _ := rawString(raw)
-	return s
-}
-
-// parseGroupVersion splits an apiVersion as apimachinery's
-// schema.ParseGroupVersion: "" is empty, "v1" is the core group, more
-// than one "/" is an error.
-func parseGroupVersion(s string) (group, version string, err error) {
-	if s == "" || s == "/" {
-		return "", "", nil
-	}
-	switch strings.Count(s, "/") {
-	case 0:
-		return "", s, nil
-	case 1:
-		g, v, _ := strings.Cut(s, "/")
-		return g, v, nil
-	}
-	return "", "", fmt.Errorf("unexpected GroupVersion string: %v", s)
 }
 
 // decodeConvertedObject decodes one of convertedObjects as upstream's

@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
@@ -117,7 +116,7 @@ func (s *Store) admissionAttrs(ctx context.Context, op, sub string, obj, old met
 		Decode: func(b []byte) (meta.Object, error) {
 			o := s.strategy.New()
 			if err := json.Unmarshal(b, o); err != nil {
-				return nil, fmt.Errorf("decode %s: %w", s.info.Resource, err)
+				return nil, err // upstream's text: the JSON decoder's, as it is
 			}
 			return o, nil
 		},

@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
-
 	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/proxy"
 	"github.com/aggsim/aggsim/registry"
@@ -282,7 +280,7 @@ func (d *Dispatcher) callMutating(ctx context.Context, h *hook, a *registry.Admi
 	if len(resp.Patch) == 0 {
 		return false, nil
 	}
-	patch, err := jsonpatch.DecodePatch(resp.Patch)
+	patch, err := decodeJSONPatch(resp.Patch)
 	if err != nil {
 		return false, meta.NewInternalError(err)
 	}
@@ -292,11 +290,14 @@ func (d *Dispatcher) callMutating(ctx context.Context, h *hook, a *registry.Admi
 	if a.Object == nil {
 		return false, meta.NewInternalError(fmt.Errorf("admission webhook %q attempted to modify the object, which is not supported for this operation", h.w.Name))
 	}
+	if pt := patchTypeOf(resp); pt != "JSONPatch" {
+		return false, d.callFailed(ctx, h, a, &callError{name: h.w.Name, reason: fmt.Errorf("unsupported patch type %q", pt)})
+	}
 	orig, err := objectJSON(a.Info, a.Object)
 	if err != nil {
 		return false, meta.NewInternalError(err)
 	}
-	patched, err := patch.Apply(orig)
+	patched, err := patch.apply(orig)
 	if err != nil {
 		return false, meta.NewInternalError(err)
 	}

@@ -310,7 +310,10 @@ func TestVerifyResponse(t *testing.T) {
 		{reviewV1, false, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u2"}}`, `expected response.uid="u", got "u2"`},
 		{reviewV1, false, `{"apiVersion":"v1","kind":"Status","response":{"uid":"u"}}`, "expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got /v1, Kind=Status"},
 		{reviewV1, true, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","patch":"W10="}}`, "webhook returned response.patch but not response.patchType"},
-		{reviewV1, true, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","patch":"W10=","patchType":"Merge"}}`, `webhook returned invalid response.patchType of "Merge"`},
+		{reviewV1, true, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","patch":"W10=","patchType":"Merge"}}`, ""}, // refused when applied
+		{reviewV1, true, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","patch":"W10=","patchType":""}}`, `webhook returned invalid response.patchType of ""`},
+		{reviewV1, true, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","patchType":"JSONPatch"}}`, "webhook returned response.patchType but not response.patch"},
+		{reviewV1beta1, false, `{"response":{"uid":"other","patch":"W10=","patchType":"JSONPatch"}}`, ""},
 		{reviewV1, false, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","patch":"W10=","patchType":"JSONPatch"}}`, "validating webhook may not return response.patch"},
 		{reviewV1beta1, true, `{"response":{"uid":"u","patch":"W10="}}`, ""},
 	} {

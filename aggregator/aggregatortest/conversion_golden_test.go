@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -266,15 +267,32 @@ func TestConversionWebhookFaultsMatchReference(t *testing.T) {
 	})
 }
 
-// replayConversionSteps replays the steps of file against aggsim (or,
-// with CONV_CAPTURE set, against the reference, writing its answers into
-// refDir) and compares them with the answers in refDir; fewer than
-// minSteps requests fail the test. knownDiffs names steps whose answer
-// is not compared, with the reason (their webhook calls still are).
+// replayConversionSteps replays the steps of file in conversionGoldenDir
+// with a goldenConverter (replayArmedSteps).
 func replayConversionSteps(t *testing.T, file, refDir string, minSteps int, knownDiffs map[string]string) {
+	replayArmedSteps(t, conversionGoldenDir, file, refDir, "convwh", &goldenConverter{}, false, minSteps, knownDiffs)
+}
+
+// armedWebhook is a golden webhook whose answers the steps' "arm" lines
+// choose, with its call log.
+type armedWebhook interface {
+	http.Handler
+	arm(mode string)
+	len() int
+	since(n int) [][]byte
+}
+
+// replayArmedSteps replays the steps of dir/file against aggsim (or,
+// with CONV_CAPTURE set, against the reference, writing its answers into
+// dir/refDir) with wh served on a loopback port (its certificate for
+// host), and compares them with the answers in refDir: codes, Warning
+// headers, bodies, and the calls wh received (exactCalls: the same
+// calls per step; else see compareConversionStep). Fewer than minSteps
+// requests fail the test. knownDiffs names steps whose answer is not
+// compared, with the reason (their webhook calls still are).
+func replayArmedSteps(t *testing.T, dir, file, refDir, host string, wh armedWebhook, exactCalls bool, minSteps int, knownDiffs map[string]string) {
 	capture := os.Getenv("CONV_CAPTURE")
-	wh := &goldenConverter{}
-	whPort, caPEM := serveGoldenWebhook(t, "convwh", wh)
+	whPort, caPEM := serveGoldenWebhook(t, host, wh)
 	ports := strings.NewReplacer(whPort, "WH_PORT")
 	fill := strings.NewReplacer("WH_PORT_INT", whPort, "WH_PORT", whPort, "CA_BUNDLE", base64.StdEncoding.EncodeToString(caPEM))
 
@@ -302,7 +320,7 @@ func replayConversionSteps(t *testing.T, file, refDir string, minSteps int, know
 	}
 	refCalls := map[string]bool{} // every ConversionReview the reference received
 	if capture == "" {
-		files, _ := filepath.Glob(filepath.Join(conversionGoldenDir, refDir, "*.wh.jsonl"))
+		files, _ := filepath.Glob(filepath.Join(dir, refDir, "*.wh.jsonl"))
 		for _, f := range files {
 			b, err := os.ReadFile(f)
 			if err != nil {
@@ -314,7 +332,7 @@ func replayConversionSteps(t *testing.T, file, refDir string, minSteps int, know
 		}
 	}
 
-	f, err := os.Open(filepath.Join(conversionGoldenDir, file))
+	f, err := os.Open(filepath.Join(dir, file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +360,7 @@ func replayConversionSteps(t *testing.T, file, refDir string, minSteps int, know
 			continue
 		}
 		if file, ok := strings.CutPrefix(body, "@"); ok {
-			b, err := os.ReadFile(filepath.Join(conversionGoldenDir, file))
+			b, err := os.ReadFile(filepath.Join(dir, file))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -358,7 +376,7 @@ func replayConversionSteps(t *testing.T, file, refDir string, minSteps int, know
 		if capture != "" {
 			t.Logf("%s: %s in %v, %d calls", name, strings.SplitN(gotCode, "\n", 2)[0], took.Round(time.Millisecond), len(wh.since(before)))
 			for ext, b := range map[string]string{".code": gotCode, ".body": ports.Replace(got), ".wh.jsonl": gotCalls} {
-				if err := os.WriteFile(filepath.Join(conversionGoldenDir, refDir, name+ext), []byte(b), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, refDir, name+ext), []byte(b), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -368,7 +386,7 @@ func replayConversionSteps(t *testing.T, file, refDir string, minSteps int, know
 			t.Logf("%s: answer not compared: %s", name, knownDiffs[name])
 			gotCode, got = "", ""
 		}
-		compareConversionStep(t, refDir, name, gotCode, ports.Replace(got), gotCalls, refCalls)
+		compareConversionStep(t, filepath.Join(dir, refDir), name, gotCode, ports.Replace(got), gotCalls, refCalls, exactCalls)
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
@@ -395,10 +413,10 @@ func normalizeConversion(s string) string {
 // makes must be one the reference made (same review, object and headers;
 // uids and times normalised), and a failing step must have made exactly
 // the one call the reference made.
-func compareConversionStep(t *testing.T, refDir, name, gotCode, gotBody, gotCalls string, refCalls map[string]bool) {
+func compareConversionStep(t *testing.T, refDir, name, gotCode, gotBody, gotCalls string, refCalls map[string]bool, exactCalls bool) {
 	t.Helper()
 	read := func(ext string) string {
-		b, err := os.ReadFile(filepath.Join(conversionGoldenDir, refDir, name+ext))
+		b, err := os.ReadFile(filepath.Join(refDir, name+ext))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -415,6 +433,12 @@ func compareConversionStep(t *testing.T, refDir, name, gotCode, gotBody, gotCall
 		t.Errorf("%s: body\n got %s\nwant %s", name, g, w)
 	}
 	g, w := normalizeCalls(t, bytesLines(gotCalls)), normalizeCalls(t, bytesLines(read(".wh.jsonl")))
+	if exactCalls {
+		if !slices.Equal(g, w) {
+			t.Errorf("%s: webhook calls\n got %s\nwant %s", name, g, w)
+		}
+		return
+	}
 	for i, c := range g {
 		if !refCalls[c] {
 			t.Errorf("%s: webhook call %d not among the reference's:\n%s\nreference's of this step:\n%s", name, i, c, strings.Join(w, "\n"))
