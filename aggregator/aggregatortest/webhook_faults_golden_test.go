@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/yaml"
 )
@@ -54,6 +55,13 @@ func (f *faultWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch mode {
 	case "empty":
 		return
+	case "slow": // beyond the webhook's timeoutSeconds (2)
+		t := time.NewTimer(3 * time.Second)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+		}
 	case "yaml":
 		j, _ := json.Marshal(review)
 		y, _ := yaml.JSONToYAML(j)
