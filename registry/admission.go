@@ -114,6 +114,9 @@ func (s *Store) admissionAttrs(ctx context.Context, op, sub string, obj, old met
 		Info: s.info, Subresource: sub, Operation: op, Name: name, Namespace: ns,
 		Object: obj, OldObject: old, DryRun: isDryRun(ctx), Options: admissionOptions(ctx, op),
 		Decode: func(b []byte) (meta.Object, error) {
+			if d, ok := s.strategy.(MutatedDecoder); ok {
+				return d.DecodeMutated(b)
+			}
 			o := s.strategy.New()
 			if err := json.Unmarshal(b, o); err != nil {
 				return nil, err // upstream's text: the JSON decoder's, as it is

@@ -303,6 +303,10 @@ func (d *Dispatcher) callMutating(ctx context.Context, h *hook, a *registry.Admi
 	}
 	obj, err := a.Decode(patched)
 	if err != nil {
+		var se *meta.StatusError
+		if errors.As(err, &se) {
+			return false, se // the resource's own refusal (registry.MutatedDecoder)
+		}
 		return false, meta.NewInternalError(err)
 	}
 	after, _ := objectJSON(a.Info, obj)
@@ -443,7 +447,26 @@ func forbidden(a *registry.AdmissionAttributes, err error) *meta.StatusError {
 // objectJSON serialises obj with the resource's kind and apiVersion.
 func objectJSON(info registry.ResourceInfo, obj meta.Object) ([]byte, error) {
 	setTypeMeta(info, obj)
+	if u, ok := obj.(*registry.Unstructured); ok {
+		return unstructuredJSON(u)
+	}
 	return json.Marshal(obj)
+}
+
+// unstructuredJSON serialises a custom resource as upstream's
+// Unstructured does: metadata holds what was set, so a new object has no
+// creationTimestamp (typed objects have "creationTimestamp": null).
+func unstructuredJSON(u *registry.Unstructured) ([]byte, error) {
+	m, err := u.Object()
+	if err != nil {
+		return nil, err
+	}
+	if md, ok := m["metadata"].(map[string]any); ok {
+		if v, has := md["creationTimestamp"]; has && v == nil {
+			delete(md, "creationTimestamp")
+		}
+	}
+	return json.Marshal(m)
 }
 
 // attrsObjectJSON serialises a.Object: a CONNECT's options object as it

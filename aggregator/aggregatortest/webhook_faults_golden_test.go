@@ -129,6 +129,22 @@ func (f *faultWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		patch(`[{"op":"replace","path":"/kind","value":"Secret"}]`)
 	case "patch-name":
 		patch(`[{"op":"replace","path":"/metadata/name","value":"renamed"}]`)
+	case "cr-unknown":
+		patch(`[{"op":"add","path":"/spec/bogus","value":1}]`)
+	case "cr-metadata-unknown":
+		patch(`[{"op":"add","path":"/metadata/bogus","value":1}]`)
+	case "cr-badtype":
+		patch(`[{"op":"replace","path":"/spec/a","value":"str"}]`)
+	case "cr-rule":
+		patch(`[{"op":"replace","path":"/spec/a","value":20}]`)
+	case "cr-kind":
+		patch(`[{"op":"replace","path":"/kind","value":"Other"}]`)
+	case "cr-apiversion":
+		patch(`[{"op":"replace","path":"/apiVersion","value":"adm.example.com/v2"}]`)
+	case "cr-default":
+		patch(`[{"op":"remove","path":"/spec/b"}]`)
+	case "cr-name":
+		patch(`[{"op":"replace","path":"/metadata/name","value":"renamed-thing"}]`)
 	case "patch-empty":
 		patch(`[]`)
 	case "deny-code-0":
