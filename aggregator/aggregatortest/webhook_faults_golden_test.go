@@ -127,6 +127,14 @@ func (f *faultWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		patch(`[{"op":"add","path":"/bogus","value":1}]`)
 	case "patch-kind":
 		patch(`[{"op":"replace","path":"/kind","value":"Secret"}]`)
+	case "patch-kind-bogus":
+		patch(`[{"op":"replace","path":"/kind","value":"Bogus"}]`)
+	case "patch-kind-list":
+		patch(`[{"op":"replace","path":"/kind","value":"ConfigMapList"}]`)
+	case "patch-apiversion":
+		patch(`[{"op":"replace","path":"/apiVersion","value":"v2"}]`)
+	case "patch-apiversion-apps":
+		patch(`[{"op":"replace","path":"/apiVersion","value":"apps/v1"}]`)
 	case "patch-name":
 		patch(`[{"op":"replace","path":"/metadata/name","value":"renamed"}]`)
 	case "cr-unknown":
@@ -193,7 +201,11 @@ func (f *faultWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // and compares codes, Warning headers, bodies and the reviews sent.
 func TestAdmissionWebhookFaultsMatchReference(t *testing.T) {
 	replayArmedSteps(t, webhookGoldenDir, "faults-steps.txt", "faults", "wh", &faultWebhook{}, true, 40, map[string]string{
-		"m-patch-kind":  "a patch to kind Secret: upstream decodes a Secret and fails converting it (`converting (v1.Secret) to (core.ConfigMap): unknown conversion`); aggsim decodes into the resource's type and keeps the ConfigMap",
-		"mb-patch-kind": "as m-patch-kind",
+		"m-patch-kind":            "a patch to kind Secret: upstream decodes a Secret and fails converting it (500 `converting (v1.Secret) to (core.ConfigMap): unknown conversion`); aggsim decodes into the resource's type and keeps the ConfigMap",
+		"mb-patch-kind":           "as m-patch-kind",
+		"m-patch-kind-list":       "as m-patch-kind (`converting (v1.ConfigMapList) to (core.ConfigMap)`)",
+		"m-patch-kind-bogus":      "upstream: 500 InternalError `no kind \"Bogus\" is registered for version \"v1\" ...`; aggsim keeps the ConfigMap",
+		"m-patch-apiversion":      "upstream: 500 InternalError `no kind \"ConfigMap\" is registered for version \"v2\" ...`; aggsim keeps the ConfigMap",
+		"m-patch-apiversion-apps": "as m-patch-apiversion (`... for version \"apps/v1\" ...`)",
 	})
 }
