@@ -297,7 +297,7 @@ func (d *Dispatcher) callMutating(ctx context.Context, h *hook, a *registry.Admi
 	if err != nil {
 		return false, meta.NewInternalError(err)
 	}
-	patched, err := patch.apply(orig)
+	patched, err := patch.Apply(orig)
 	if err != nil {
 		return false, meta.NewInternalError(err)
 	}
