@@ -115,6 +115,14 @@ func (f *faultWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		patch(`{"op":"add","path":"/data","value":{"x":"y"}}`)
 	case "patch-missing-path":
 		patch(`[{"op":"remove","path":"/metadata/annotations/nope"}]`)
+	case "patch-remove-missing-key":
+		patch(`[{"op":"remove","path":"/metadata/labels/nope"}]`)
+	case "patch-replace-missing":
+		patch(`[{"op":"replace","path":"/metadata/labels/nope","value":"x"}]`)
+	case "patch-move-missing":
+		patch(`[{"op":"move","from":"/metadata/labels/nope","path":"/metadata/labels/x"}]`)
+	case "patch-bad-index":
+		patch(`[{"op":"add","path":"/metadata/finalizers/5","value":"x"}]`)
 	case "patch-test-fails":
 		patch(`[{"op":"test","path":"/metadata/name","value":"other"}]`)
 	case "patch-bad-op":
