@@ -38,6 +38,12 @@ type AdmissionAttributes struct {
 	// Decode turns a mutated object's JSON into a new object of the
 	// resource's type; a mutating step that replaces Object uses it.
 	Decode func([]byte) (meta.Object, error)
+	// Equivalents are the other versions the resource is served in, and
+	// ConvertTo converts an object to one of them (nil when there are
+	// none): webhooks with matchPolicy Equivalent whose rules name only
+	// another version are called with the object in that version.
+	Equivalents []string
+	ConvertTo   func(obj meta.Object, version string) (meta.Object, error)
 }
 
 // Admission is the admission chain the Store calls on every write
@@ -110,7 +116,7 @@ func (s *Store) admissionAttrs(ctx context.Context, op, sub string, obj, old met
 	if s.info.Group == "" && s.info.Resource == "namespaces" {
 		ns = name
 	}
-	return &AdmissionAttributes{
+	a := &AdmissionAttributes{
 		Info: s.info, Subresource: sub, Operation: op, Name: name, Namespace: ns,
 		Object: obj, OldObject: old, DryRun: isDryRun(ctx), Options: admissionOptions(ctx, op),
 		Decode: func(b []byte) (meta.Object, error) {
@@ -124,6 +130,12 @@ func (s *Store) admissionAttrs(ctx context.Context, op, sub string, obj, old met
 			return o, nil
 		},
 	}
+	if vc, ok := s.strategy.(VersionConverter); ok {
+		if a.Equivalents = vc.EquivalentVersions(); len(a.Equivalents) > 0 {
+			a.ConvertTo = vc.ConvertToVersion
+		}
+	}
+	return a
 }
 
 // admitMutate runs the chain's mutating step and returns the (possibly

@@ -67,3 +67,50 @@ func (s *CustomResourceStrategy) DecodeMutated(b []byte) (meta.Object, error) {
 	s.Default(out)
 	return out, nil
 }
+
+// VersionConverter is an optional Strategy extension for a resource
+// served in several versions of its group (custom resources), for
+// admission's matchPolicy Equivalent: EquivalentVersions lists the other
+// served versions in spec.versions order (upstream's equivalent
+// resources), ConvertToVersion returns a copy of obj in one of them
+// (converted as reads are; a conversion webhook's errors are returned as
+// they are).
+type VersionConverter interface {
+	EquivalentVersions() []string
+	ConvertToVersion(obj meta.Object, version string) (meta.Object, error)
+}
+
+var _ VersionConverter = (*CustomResourceStrategy)(nil)
+
+// EquivalentVersions lists the CRD's served versions other than this
+// store's.
+func (s *CustomResourceStrategy) EquivalentVersions() []string {
+	var out []string
+	for _, v := range s.crd.Spec.Versions {
+		if v.Served && v.Name != s.version.Name {
+			out = append(out, v.Name)
+		}
+	}
+	return out
+}
+
+// ConvertToVersion converts a deep copy of obj to version with the CRD's
+// converter.
+func (s *CustomResourceStrategy) ConvertToVersion(obj meta.Object, version string) (meta.Object, error) {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	m, err := decodeJSONMap(b)
+	if err != nil {
+		return nil, err
+	}
+	if m, err = s.converter().Convert(m, s.apiVersionOf(version)); err != nil {
+		return nil, err
+	}
+	out := &Unstructured{}
+	if err := out.SetObject(m); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -95,6 +95,11 @@ type hook struct {
 	reinvoke bool
 	mutating bool
 	invoked  bool // called in this pass (mutating)
+	// version is the other version of the resource the rules matched
+	// (matchPolicy Equivalent), "" when they match the request's; sent is
+	// what the last call sent (the attributes in that version).
+	version string
+	sent    *registry.AdmissionAttributes
 }
 
 func (h *hook) failClosed() bool {
@@ -297,7 +302,13 @@ func (d *Dispatcher) callMutating(ctx context.Context, h *hook, a *registry.Admi
 	if err != nil {
 		return false, meta.NewInternalError(err)
 	}
-	patched, err := patch.Apply(orig)
+	sent := orig // the object as the webhook saw it (its version's)
+	if h.sent != nil && h.sent != a {
+		if sent, err = objectJSON(h.sent.Info, h.sent.Object); err != nil {
+			return false, meta.NewInternalError(err)
+		}
+	}
+	patched, err := patch.Apply(sent)
 	if err != nil {
 		return false, meta.NewInternalError(err)
 	}
@@ -368,8 +379,11 @@ func (d *Dispatcher) matches(ctx context.Context, h *hook, a *registry.Admission
 			break
 		}
 	}
+	h.version = ""
 	if !ruleOK {
-		return false, nil
+		if h.version, ruleOK = equivalentMatch(h, a); !ruleOK {
+			return false, nil
+		}
 	}
 	if sel := h.w.NamespaceSelector; sel != nil && !(len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0) {
 		isNamespaceObject := a.Info.Group == "" && a.Info.Resource == "namespaces"

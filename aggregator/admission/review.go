@@ -199,9 +199,19 @@ func (d *Dispatcher) doCall(ctx context.Context, h *hook, a *registry.AdmissionA
 	if !ok {
 		return nil, fail(fmt.Errorf("webhook does not accept known AdmissionReview versions %v", h.w.AdmissionReviewVersions))
 	}
-	review, err := buildReview(ctx, version, a)
+	va, err := versioned(a, h.version)
 	if err != nil {
 		return nil, fail(err)
+	}
+	h.sent = va
+	review, err := buildReview(ctx, version, va)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if va != a { // requestKind and requestResource are the request's
+		rk := groupVersionKind{Group: a.Info.Group, Version: a.Info.Version, Kind: a.Info.Kind}
+		rr := groupVersionResource{Group: a.Info.Group, Version: a.Info.Version, Resource: a.Info.Resource}
+		review.Request.RequestKind, review.Request.RequestResource = &rk, &rr
 	}
 	body, err := json.Marshal(review)
 	if err != nil {

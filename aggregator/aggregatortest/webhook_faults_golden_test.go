@@ -161,6 +161,10 @@ func (f *faultWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		patch(`[{"op":"remove","path":"/spec/b"}]`)
 	case "cr-name":
 		patch(`[{"op":"replace","path":"/metadata/name","value":"renamed-thing"}]`)
+	case "eq-label":
+		if strings.HasPrefix(r.URL.Path, "/m") {
+			patch(`[{"op":"add","path":"/metadata/labels/patched","value":"yes"}]`)
+		}
 	case "patch-empty":
 		patch(`[]`)
 	case "deny-code-0":
