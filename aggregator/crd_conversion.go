@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/aggsim/aggsim/aggregator/admission"
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
@@ -158,17 +156,6 @@ type conversionReviewResponseS struct {
 	Result           meta.Status      `json:"result"`
 }
 
-// conversionAnswer is what is read of the webhook's ConversionReview.
-type conversionAnswer struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Response   *struct {
-		UID              string            `json:"uid"`
-		ConvertedObjects []json.RawMessage `json:"convertedObjects"`
-		Result           meta.Status       `json:"result"`
-	} `json:"response"`
-}
-
 // Convert sends obj to the webhook (one object per review, as upstream's
 // storage codec converts one object at a time) and checks the answer as
 // upstream does; an object already in toAPIVersion is returned as it is.
@@ -218,44 +205,16 @@ func (w *webhookConverter) convert(obj map[string]any, toAPIVersion, prefix stri
 	if err != nil {
 		return nil, failed(err)
 	}
-	var tm struct {
-		APIVersion string `json:"apiVersion,omitempty"`
-		Kind       string `json:"kind,omitempty"`
-	}
-	jb, err := res.Body, error(nil)
-	if !json.Valid(jb) { // upstream's client reads YAML too
-		jb, err = yaml.YAMLToJSON(res.Body)
-	}
-	if err == nil {
-		err = json.Unmarshal(jb, &tm)
-	}
+	ans, err := decodeConversionReview(res.StatusCode, res.ContentType, res.Body, w.reviewVersion, uid)
 	if err != nil {
-		return nil, failed(fmt.Errorf("couldn't get version/kind; json parse error: %w", err))
-	}
-	var ans conversionAnswer
-	if err := json.Unmarshal(jb, &ans); err != nil {
 		return nil, failed(err)
 	}
-	if ans.Response == nil {
-		return nil, failed(errors.New("no response provided"))
-	}
-	if ans.Response.UID != uid {
-		return nil, failed(fmt.Errorf("expected response.uid=%q, got %q", uid, ans.Response.UID))
-	}
-	if r := ans.Response.Result; r.Status != "Success" {
-		if r.Message != "" {
-			return nil, failed(errors.New(r.Message))
-		}
-		return nil, failed(fmt.Errorf("response.result.status was '%s', not 'Success'", r.Status))
-	}
-	if n := len(ans.Response.ConvertedObjects); n != 1 {
+	if n := len(ans.ConvertedObjects); n != 1 {
 		return nil, fmt.Errorf("%s returned %d objects, expected 1", prefix, n)
 	}
-	var conv map[string]any
-	d := json.NewDecoder(strings.NewReader(string(ans.Response.ConvertedObjects[0])))
-	d.UseNumber()
-	if err := d.Decode(&conv); err != nil || conv == nil {
-		return nil, fmt.Errorf("%s returned invalid object at index 0: %v", prefix, err)
+	conv, err := decodeConvertedObject(ans.ConvertedObjects[0])
+	if err != nil {
+		return nil, err // upstream returns this one without a prefix
 	}
 	if got, _ := conv["apiVersion"].(string); got != toAPIVersion {
 		return nil, fmt.Errorf("%s returned invalid object at index 0: invalid groupVersion (expected %s, received %s)", prefix, toAPIVersion, got)
@@ -274,41 +233,9 @@ func (w *webhookConverter) convert(obj map[string]any, toAPIVersion, prefix stri
 	}
 	// Only labels and annotations may change; the rest of metadata is
 	// the original's (upstream restoreObjectMeta).
-	restored := make(map[string]any, len(inMeta))
-	for k, v := range inMeta {
-		restored[k] = v
+	if err := restoreConvertedMeta(inMeta, outMeta, conv); err != nil {
+		return nil, fmt.Errorf("%s returned invalid metadata: %w", prefix, err)
 	}
-	var errs meta.FieldErrors
-	for _, f := range []string{"labels", "annotations"} {
-		v, ok := outMeta[f]
-		if !ok || v == nil {
-			delete(restored, f)
-			continue
-		}
-		m, isMap := v.(map[string]any)
-		strs := map[string]string{}
-		for k, x := range m {
-			s, isStr := x.(string)
-			if !isStr {
-				isMap = false
-				break
-			}
-			strs[k] = s
-		}
-		if !isMap {
-			return nil, fmt.Errorf("%s returned invalid metadata: invalid %s", prefix, f)
-		}
-		if f == "labels" {
-			errs = append(errs, meta.ValidateLabels(strs, "metadata.labels")...)
-		} else {
-			errs = append(errs, meta.ValidateAnnotations(strs, "metadata.annotations")...)
-		}
-		restored[f] = v
-	}
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("%s returned invalid metadata: %s", prefix, aggregateText(errs))
-	}
-	conv["metadata"] = restored
 	return conv, nil
 }
 

@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
@@ -39,6 +38,12 @@ type AdmissionAttributes struct {
 	// Decode turns a mutated object's JSON into a new object of the
 	// resource's type; a mutating step that replaces Object uses it.
 	Decode func([]byte) (meta.Object, error)
+	// Equivalents are the other versions the resource is served in, and
+	// ConvertTo converts an object to one of them (nil when there are
+	// none): webhooks with matchPolicy Equivalent whose rules name only
+	// another version are called with the object in that version.
+	Equivalents []string
+	ConvertTo   func(obj meta.Object, version string) (meta.Object, error)
 }
 
 // Admission is the admission chain the Store calls on every write
@@ -111,17 +116,26 @@ func (s *Store) admissionAttrs(ctx context.Context, op, sub string, obj, old met
 	if s.info.Group == "" && s.info.Resource == "namespaces" {
 		ns = name
 	}
-	return &AdmissionAttributes{
+	a := &AdmissionAttributes{
 		Info: s.info, Subresource: sub, Operation: op, Name: name, Namespace: ns,
 		Object: obj, OldObject: old, DryRun: isDryRun(ctx), Options: admissionOptions(ctx, op),
 		Decode: func(b []byte) (meta.Object, error) {
+			if d, ok := s.strategy.(MutatedDecoder); ok {
+				return d.DecodeMutated(b)
+			}
 			o := s.strategy.New()
 			if err := json.Unmarshal(b, o); err != nil {
-				return nil, fmt.Errorf("decode %s: %w", s.info.Resource, err)
+				return nil, err // upstream's text: the JSON decoder's, as it is
 			}
 			return o, nil
 		},
 	}
+	if vc, ok := s.strategy.(VersionConverter); ok {
+		if a.Equivalents = vc.EquivalentVersions(); len(a.Equivalents) > 0 {
+			a.ConvertTo = vc.ConvertToVersion
+		}
+	}
+	return a
 }
 
 // admitMutate runs the chain's mutating step and returns the (possibly

@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
-
 	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/proxy"
 	"github.com/aggsim/aggsim/registry"
@@ -97,6 +95,11 @@ type hook struct {
 	reinvoke bool
 	mutating bool
 	invoked  bool // called in this pass (mutating)
+	// version is the other version of the resource the rules matched
+	// (matchPolicy Equivalent), "" when they match the request's; sent is
+	// what the last call sent (the attributes in that version).
+	version string
+	sent    *registry.AdmissionAttributes
 }
 
 func (h *hook) failClosed() bool {
@@ -282,7 +285,7 @@ func (d *Dispatcher) callMutating(ctx context.Context, h *hook, a *registry.Admi
 	if len(resp.Patch) == 0 {
 		return false, nil
 	}
-	patch, err := jsonpatch.DecodePatch(resp.Patch)
+	patch, err := decodeJSONPatch(resp.Patch)
 	if err != nil {
 		return false, meta.NewInternalError(err)
 	}
@@ -292,16 +295,29 @@ func (d *Dispatcher) callMutating(ctx context.Context, h *hook, a *registry.Admi
 	if a.Object == nil {
 		return false, meta.NewInternalError(fmt.Errorf("admission webhook %q attempted to modify the object, which is not supported for this operation", h.w.Name))
 	}
+	if pt := patchTypeOf(resp); pt != "JSONPatch" {
+		return false, d.callFailed(ctx, h, a, &callError{name: h.w.Name, reason: fmt.Errorf("unsupported patch type %q", pt)})
+	}
 	orig, err := objectJSON(a.Info, a.Object)
 	if err != nil {
 		return false, meta.NewInternalError(err)
 	}
-	patched, err := patch.Apply(orig)
+	sent := orig // the object as the webhook saw it (its version's)
+	if h.sent != nil && h.sent != a {
+		if sent, err = objectJSON(h.sent.Info, h.sent.Object); err != nil {
+			return false, meta.NewInternalError(err)
+		}
+	}
+	patched, err := patch.Apply(sent)
 	if err != nil {
 		return false, meta.NewInternalError(err)
 	}
 	obj, err := a.Decode(patched)
 	if err != nil {
+		var se *meta.StatusError
+		if errors.As(err, &se) {
+			return false, se // the resource's own refusal (registry.MutatedDecoder)
+		}
 		return false, meta.NewInternalError(err)
 	}
 	after, _ := objectJSON(a.Info, obj)
@@ -363,8 +379,11 @@ func (d *Dispatcher) matches(ctx context.Context, h *hook, a *registry.Admission
 			break
 		}
 	}
+	h.version = ""
 	if !ruleOK {
-		return false, nil
+		if h.version, ruleOK = equivalentMatch(h, a); !ruleOK {
+			return false, nil
+		}
 	}
 	if sel := h.w.NamespaceSelector; sel != nil && !(len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0) {
 		isNamespaceObject := a.Info.Group == "" && a.Info.Resource == "namespaces"
@@ -442,7 +461,26 @@ func forbidden(a *registry.AdmissionAttributes, err error) *meta.StatusError {
 // objectJSON serialises obj with the resource's kind and apiVersion.
 func objectJSON(info registry.ResourceInfo, obj meta.Object) ([]byte, error) {
 	setTypeMeta(info, obj)
+	if u, ok := obj.(*registry.Unstructured); ok {
+		return unstructuredJSON(u)
+	}
 	return json.Marshal(obj)
+}
+
+// unstructuredJSON serialises a custom resource as upstream's
+// Unstructured does: metadata holds what was set, so a new object has no
+// creationTimestamp (typed objects have "creationTimestamp": null).
+func unstructuredJSON(u *registry.Unstructured) ([]byte, error) {
+	m, err := u.Object()
+	if err != nil {
+		return nil, err
+	}
+	if md, ok := m["metadata"].(map[string]any); ok {
+		if v, has := md["creationTimestamp"]; has && v == nil {
+			delete(md, "creationTimestamp")
+		}
+	}
+	return json.Marshal(m)
 }
 
 // attrsObjectJSON serialises a.Object: a CONNECT's options object as it

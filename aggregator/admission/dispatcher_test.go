@@ -310,7 +310,10 @@ func TestVerifyResponse(t *testing.T) {
 		{reviewV1, false, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u2"}}`, `expected response.uid="u", got "u2"`},
 		{reviewV1, false, `{"apiVersion":"v1","kind":"Status","response":{"uid":"u"}}`, "expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got /v1, Kind=Status"},
 		{reviewV1, true, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","patch":"W10="}}`, "webhook returned response.patch but not response.patchType"},
-		{reviewV1, true, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","patch":"W10=","patchType":"Merge"}}`, `webhook returned invalid response.patchType of "Merge"`},
+		{reviewV1, true, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","patch":"W10=","patchType":"Merge"}}`, ""}, // refused when applied
+		{reviewV1, true, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","patch":"W10=","patchType":""}}`, `webhook returned invalid response.patchType of ""`},
+		{reviewV1, true, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","patchType":"JSONPatch"}}`, "webhook returned response.patchType but not response.patch"},
+		{reviewV1beta1, false, `{"response":{"uid":"other","patch":"W10=","patchType":"JSONPatch"}}`, ""},
 		{reviewV1, false, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","patch":"W10=","patchType":"JSONPatch"}}`, "validating webhook may not return response.patch"},
 		{reviewV1beta1, true, `{"response":{"uid":"u","patch":"W10="}}`, ""},
 	} {
@@ -322,5 +325,36 @@ func TestVerifyResponse(t *testing.T) {
 		if got := fmt.Sprint(err); (c.want == "" && err != nil) || (c.want != "" && got != c.want) {
 			t.Errorf("%s: got %v, want %q", c.resp, err, c.want)
 		}
+	}
+}
+
+// TestDecodeJSONPatch: a webhook's JSONPatch is read and applied with
+// json-patch v4's texts, as kube-apiserver 1.33.13 does (the first four
+// as captured in testdata/admission/webhooks/faults: m-patch-not-json,
+// m-patch-object, m-patch-bad-op, m-patch-no-op; the others are v4's).
+func TestDecodeJSONPatch(t *testing.T) {
+	for _, c := range []struct{ patch, want string }{
+		{`not json`, "invalid character 'o' in literal null (expecting 'u')"},
+		{`{"op":"add"}`, "json: cannot unmarshal object into Go value of type jsonpatch.Patch"},
+		{`[{"op":"frob","path":"/data"}]`, "Unexpected kind: frob"},
+		{`[{"path":"/data","value":{"x":"y"}}]`, "Unexpected kind: unknown"},
+		{` [1]`, "json: cannot unmarshal number into Go value of type jsonpatch.Operation"},
+		{`[{"op":"remove","path":"/nope"},{"op":"frob"}]`, "error in remove for path: '/nope': Unable to remove nonexistent key: nope: missing value"},
+		{`[{"op":"add","path":"/b","value":2},{"op":"frob"}]`, "Unexpected kind: frob"},
+	} {
+		p, err := decodeJSONPatch([]byte(c.patch))
+		if err == nil {
+			_, err = p.Apply([]byte(`{"a":1}`))
+		}
+		if fmt.Sprint(err) != c.want {
+			t.Errorf("%s: got %v, want %q", c.patch, err, c.want)
+		}
+	}
+	p, err := decodeJSONPatch([]byte(`[{"op":"add","path":"/b","value":2}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := p.Apply([]byte(`{"a":1}`)); err != nil || string(got) != `{"a":1,"b":2}` {
+		t.Fatalf("apply: %s, %v", got, err)
 	}
 }

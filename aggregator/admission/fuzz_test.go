@@ -19,8 +19,8 @@ func FuzzParseResponse(f *testing.F) {
 			return
 		}
 		for _, v := range []string{reviewV1, reviewV1beta1} {
-			resp, err := parseResponse(body, v, "u", mutating)
-			if err == nil && (resp == nil || resp.UID != "u") {
+			resp, err := parseResponse(200, "application/json", body, v, "u", mutating)
+			if err == nil && (resp == nil || (v == reviewV1 && resp.UID != "u")) {
 				t.Fatalf("accepted %q as %+v", body, resp)
 			}
 			if err != nil && !strings.HasPrefix(err.Error(), "failed to call webhook: ") && !strings.HasPrefix(err.Error(), "received invalid webhook response: ") {

@@ -24,11 +24,13 @@ type Poster struct {
 func (d *Dispatcher) Poster() *Poster { return &Poster{d: d} }
 
 // PostResult is one webhook call: the URL called (with ?timeout=), the
-// HTTP status and the response body (nil when no answer came).
+// HTTP status, the response's Content-Type header ("" when absent) and
+// body (nil when no answer came).
 type PostResult struct {
-	URL        string
-	StatusCode int
-	Body       []byte
+	URL         string
+	StatusCode  int
+	ContentType string
+	Body        []byte
 }
 
 // Post sends body (JSON) to the webhook of cc at <url>?timeout=<timeout>
@@ -70,7 +72,7 @@ func (p *Poster) Post(ctx context.Context, cc admissionregistration.WebhookClien
 	if err != nil {
 		return res, fmt.Errorf("Post %q: %w", res.URL, err)
 	}
-	res.StatusCode, res.Body = hr.StatusCode, rb
+	res.StatusCode, res.ContentType, res.Body = hr.StatusCode, hr.Header.Get("Content-Type"), rb
 	if hr.StatusCode < 200 || hr.StatusCode > 299 {
 		return res, genericServerError(hr, rb)
 	}

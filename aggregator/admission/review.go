@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
 
@@ -201,9 +199,19 @@ func (d *Dispatcher) doCall(ctx context.Context, h *hook, a *registry.AdmissionA
 	if !ok {
 		return nil, fail(fmt.Errorf("webhook does not accept known AdmissionReview versions %v", h.w.AdmissionReviewVersions))
 	}
-	review, err := buildReview(ctx, version, a)
+	va, err := versioned(a, h.version)
 	if err != nil {
 		return nil, fail(err)
+	}
+	h.sent = va
+	review, err := buildReview(ctx, version, va)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if va != a { // requestKind and requestResource are the request's
+		rk := groupVersionKind{Group: a.Info.Group, Version: a.Info.Version, Kind: a.Info.Kind}
+		rr := groupVersionResource{Group: a.Info.Group, Version: a.Info.Version, Resource: a.Info.Resource}
+		review.Request.RequestKind, review.Request.RequestResource = &rk, &rr
 	}
 	body, err := json.Marshal(review)
 	if err != nil {
@@ -249,75 +257,11 @@ func (d *Dispatcher) doCall(ctx context.Context, h *hook, a *registry.AdmissionA
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		return nil, fail(fmt.Errorf("failed to call webhook: %w", genericServerError(res, rb)))
 	}
-	resp, err := parseResponse(rb, version, review.Request.UID, h.mutating)
+	resp, err := parseResponse(res.StatusCode, res.Header.Get("Content-Type"), rb, version, review.Request.UID, h.mutating)
 	if err != nil {
 		return nil, fail(err)
 	}
 	return resp, nil
-}
-
-// parseResponse decodes a webhook's 2xx answer as upstream's webhook
-// client does (YAML or JSON, kind and apiVersion first) and verifies it
-// (verifyResponse). Errors read `failed to call webhook: ...` or
-// `received invalid webhook response: ...`.
-func parseResponse(body []byte, version, uid string, mutating bool) (*admissionResponse, error) {
-	var tm struct {
-		APIVersion string `json:"apiVersion,omitempty"`
-		Kind       string `json:"kind,omitempty"`
-	}
-	jb, err := yaml.YAMLToJSON(body)
-	if err == nil {
-		err = json.Unmarshal(jb, &tm)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("failed to call webhook: couldn't get version/kind; json parse error: %w", err)
-	}
-	var out admissionReviewResponse
-	if err := json.Unmarshal(jb, &out); err != nil {
-		return nil, fmt.Errorf("failed to call webhook: %w", err)
-	}
-	if err := verifyResponse(version, uid, mutating, &out); err != nil {
-		return nil, fmt.Errorf("received invalid webhook response: %w", err)
-	}
-	return out.Response, nil
-}
-
-// verifyResponse mirrors upstream's VerifyAdmissionResponse.
-func verifyResponse(version, uid string, mutating bool, r *admissionReviewResponse) error {
-	if r.Response == nil {
-		return fmt.Errorf("webhook response was absent")
-	}
-	if r.Response.UID != uid {
-		return fmt.Errorf("expected response.uid=%q, got %q", uid, r.Response.UID)
-	}
-	patchType := ""
-	if r.Response.PatchType != nil {
-		patchType = *r.Response.PatchType
-	}
-	if version == reviewV1 {
-		if r.APIVersion != reviewV1 || r.Kind != "AdmissionReview" {
-			g, v, _ := strings.Cut(r.APIVersion, "/")
-			if v == "" {
-				g, v = "", g
-			}
-			return fmt.Errorf("expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got %s", gvkString(g, v, r.Kind))
-		}
-		if mutating && len(r.Response.Patch) > 0 {
-			if patchType == "" {
-				return fmt.Errorf("webhook returned response.patch but not response.patchType")
-			}
-			if patchType != "JSONPatch" {
-				return fmt.Errorf("webhook returned invalid response.patchType of %q", patchType)
-			}
-		}
-	}
-	if !mutating && len(r.Response.Patch) > 0 {
-		return fmt.Errorf("validating webhook may not return response.patch")
-	}
-	if !mutating && patchType != "" {
-		return fmt.Errorf("validating webhook may not return response.patchType")
-	}
-	return nil
 }
 
 // gvkString is schema.GroupVersionKind.String: "group/version, Kind=kind".

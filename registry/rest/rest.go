@@ -164,20 +164,6 @@ func (a *API) serveResource(w http.ResponseWriter, r *http.Request, rq resourceR
 	}
 }
 
-// warningRecorder returns the sink of the store's warnings of one
-// request (registry.WithWarningSink): each text becomes one `Warning: 299
-// - "<text>"` header, once, as upstream's warning recorder deduplicates
-// them.
-func warningRecorder(w http.ResponseWriter) func(string) {
-	seen := map[string]bool{}
-	return func(text string) {
-		if !seen[text] {
-			seen[text] = true
-			negotiation.AddWarning(w, text)
-		}
-	}
-}
-
 // hasRoute reports whether upstream installs any route on the request's
 // path for a resource (or subresource) with verbs: a named object's path
 // exists for get, update, patch or delete, a collection's for list, watch,

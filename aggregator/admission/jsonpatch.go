@@ -1,0 +1,14 @@
+package admission
+
+import (
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+)
+
+// decodeJSONPatch decodes a webhook's JSONPatch with json-patch v4, the
+// library kube-apiserver 1.33's mutating dispatcher uses, so that its
+// errors (`json: cannot unmarshal object into Go value of type
+// jsonpatch.Patch`, `Unexpected kind: frob`, `remove operation does not
+// apply: ...`) are upstream's.
+func decodeJSONPatch(b []byte) (jsonpatch.Patch, error) {
+	return jsonpatch.DecodePatch(b)
+}
