@@ -131,3 +131,27 @@ func TestMutatingAdmissionPolicyParams(t *testing.T) {
 		t.Fatalf("%d %s", code, body)
 	}
 }
+
+// aggsim's own record (upstream has none): a refusal by a
+// MutatingAdmissionPolicy is listed by `aggsim explain webhook
+// --last-denied` with the policy's kind and name, and the overview lists
+// the policy with its bindings and refusals.
+func TestExplainMutatingAdmissionPolicyRefusal(t *testing.T) {
+	s := Start(t, withMutatingAdmissionPolicy())
+	addPolicy(t, s, "fail-expr", "Never", "", `[{"patchType":"ApplyConfiguration","applyConfiguration":{"expression":"Object{data: {'x': object.data.missing}}"}}]`, "")
+	code, body := postJSON(t, s, "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"c1"}}`)
+	const msg = "policy 'fail-expr' with binding 'fail-expr' denied request: expression 'Object{data: {'x': object.data.missing}}' resulted in error: no such key: data"
+	if code != http.StatusForbidden || !strings.Contains(body, `"message":"`+msg+`"`) {
+		t.Fatalf("%d %s", code, body)
+	}
+	_, got := getText(t, s, "/debug/aggsim/admission/refusals", "")
+	lines := strings.Split(got, "\n")
+	if len(lines) < 3 || !strings.HasSuffix(lines[0], "  refused by MutatingAdmissionPolicy fail-expr (binding fail-expr)") ||
+		lines[1] != "  Request:  CREATE configmaps default/c1 by aggsim-admin" || lines[2] != "  Answer:   403 "+msg {
+		t.Fatalf("refusals:\n%s", got)
+	}
+	_, got = getText(t, s, "/debug/aggsim/admission", "")
+	if !strings.Contains(got, "MUTATING POLICY  FAILUREPOLICY  BINDINGS   REFUSALS\nfail-expr        Fail           fail-expr  1\n") {
+		t.Fatalf("overview:\n%s", got)
+	}
+}
