@@ -450,6 +450,9 @@ func New(opts Options) (*Server, error) {
 	}
 	s.discovery = dm
 	s.openapi = openapiaggregator.NewController(s.fetchOpenAPI, logger, now) // OpenAPI aggregation (aggregator/openapiaggregator)
+	if admissionRegistrationV1Alpha1(opts) {                                 // features_server.go
+		s.openapi.SetLocalAlphaV3(registry.OpenAPIV3AlphaGroupVersions)
+	}
 
 	s.metrics = newMetrics(opts.Registerer, opts.Gatherer)
 	if opts.InspectorRingSize > 0 { // inspector.go

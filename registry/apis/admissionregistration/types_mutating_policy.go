@@ -10,6 +10,7 @@ import "github.com/aggsim/aggsim/registry/apis/meta"
 // ---
 // MutatingAdmissionPolicy mirrors admissionregistration/v1alpha1's
 // (cluster-scoped, kube-apiserver 1.33), stored as a GenericObject.
+// +upstreamPackage=k8s.io/api/admissionregistration/v1alpha1
 type MutatingAdmissionPolicy struct {
 	meta.TypeMeta `json:",inline"`
 	// Standard object metadata.
@@ -20,6 +21,7 @@ type MutatingAdmissionPolicy struct {
 
 // MutatingAdmissionPolicyList is a list of MutatingAdmissionPolicy
 // objects.
+// +upstreamPackage=k8s.io/api/admissionregistration/v1alpha1
 type MutatingAdmissionPolicyList struct {
 	meta.TypeMeta `json:",inline"`
 	// Standard list metadata.
@@ -30,6 +32,7 @@ type MutatingAdmissionPolicyList struct {
 
 // MutatingAdmissionPolicySpec is what a MutatingAdmissionPolicy matches
 // and how it changes the object.
+// +upstreamPackage=k8s.io/api/admissionregistration/v1alpha1
 type MutatingAdmissionPolicySpec struct {
 	// The kind of the parameter objects a binding names; unset means the
 	// policy takes no parameters.
@@ -67,6 +70,7 @@ type MutatingAdmissionPolicySpec struct {
 }
 
 // Mutation is one change a MutatingAdmissionPolicy makes to the object.
+// +upstreamPackage=k8s.io/api/admissionregistration/v1alpha1
 type Mutation struct {
 	// How the change is written: ApplyConfiguration (a CEL Object{...}
 	// merged into the object as server-side apply merges) or JSONPatch (a
@@ -85,6 +89,7 @@ type Mutation struct {
 
 // ApplyConfiguration is a CEL expression returning a partial object,
 // written with Object types: Object{spec: Object.spec{replicas: 3}}.
+// +upstreamPackage=k8s.io/api/admissionregistration/v1alpha1
 type ApplyConfiguration struct {
 	// The CEL expression; it returns an Object. Maps and lists are merged
 	// as server-side apply merges them.
@@ -93,6 +98,7 @@ type ApplyConfiguration struct {
 
 // JSONPatch is a CEL expression returning RFC 6902 operations:
 // [JSONPatch{op: "add", path: "/metadata/labels/x", value: "y"}].
+// +upstreamPackage=k8s.io/api/admissionregistration/v1alpha1
 type JSONPatch struct {
 	// The CEL expression; it returns a list of JSONPatch values (op,
 	// path, value, from), applied in order.
@@ -104,6 +110,7 @@ type JSONPatch struct {
 // ---
 // MutatingAdmissionPolicyBinding mirrors admissionregistration/v1alpha1's
 // (cluster-scoped), stored as a GenericObject.
+// +upstreamPackage=k8s.io/api/admissionregistration/v1alpha1
 type MutatingAdmissionPolicyBinding struct {
 	meta.TypeMeta `json:",inline"`
 	// Standard object metadata.
@@ -114,6 +121,7 @@ type MutatingAdmissionPolicyBinding struct {
 
 // MutatingAdmissionPolicyBindingList is a list of
 // MutatingAdmissionPolicyBinding objects.
+// +upstreamPackage=k8s.io/api/admissionregistration/v1alpha1
 type MutatingAdmissionPolicyBindingList struct {
 	meta.TypeMeta `json:",inline"`
 	// Standard list metadata.
@@ -124,6 +132,7 @@ type MutatingAdmissionPolicyBindingList struct {
 
 // MutatingAdmissionPolicyBindingSpec says which policy a binding puts
 // into effect, with which parameters and for which requests.
+// +upstreamPackage=k8s.io/api/admissionregistration/v1alpha1
 type MutatingAdmissionPolicyBindingSpec struct {
 	// The name of the MutatingAdmissionPolicy bound; a binding to a
 	// missing policy does nothing. Required.
