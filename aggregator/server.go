@@ -450,7 +450,8 @@ func New(opts Options) (*Server, error) {
 	}
 	s.discovery = dm
 	s.openapi = openapiaggregator.NewController(s.fetchOpenAPI, logger, now) // OpenAPI aggregation (aggregator/openapiaggregator)
-	if admissionRegistrationV1Alpha1(opts) {                                 // features_server.go
+	// the alpha group/versions --runtime-config enabled (features_server.go)
+	if admissionRegistrationV1Alpha1(opts) {
 		s.openapi.SetLocalAlphaV3(registry.OpenAPIV3AlphaGroupVersions)
 	}
 
