@@ -15,18 +15,19 @@ func admissionRegistrationV1Alpha1(opts Options) bool {
 
 // mutatingAdmissionPolicyEnabled reports whether MutatingAdmissionPolicies
 // are enforced: the gate is on (its API is then served too, see
-// validateFeatureConfig).
+// ValidateFeatureConfig).
 func mutatingAdmissionPolicyEnabled(opts Options) bool {
 	return opts.FeatureGates[FeatureMutatingAdmissionPolicy]
 }
 
-// validateFeatureConfig refuses the MutatingAdmissionPolicy gate without
-// its API. kube-apiserver 1.33.13 starts with it but its admission plugin
-// never syncs (the resources are not served), so /readyz stays failing
+// ValidateFeatureConfig refuses the MutatingAdmissionPolicy gate without
+// its API (opts.FeatureGates and opts.RuntimeConfig; New calls it too).
+// kube-apiserver 1.33.13 starts with it but its admission plugin never
+// syncs (the resources are not served), so /readyz stays failing
 // and it exits about 10 s later (`PostStartHook
 // "scheduling/bootstrap-system-priority-classes" failed: ... not yet
 // ready to handle request`); aggsim says why at once instead.
-func validateFeatureConfig(opts Options) error {
+func ValidateFeatureConfig(opts Options) error {
 	if mutatingAdmissionPolicyEnabled(opts) && !admissionRegistrationV1Alpha1(opts) {
 		return errors.New("feature gate MutatingAdmissionPolicy needs its API: add --runtime-config=" + GroupVersionAdmissionRegistrationV1Alpha1 + "=true (kube-apiserver 1.33 never becomes ready without it)")
 	}

@@ -87,7 +87,7 @@ func TestParseRuntimeConfig(t *testing.T) {
 // The gate without its API: kube-apiserver 1.33.13 never becomes ready
 // (and exits after ~10 s); aggsim refuses to start and says why.
 func TestMutatingAdmissionPolicyGateNeedsAPI(t *testing.T) {
-	err := validateFeatureConfig(Options{FeatureGates: map[string]bool{FeatureMutatingAdmissionPolicy: true}})
+	err := ValidateFeatureConfig(Options{FeatureGates: map[string]bool{FeatureMutatingAdmissionPolicy: true}})
 	want := "feature gate MutatingAdmissionPolicy needs its API: add --runtime-config=admissionregistration.k8s.io/v1alpha1=true (kube-apiserver 1.33 never becomes ready without it)"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %q", err, want)

@@ -345,7 +345,7 @@ func New(opts Options) (*Server, error) {
 	if err := ValidateControllers(opts.Controllers); err != nil {
 		return nil, err
 	}
-	if err := validateFeatureConfig(opts); err != nil { // features_server.go
+	if err := ValidateFeatureConfig(opts); err != nil { // features_server.go
 		return nil, err
 	}
 	if opts.AvailabilityCheckInterval == 0 {

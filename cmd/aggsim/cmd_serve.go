@@ -164,6 +164,9 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	if err != nil {
 		return err
 	}
+	if err := aggregator.ValidateFeatureConfig(aggregator.Options{FeatureGates: featureGates, RuntimeConfig: runtimeConfig}); err != nil {
+		return err
+	}
 	logger := slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: level}))
 	started := time.Now()
 
