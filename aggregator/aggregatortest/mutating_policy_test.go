@@ -70,7 +70,11 @@ func TestMutatingAdmissionPolicyOffByDefault(t *testing.T) {
 
 // With --runtime-config alone, kube-apiserver 1.33.13 serves the
 // resources (discovery lists both) but the admission plugin is off: a
-// bound policy changes nothing.
+// bound policy changes nothing (up.sh with
+// EXTRA_APISERVER_FLAGS=--runtime-config=admissionregistration.k8s.io/v1alpha1=true;
+// kubectl apply -f testdata/admission/mutating-policies/kubectl/policy.yaml;
+// kubectl create -f .../configmap.yaml -o jsonpath='{.metadata.labels}'
+// printed {"e2e":"yes"}).
 func TestMutatingAdmissionPolicyAPIWithoutGate(t *testing.T) {
 	s := Start(t, WithAggregatorOptions(func(o *aggregator.Options) {
 		o.RuntimeConfig = map[string]bool{aggregator.GroupVersionAdmissionRegistrationV1Alpha1: true}
