@@ -32,7 +32,9 @@ func withMutatingAdmissionPolicy() Option {
 // bindings, an ApplyConfiguration adding a label to ConfigMaps, a
 // JSONPatch with a variable on a custom resource (and the patch failing
 // on update), an expression failing under failurePolicy Fail and Ignore,
-// a variable failing, and a binding whose params are missing; status,
+// a variable failing, a binding whose params are missing,
+// jsonpatch.escapeKey with the mutated object then failing validation,
+// and an ApplyConfiguration merging labels, finalizers and data; status,
 // Warning headers and bodies are compared with the reference's.
 func TestMutatingAdmissionPoliciesMatchReference(t *testing.T) {
 	s := Start(t, withMutatingAdmissionPolicy())
@@ -73,7 +75,7 @@ func TestMutatingAdmissionPoliciesMatchReference(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if steps < 29 {
+	if steps < 35 {
 		t.Fatalf("only %d steps read", steps)
 	}
 }

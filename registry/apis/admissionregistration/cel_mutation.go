@@ -117,8 +117,21 @@ func MutationCELOptions() ([]cel.EnvOption, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []cel.EnvOption{cel.CustomTypeProvider(mutationProvider{reg})}, nil
+	return []cel.EnvOption{cel.CustomTypeProvider(mutationProvider{reg}), jsonPatchEscapeKey}, nil
 }
+
+// jsonPatchEscapeKey is upstream's jsonpatch.escapeKey(string): a key
+// escaped for a JSON pointer path ("~" as "~0", "/" as "~1"), e.g.
+// '/metadata/labels/' + jsonpatch.escapeKey('example.com/team').
+var jsonPatchEscapeKey = cel.Function("jsonpatch.escapeKey",
+	cel.Overload("string_jsonpatch_escapeKey_string", []*cel.Type{cel.StringType}, cel.StringType,
+		cel.UnaryBinding(func(v ref.Val) ref.Val {
+			s, ok := v.(types.String)
+			if !ok {
+				return types.MaybeNoSuchOverloadErr(v)
+			}
+			return types.String(strings.NewReplacer("~", "~0", "/", "~1").Replace(string(s)))
+		})))
 
 // MutationValueToNative turns the result of a mutation expression (or a
 // part of one) into JSON-shaped Go values: an Object into its fields as a
