@@ -8,12 +8,12 @@ import (
 	"slices"
 	"strings"
 
-	// upstream's mutating policy patcher applies JSONPatch with v4, whose
-	// texts differ from v5's ("Unable to remove nonexistent key")
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
+	// upstream's mutating policy patcher applies JSONPatch with v4, whose
+	// texts differ from v5's ("Unable to remove nonexistent key")
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
