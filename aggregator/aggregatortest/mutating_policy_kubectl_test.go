@@ -18,7 +18,8 @@ import (
 // kubectl printed against kube-apiserver 1.33.13
 // (testdata/admission/mutating-policies/kubectl, commands in its README):
 // apply's lines, the label the policy added, the tables (AGE blanked) and
-// the fields kubectl explain lists.
+// the fields kubectl explain lists (and, recursively, their types, enums
+// and required markers).
 func TestMutatingAdmissionPolicyKubectl(t *testing.T) {
 	if _, err := exec.LookPath("kubectl"); err != nil {
 		t.Skip("kubectl not on PATH")
@@ -76,6 +77,10 @@ func TestMutatingAdmissionPolicyKubectl(t *testing.T) {
 		}
 		if got := strings.Join(fields, "\n") + "\n"; got != want("explain-binding-fields.txt") {
 			t.Errorf("explain fields:\n got %q\nwant %q", got, want("explain-binding-fields.txt"))
+		}
+		rec := run("explain", "mutatingadmissionpolicy.spec", "--recursive")
+		if i := strings.Index(rec, "FIELDS:"); i < 0 || rec[i:] != want("explain-policy-spec-recursive.txt") {
+			t.Errorf("explain --recursive:\n got %s\nwant %s", rec, want("explain-policy-spec-recursive.txt"))
 		}
 	}
 }
