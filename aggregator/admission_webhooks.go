@@ -30,6 +30,9 @@ func (a serverAdmissionSource) stores() admission.PolicyStoreSource {
 			Policies: adm("validatingadmissionpolicies"),
 			Bindings: adm("validatingadmissionpolicybindings"),
 			Find:     a.findStore,
+			// nil unless admissionregistration.k8s.io/v1alpha1 is served
+			MutatingPolicies: adm("mutatingadmissionpolicies"),
+			MutatingBindings: adm("mutatingadmissionpolicybindings"),
 		},
 	}
 }
@@ -82,7 +85,8 @@ func newAdmissionDispatcher(s *Server) *admission.Dispatcher {
 		Resolver: proxy.ResolverFunc(func(namespace, name string, port int32) (*url.URL, error) {
 			return s.resolver.ResolveEndpoint(namespace, name, port)
 		}),
-		Logger: s.logger,
+		Logger:                  s.logger,
+		MutatingAdmissionPolicy: mutatingAdmissionPolicyEnabled(s.opts), // features_server.go
 	})
 }
 

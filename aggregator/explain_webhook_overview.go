@@ -25,7 +25,11 @@ const DebugAdmissionPath = "/debug/aggsim/admission"
 type AdmissionOverview struct {
 	Configurations []AdmissionConfigurationSummary `json:"configurations"`
 	Policies       []AdmissionPolicySummary        `json:"policies"`
-	Refusals       []admission.Refusal             `json:"refusals"`
+	// MutatingPolicies are the MutatingAdmissionPolicies (their bindings
+	// without actions), when admissionregistration.k8s.io/v1alpha1 is
+	// served (explain_mutating_policies.go).
+	MutatingPolicies []AdmissionPolicySummary `json:"mutatingPolicies,omitempty"`
+	Refusals         []admission.Refusal      `json:"refusals"`
 }
 
 // AdmissionConfigurationSummary is one webhook configuration.
@@ -127,13 +131,16 @@ func (s *Server) AdmissionOverview(ctx context.Context) (*AdmissionOverview, err
 		}
 		sort.Strings(ps.Bindings)
 		for _, r := range o.Refusals {
-			if r.By == "policy" && r.Policy == p.Name {
+			if r.By == "policy" && !r.Mutating && r.Policy == p.Name {
 				ps.Refusals++
 			}
 		}
 		o.Policies = append(o.Policies, ps)
 	}
 	sort.Slice(o.Policies, func(i, j int) bool { return o.Policies[i].Name < o.Policies[j].Name })
+	if o.MutatingPolicies, err = s.mutatingPolicySummaries(ctx, o.Refusals); err != nil {
+		return nil, err
+	}
 	return o, nil
 }
 
@@ -191,6 +198,7 @@ func (o *AdmissionOverview) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", p.Name, p.FailurePolicy, joinOr(p.Bindings, "none (the policy does nothing)"), p.Refusals)
 		}
 	}
+	writeMutatingPolicies(tw, o.MutatingPolicies) // explain_mutating_policies.go
 	fmt.Fprintln(tw)
 	fmt.Fprintf(tw, "Refusals kept: %d (aggsim explain webhook --last-denied); one webhook: aggsim explain webhook CONFIGURATION[/WEBHOOK]\n", len(o.Refusals))
 	return tw.Flush()

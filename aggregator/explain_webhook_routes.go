@@ -41,7 +41,11 @@ func WriteRefusals(w io.Writer, refusals []admission.Refusal) error {
 		}
 		switch r.By {
 		case "policy":
-			fmt.Fprintf(&b, "%s  refused by ValidatingAdmissionPolicy %s (binding %s)\n", r.Time.Format(time.RFC3339), r.Policy, r.Binding)
+			kind := "ValidatingAdmissionPolicy"
+			if r.Mutating {
+				kind = "MutatingAdmissionPolicy"
+			}
+			fmt.Fprintf(&b, "%s  refused by %s %s (binding %s)\n", r.Time.Format(time.RFC3339), kind, r.Policy, r.Binding)
 		default:
 			kind := "ValidatingWebhookConfiguration"
 			if r.Mutating {

@@ -142,6 +142,12 @@ type Options struct {
 	// --leader-elect (leaderelection.go). false: this replica always runs
 	// them and writes no Lease.
 	LeaderElection bool
+
+	// FeatureGates and RuntimeConfig are --feature-gates and
+	// --runtime-config as ParseFeatureGates and ParseRuntimeConfig
+	// return them (features.go); nil means upstream's defaults (every
+	// alpha gate and group/version off).
+	FeatureGates, RuntimeConfig map[string]bool
 }
 
 // KnownControllers are the kube-controller-manager controllers aggsim
@@ -339,6 +345,9 @@ func New(opts Options) (*Server, error) {
 	if err := ValidateControllers(opts.Controllers); err != nil {
 		return nil, err
 	}
+	if err := ValidateFeatureConfig(opts); err != nil { // features_server.go
+		return nil, err
+	}
 	if opts.AvailabilityCheckInterval == 0 {
 		opts.AvailabilityCheckInterval = DefaultAvailabilityCheckInterval
 	}
@@ -371,7 +380,7 @@ func New(opts Options) (*Server, error) {
 	if rbacAuthz != nil { // escalation prevention (rbac_escalation.go)
 		admit = rbacEscalationCheck(authz, rbacAuthz)
 	}
-	s.api = rest.NewAPI(opts.Storage, append(registry.Strategies(now), registry.ReviewStrategies()...), registry.StoreOptions{
+	s.api = rest.NewAPI(opts.Storage, append(registry.Strategies(now), append(registry.ReviewStrategies(), alphaStrategies(opts, now)...)...), registry.StoreOptions{
 		Clock:     now,
 		Logger:    logger,
 		Admit:     admit,
@@ -441,6 +450,10 @@ func New(opts Options) (*Server, error) {
 	}
 	s.discovery = dm
 	s.openapi = openapiaggregator.NewController(s.fetchOpenAPI, logger, now) // OpenAPI aggregation (aggregator/openapiaggregator)
+	// the alpha group/versions --runtime-config enabled (features_server.go)
+	if admissionRegistrationV1Alpha1(opts) {
+		s.openapi.SetLocalAlphaV3(registry.OpenAPIV3AlphaGroupVersions)
+	}
 
 	s.metrics = newMetrics(opts.Registerer, opts.Gatherer)
 	if opts.InspectorRingSize > 0 { // inspector.go
@@ -716,6 +729,9 @@ func (s *Server) localAPIServices() []*apiregistration.APIService {
 		p, ok := prio[gv.Group]
 		if !ok {
 			p = [2]int32{16000, 15}
+		}
+		if gv.Version == "v1alpha1" {
+			p[1] = 9 // builtin-priorities: v1alpha1.admissionregistration.k8s.io
 		}
 		out = append(out, &apiregistration.APIService{
 			TypeMeta: meta.TypeMeta{Kind: "APIService", APIVersion: "apiregistration.k8s.io/v1"},

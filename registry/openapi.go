@@ -100,21 +100,23 @@ type openAPIDocSet struct {
 	v3hash map[string]string
 }
 
-var openAPIDocs = sync.OnceValue(buildOpenAPIDocs)
+var openAPIDocs = sync.OnceValue(func() *openAPIDocSet { return buildOpenAPIDocs(Strategies(nil)) })
 
 // openAPIInfoVersion is the info.version kube-apiserver 1.33 reports: its
 // major.minor, not the full git version (captured: "1.33").
 const openAPIInfoVersion = "1.33"
 
-func buildOpenAPIDocs() *openAPIDocSet {
-	defs, err := openAPIDefinitions()
+// buildOpenAPIDocs builds the documents of strategies (Strategies, or
+// those plus the alpha ones, openapi_alpha.go).
+func buildOpenAPIDocs(strategies []Strategy) *openAPIDocSet {
+	defs, err := openAPIDefinitions(strategies)
 	if err != nil {
 		panic("registry: " + err.Error())
 	}
 	var resources []openapi.Resource
-	for _, s := range Strategies(nil) {
+	for _, s := range strategies {
 		info := s.Info()
-		r := info.OpenAPIResource(definitionName(info, info.Kind), definitionName(info, info.ListKind))
+		r := info.OpenAPIResource(definitionName(strategies, info, info.Kind), definitionName(strategies, info, info.ListKind))
 		r.Verbs = info.Verbs
 		for _, sub := range info.Subresources {
 			// A subresource with a kind of its own (ServiceProxyOptions)
@@ -198,8 +200,8 @@ var (
 // strategy's object type, or for a GenericObject kind its
 // GenericStrategy.WireType (and the list type beside it); nil when there
 // is none.
-func kindType(info ResourceInfo, kind string) reflect.Type {
-	for _, s := range Strategies(nil) {
+func kindType(strategies []Strategy, info ResourceInfo, kind string) reflect.Type {
+	for _, s := range strategies {
 		if s.Info().Group != info.Group || s.Info().Kind != info.Kind {
 			continue
 		}
@@ -220,8 +222,8 @@ func kindType(info ResourceInfo, kind string) reflect.Type {
 
 // definitionName is the OpenAPI definition name of one of aggsim's kinds,
 // that of its Go type.
-func definitionName(info ResourceInfo, kind string) string {
-	if t := kindType(info, kind); t != nil {
+func definitionName(strategies []Strategy, info ResourceInfo, kind string) string {
+	if t := kindType(strategies, info, kind); t != nil {
 		return openapi.DefinitionName(t)
 	}
 	panic("registry: no Go type for kind " + kind)
@@ -230,14 +232,14 @@ func definitionName(info ResourceInfo, kind string) string {
 // openAPIDefinitions are the definitions of aggsim's kinds: derived from
 // the Go types of the kinds that have one, with their
 // group-version-kind, plus the GenericObject kinds described here.
-func openAPIDefinitions() (map[string]*openapi.Schema, error) {
+func openAPIDefinitions(strategies []Strategy) (map[string]*openapi.Schema, error) {
 	var types []reflect.Type
 	type gvk struct{ group, version, kind string }
 	kinds := map[string]gvk{}
-	for _, s := range Strategies(nil) {
+	for _, s := range strategies {
 		info := s.Info()
 		for _, kind := range []string{info.Kind, info.ListKind} {
-			t := kindType(info, kind)
+			t := kindType(strategies, info, kind)
 			if t == nil {
 				continue
 			}

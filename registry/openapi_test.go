@@ -76,7 +76,7 @@ func TestOpenAPIV3(t *testing.T) {
 		for name, sch := range o.Components.Schemas {
 			if gvkMatches(sch.Extensions["x-kubernetes-group-version-kind"], info) {
 				found = true
-				if name != definitionName(info, info.Kind) {
+				if name != definitionName(Strategies(nil), info, info.Kind) {
 					t.Errorf("%s: kind schema named %s", info.Kind, name)
 				}
 			}

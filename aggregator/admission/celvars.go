@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -46,7 +47,7 @@ func celVariables(ctx context.Context, a *registry.AdmissionAttributes) (map[str
 		return nil, err
 	}
 	var req map[string]any
-	if err := json.Unmarshal(b, &req); err != nil {
+	if err := unmarshalCELJSON(b, &req); err != nil {
 		return nil, err
 	}
 	// upstream's request variable is typed: absent strings read as "".
@@ -69,4 +70,42 @@ func celVariables(ctx context.Context, a *registry.AdmissionAttributes) (map[str
 	delete(req, "object")
 	delete(req, "oldObject")
 	return vars, nil
+}
+
+// unmarshalCELJSON decodes b as CEL reads JSON objects: integers (numbers
+// without fraction or exponent that fit) as int64, other numbers as
+// float64, as upstream's unstructured objects hold them, so that
+// `object.spec.size * 2` is int arithmetic (float64 would fail with "no
+// such overload").
+func unmarshalCELJSON(b []byte, out *map[string]any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(out); err != nil {
+		return err
+	}
+	for k, v := range *out {
+		(*out)[k] = celNumbers(v)
+	}
+	return nil
+}
+
+// celNumbers replaces the json.Numbers in v (decoded with UseNumber).
+func celNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = celNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = celNumbers(e)
+		}
+	}
+	return v
 }

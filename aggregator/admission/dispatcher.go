@@ -41,6 +41,10 @@ type Options struct {
 	// DialContext, when set, replaces the dialer of webhook connections
 	// (tests; fault injection).
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// MutatingAdmissionPolicy enforces MutatingAdmissionPolicies (the
+	// feature gate of that name; the Source must be a
+	// MutatingPolicySource), before the mutating webhooks.
+	MutatingAdmissionPolicy bool
 }
 
 // Dispatcher calls the admission webhooks of the current configurations
@@ -114,9 +118,16 @@ func (d *Dispatcher) Mutate(ctx context.Context, a *registry.AdmissionAttributes
 	if exempt(a.Info) {
 		return nil
 	}
-	cfgs, err := d.opts.Source.MutatingWebhookConfigurations(ctx)
-	if err != nil || len(cfgs) == 0 {
+	pol, err := d.mutatePolicies(ctx, a) // mutating_policy.go
+	if err != nil {
 		return err
+	}
+	cfgs, err := d.opts.Source.MutatingWebhookConfigurations(ctx)
+	if err != nil {
+		return err
+	}
+	if len(cfgs) == 0 {
+		return pol.reinvoke(ctx, d, a, false)
 	}
 	slices.SortFunc(cfgs, func(x, y *admissionregistration.MutatingWebhookConfiguration) int {
 		return strings.Compare(x.Name, y.Name)
@@ -145,6 +156,9 @@ func (d *Dispatcher) Mutate(ctx context.Context, a *registry.AdmissionAttributes
 		if h.reinvoke && h.invoked {
 			prev = append(prev, h)
 		}
+	}
+	if err := pol.reinvoke(ctx, d, a, changedAny); err != nil {
+		return err
 	}
 	if !changedAny {
 		return nil

@@ -91,7 +91,7 @@ func resourceMatches(pattern, resource, sub string) bool {
 // expression using it fails to evaluate).
 var (
 	celOnce sync.Once
-	celEnvs [2]*cel.Env
+	celEnvs [3]*cel.Env
 	celErr  error
 )
 
@@ -100,6 +100,7 @@ var (
 const (
 	envMatch = iota
 	envPolicy
+	envMutation // envPolicy with the Object and JSONPatch types (mutating_policy.go)
 )
 
 func celEnvFor(kind int) (*cel.Env, error) {
@@ -118,10 +119,17 @@ func celEnvFor(kind int) (*cel.Env, error) {
 		}
 		celEnvs[envMatch], celErr = cel.NewEnv(base...)
 		if celErr == nil {
-			celEnvs[envPolicy], celErr = cel.NewEnv(append(base,
+			policy := append(base,
 				cel.Variable("params", cel.DynType),
 				cel.Variable("namespaceObject", cel.DynType),
-				cel.Variable("variables", cel.DynType))...)
+				cel.Variable("variables", cel.DynType))
+			celEnvs[envPolicy], celErr = cel.NewEnv(policy...)
+			if celErr == nil {
+				var m []cel.EnvOption
+				if m, celErr = admissionregistration.MutationCELOptions(); celErr == nil {
+					celEnvs[envMutation], celErr = cel.NewEnv(append(policy, m...)...)
+				}
+			}
 		}
 	})
 	return celEnvs[kind], celErr

@@ -101,6 +101,10 @@ func convert(obj meta.Object, out any) error {
 type PolicyStores struct {
 	Policies, Bindings *registry.Store
 	Find               func(apiVersion, kind string) *registry.Store
+	// MutatingPolicies and MutatingBindings hold MutatingAdmissionPolicies
+	// and their bindings (nil when admissionregistration.k8s.io/v1alpha1
+	// is not served: none).
+	MutatingPolicies, MutatingBindings *registry.Store
 }
 
 // PolicyStoreSource is a StoreSource that also enforces policies.

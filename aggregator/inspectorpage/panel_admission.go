@@ -51,9 +51,14 @@ var admissionPanel = panelTemplate("admission", `<h3>Webhook configurations</h3>
 <thead><tr><th>policy</th><th>failurePolicy</th><th>bindings</th><th>refusals kept</th></tr></thead>
 {{range .Policies}}<tr class="policy" data-name="{{.Name}}"><td>{{.Name}}</td><td>{{.FailurePolicy}}</td><td>{{join .Bindings ", "}}</td><td>{{.Refusals}}</td></tr>
 {{end}}</table>{{end}}
+{{with .MutatingPolicies}}<h3>MutatingAdmissionPolicies</h3>
+<table class="mutating-policies">
+<thead><tr><th>policy</th><th>failurePolicy</th><th>bindings</th><th>refusals kept</th></tr></thead>
+{{range .}}<tr class="policy" data-name="{{.Name}}"><td>{{.Name}}</td><td>{{.FailurePolicy}}</td><td>{{join .Bindings ", "}}</td><td>{{.Refusals}}</td></tr>
+{{end}}</table>{{end}}
 <h3>Last refusals</h3>
 {{if not .Refusals}}<p class="note">none</p>{{else}}<table class="refusals">
 <thead><tr><th>when</th><th>refused by</th><th>request</th><th>answer</th></tr></thead>
-{{range .Refusals}}<tr class="refusal"><td>{{clock .Time}}</td><td>{{if eq .By "policy"}}policy {{.Policy}} (binding {{.Binding}}){{else}}webhook {{.Webhook}} ({{.Configuration}}){{with .FailurePolicy}}, call failed, failurePolicy {{.}}{{end}}{{end}}</td>
+{{range .Refusals}}<tr class="refusal"><td>{{clock .Time}}</td><td>{{if eq .By "policy"}}{{if .Mutating}}MutatingAdmissionPolicy{{else}}policy{{end}} {{.Policy}} (binding {{.Binding}}){{else}}webhook {{.Webhook}} ({{.Configuration}}){{with .FailurePolicy}}, call failed, failurePolicy {{.}}{{end}}{{end}}</td>
 <td>{{.User}}: {{.Operation}} {{.Resource}} {{if .Namespace}}{{.Namespace}}/{{end}}{{.Name}}</td><td>{{.Code}} {{.Message}}</td></tr>
 {{end}}</table>{{end}}`)

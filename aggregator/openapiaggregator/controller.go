@@ -117,6 +117,9 @@ type Controller struct {
 	ownOnce sync.Once
 	// snap holds what is served; nil until ownOnce ran.
 	snap atomic.Pointer[openAPISnapshot]
+	// localV3 are the alpha group-versions aggsim serves itself
+	// (SetLocalAlphaV3, local_alpha.go); set before the first snapshot.
+	localV3 []string
 	// rebuilds counts snapshot builds (tests wait on it).
 	rebuilds atomic.Int64
 }
@@ -895,6 +898,7 @@ func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 		s.remote[key] = openAPIV3Doc{body: e.v3, hash: e.v3hash}
 		extra = append(extra, registry.OpenAPIV3IndexEntry{Path: key, ServerRelativeURL: "/openapi/v3/" + key + "?hash=" + e.v3hash})
 	}
+	extra = c.addLocalAlphaV3(s, extra) // local_alpha.go
 	s.index = registry.OpenAPIV3Index(extra...)
 	s.indexEtag = `"` + registry.OpenAPIHash(s.index) + `"`
 

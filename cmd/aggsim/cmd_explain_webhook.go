@@ -24,7 +24,8 @@ func newExplainWebhookCommands() []*cobra.Command {
 		Short:   "Explain an admission webhook configuration, or the last requests admission refused",
 		Long: `Without arguments, list every webhook of every Mutating and
 ValidatingWebhookConfiguration with its failurePolicy and last call, and
-every ValidatingAdmissionPolicy with its bindings.
+every ValidatingAdmissionPolicy (and MutatingAdmissionPolicy, with
+--feature-gates=MutatingAdmissionPolicy=true) with its bindings.
 Reads GET ` + aggregator.DebugAdmissionPath + `.
 
 With CONFIGURATION (a Mutating or ValidatingWebhookConfiguration name, both
@@ -37,7 +38,7 @@ last calls with latency and verdict. /WEBHOOK limits it to one webhook.
 Reads GET ` + admission.DebugWebhooksPath + `/CONFIGURATION[/WEBHOOK].
 
 With --last-denied, list the last requests refused by an admission webhook or
-a ValidatingAdmissionPolicy (newest first): who refused, the request (user,
+a Validating or MutatingAdmissionPolicy (newest first): who refused, the request (user,
 verb, resource, namespace/name) and the message the client got.
 Reads GET ` + aggregator.DebugAdmissionRefusalsPath + `.`,
 		Args: cobra.MaximumNArgs(1),
@@ -61,7 +62,7 @@ Reads GET ` + aggregator.DebugAdmissionRefusalsPath + `.`,
 		Aliases: []string{"refused", "refusals"},
 		Short:   "List the last requests refused by admission webhooks and ValidatingAdmissionPolicies",
 		Long: `The same as 'aggsim explain webhook --last-denied': newest first, which webhook
-(and configuration) or ValidatingAdmissionPolicy (and binding) refused, the
+(and configuration) or Validating/MutatingAdmissionPolicy (and binding) refused, the
 request (user, verb, resource, namespace/name), the code and the message.
 Reads GET ` + aggregator.DebugAdmissionRefusalsPath + `.`,
 		Args: cobra.NoArgs,

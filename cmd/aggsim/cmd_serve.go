@@ -67,6 +67,8 @@ type serveOptions struct {
 	logLevel                  string
 	demo                      bool
 	inspector                 inspectorFlags // cmd_serve_inspector.go
+	featureGates              []string       // --feature-gates, aggregator.ParseFeatureGates
+	runtimeConfig             []string       // --runtime-config, aggregator.ParseRuntimeConfig
 }
 
 func (o *serveOptions) addFlags(cmd *cobra.Command) {
@@ -105,6 +107,8 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests may take to finish on SIGINT/SIGTERM")
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.BoolVar(&o.demo, "demo", false, "also start the demo wardle.example.com backend and register it")
+	f.StringArrayVar(&o.featureGates, "feature-gates", nil, "A set of key=value pairs that describe feature gates for alpha/experimental features, as kube-apiserver's. Known: AllAlpha=true|false (ALPHA - default=false), AllBeta=true|false (BETA - default=false), MutatingAdmissionPolicy=true|false (ALPHA - default=false; needs --runtime-config=admissionregistration.k8s.io/v1alpha1=true)")
+	f.StringArrayVar(&o.runtimeConfig, "runtime-config", nil, "A set of key=value pairs that enable or disable built-in APIs, as kube-apiserver's: admissionregistration.k8s.io/v1alpha1=true serves MutatingAdmissionPolicies and their bindings; api/all and api/alpha switch it too")
 	o.inspector.add(cmd)
 }
 
@@ -152,6 +156,17 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	level, err := parseLogLevel(o.logLevel)
 	if err != nil {
 		return fmt.Errorf("--log-level: %w", err)
+	}
+	featureGates, err := aggregator.ParseFeatureGates(o.featureGates)
+	if err != nil {
+		return err // kube-apiserver's texts: unrecognized feature gate: Nope
+	}
+	runtimeConfig, err := aggregator.ParseRuntimeConfig(o.runtimeConfig)
+	if err != nil {
+		return err
+	}
+	if err := aggregator.ValidateFeatureConfig(aggregator.Options{FeatureGates: featureGates, RuntimeConfig: runtimeConfig}); err != nil {
+		return err
 	}
 	logger := slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: level}))
 	started := time.Now()
@@ -255,6 +270,8 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		FrontProxyCAPEM:   frontProxyCA.PEM,
 		Version:           version,
 		InspectorRingSize: o.inspector.ringSize,
+		FeatureGates:      featureGates,
+		RuntimeConfig:     runtimeConfig,
 	}
 	if o.requestheaderClientCAFile != "" {
 		rhCA, err := certs.NewDynamicCAFile(o.requestheaderClientCAFile, certs.ReloadOptions{Logger: logger})

@@ -16,16 +16,19 @@ import (
 type returnKind int
 
 const (
-	kindBool         returnKind = iota // validations, match conditions
-	kindString                         // message expressions
-	kindStringOrNull                   // audit annotation values
-	kindAny                            // variables
+	kindBool          returnKind = iota // validations, match conditions
+	kindString                          // message expressions
+	kindStringOrNull                    // audit annotation values
+	kindAny                             // variables
+	kindObject                          // ApplyConfiguration mutations
+	kindJSONPatchList                   // JSONPatch mutations
 )
 
 // envOptions are upstream's OptionalVariableDeclarations: whether params,
 // authorizer and variables are declared.
 type envOptions struct {
 	params, authorizer, variables bool
+	mutation                      bool // the Object and JSONPatch types (cel_mutation.go)
 }
 
 var (
@@ -93,6 +96,14 @@ func celEnv(o envOptions) (*cel.Env, error) {
 	if o.variables {
 		opts = append(opts, cel.Variable("variables", cel.DynType))
 	}
+	if o.mutation {
+		m, err := MutationCELOptions()
+		if err != nil {
+			envs[o], envErrs[o] = nil, err
+			return nil, err
+		}
+		opts = append(opts, m...)
+	}
 	e, err := cel.NewEnv(opts...)
 	envs[o], envErrs[o] = e, err
 	return e, err
@@ -130,6 +141,10 @@ func compileCheck(path, expr, shown string, want returnKind, o envOptions) *meta
 		ok, names = out.IsExactType(cel.StringType) || out.IsExactType(cel.NullType), []string{"string", "null_type"}
 	case kindAny:
 		ok = true
+	case kindObject:
+		ok, names = out.TypeName() == MutationObjectType, []string{MutationObjectType}
+	case kindJSONPatchList:
+		ok, names = out.IsExactType(cel.ListType(cel.ObjectType(MutationJSONPatchType))), []string{"list(" + MutationJSONPatchType + ")"}
 	}
 	if ok || out.IsExactType(cel.DynType) && want != kindAny {
 		// a dynamically typed result is what aggsim's untyped variables

@@ -343,19 +343,7 @@ func ValidateValidatingAdmissionPolicySpec(name string, s *ValidatingAdmissionPo
 	}
 	errs = append(errs, validateMatchConditions(s.MatchConditions, hasParams, p+".matchConditions")...)
 	opts := envOptions{params: hasParams, authorizer: true, variables: len(s.Variables) > 0}
-	for i, v := range s.Variables {
-		vp := meta.Index(p+".variables", i)
-		if strings.TrimSpace(v.Name) == "" {
-			errs = append(errs, meta.Required(vp+".name", "name is not specified"))
-		} else if !celIdentifier.MatchString(v.Name) || slices.Contains(celReservedWords, v.Name) {
-			errs = append(errs, meta.Invalid(vp+".name", v.Name, "name is not a valid CEL identifier"))
-		}
-		if strings.TrimSpace(v.Expression) == "" {
-			errs = append(errs, meta.Required(vp+".expression", "expression is not specified"))
-		} else if fe := compileCheck(vp+".expression", v.Expression, v.Expression, kindAny, opts); fe != nil {
-			errs = append(errs, fe)
-		}
-	}
+	errs = append(errs, validateVariables(s.Variables, opts, p+".variables")...)
 	if len(s.Validations) == 0 && len(s.AuditAnnotations) == 0 {
 		errs = append(errs,
 			meta.Required(p+".validations", "validations or auditAnnotations must contain at least one item"),
@@ -392,6 +380,26 @@ func ValidateValidatingAdmissionPolicySpec(name string, s *ValidatingAdmissionPo
 				errs = append(errs, &meta.FieldError{Type: meta.FieldValueDuplicate, Field: ap + ".key", BadValue: a.Key})
 			}
 			keys[a.Key] = true
+		}
+	}
+	return errs
+}
+
+// validateVariables checks a policy's variables: names that are CEL
+// identifiers, expressions that compile in opts' environment.
+func validateVariables(vars []Variable, opts envOptions, p string) meta.FieldErrors {
+	var errs meta.FieldErrors
+	for i, v := range vars {
+		vp := meta.Index(p, i)
+		if strings.TrimSpace(v.Name) == "" {
+			errs = append(errs, meta.Required(vp+".name", "name is not specified"))
+		} else if !celIdentifier.MatchString(v.Name) || slices.Contains(celReservedWords, v.Name) {
+			errs = append(errs, meta.Invalid(vp+".name", v.Name, "name is not a valid CEL identifier"))
+		}
+		if strings.TrimSpace(v.Expression) == "" {
+			errs = append(errs, meta.Required(vp+".expression", "expression is not specified"))
+		} else if fe := compileCheck(vp+".expression", v.Expression, v.Expression, kindAny, opts); fe != nil {
+			errs = append(errs, fe)
 		}
 	}
 	return errs
@@ -515,31 +523,7 @@ func ValidateValidatingAdmissionPolicyBindingSpec(s *ValidatingAdmissionPolicyBi
 			errs = append(errs, meta.Invalid(p+".policyName", s.PolicyName, msg))
 		}
 	}
-	if pr := s.ParamRef; pr != nil {
-		pp := p + ".paramRef"
-		if pr.Name != "" {
-			for _, msg := range meta.ValidatePathSegmentName(pr.Name, false) {
-				errs = append(errs, meta.Invalid(pp+".name", pr.Name, msg))
-			}
-			if pr.Selector != nil {
-				errs = append(errs, meta.Forbidden(pp+".name", "name and selector are mutually exclusive"))
-			}
-		}
-		if pr.Selector != nil {
-			errs = append(errs, meta.ValidateLabelSelector(pr.Selector, pp+".selector")...)
-			if pr.Name != "" {
-				errs = append(errs, meta.Forbidden(pp+".selector", "name and selector are mutually exclusive"))
-			}
-		}
-		if pr.Name == "" && pr.Selector == nil {
-			errs = append(errs, meta.Required(pp, "one of name or selector must be specified"))
-		}
-		if pr.ParameterNotFoundAction == nil || *pr.ParameterNotFoundAction == "" {
-			errs = append(errs, meta.Required(pp+".parameterNotFoundAction", ""))
-		} else if a := *pr.ParameterNotFoundAction; a != "Deny" && a != "Allow" {
-			errs = append(errs, meta.NotSupported(pp+".parameterNotFoundAction", pr.ParameterNotFoundAction, []string{"Deny", "Allow"}))
-		}
-	}
+	errs = append(errs, validateParamRef(s.ParamRef, p+".paramRef")...)
 	errs = append(errs, validateMatchResources(s.MatchResources, p+".matchResources")...)
 	va := p + ".validationActions"
 	seen := map[string]bool{}
@@ -557,6 +541,38 @@ func ValidateValidatingAdmissionPolicyBindingSpec(s *ValidatingAdmissionPolicyBi
 	}
 	if len(seen) == 0 {
 		errs = append(errs, meta.Required(va, "at least one validation action is required"))
+	}
+	return errs
+}
+
+// validateParamRef checks a binding's paramRef (nil: nothing to check):
+// name or selector, not both, and parameterNotFoundAction.
+func validateParamRef(pr *ParamRef, pp string) meta.FieldErrors {
+	if pr == nil {
+		return nil
+	}
+	var errs meta.FieldErrors
+	if pr.Name != "" {
+		for _, msg := range meta.ValidatePathSegmentName(pr.Name, false) {
+			errs = append(errs, meta.Invalid(pp+".name", pr.Name, msg))
+		}
+		if pr.Selector != nil {
+			errs = append(errs, meta.Forbidden(pp+".name", "name and selector are mutually exclusive"))
+		}
+	}
+	if pr.Selector != nil {
+		errs = append(errs, meta.ValidateLabelSelector(pr.Selector, pp+".selector")...)
+		if pr.Name != "" {
+			errs = append(errs, meta.Forbidden(pp+".selector", "name and selector are mutually exclusive"))
+		}
+	}
+	if pr.Name == "" && pr.Selector == nil {
+		errs = append(errs, meta.Required(pp, "one of name or selector must be specified"))
+	}
+	if pr.ParameterNotFoundAction == nil || *pr.ParameterNotFoundAction == "" {
+		errs = append(errs, meta.Required(pp+".parameterNotFoundAction", ""))
+	} else if a := *pr.ParameterNotFoundAction; a != "Deny" && a != "Allow" {
+		errs = append(errs, meta.NotSupported(pp+".parameterNotFoundAction", pr.ParameterNotFoundAction, []string{"Deny", "Allow"}))
 	}
 	return errs
 }

@@ -270,6 +270,83 @@ func init() {
 					{Name: "ParameterNotFoundAction", Doc: "What happens when no parameter object is found: Allow lets the request through, Deny rejects it. Required.", Markers: apidoc.Markers{"optional": {""}}},
 				},
 			},
+			{
+				Type: reflect.TypeFor[MutatingAdmissionPolicy](),
+				Doc:  "MutatingAdmissionPolicy is a set of CEL mutations the API server applies to matching requests itself, without calling a webhook. It acts only where a MutatingAdmissionPolicyBinding binds it. Alpha: served only with --runtime-config=admissionregistration.k8s.io/v1alpha1=true, and enforced only with --feature-gates=MutatingAdmissionPolicy=true.",
+				Fields: []apidoc.Field{
+					{Name: "ObjectMeta", Doc: "Standard object metadata."},
+					{Name: "Spec", Doc: "What the policy changes and which requests it applies to."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[MutatingAdmissionPolicyList](),
+				Doc:  "MutatingAdmissionPolicyList is a list of MutatingAdmissionPolicy objects.",
+				Fields: []apidoc.Field{
+					{Name: "ListMeta", Doc: "Standard list metadata."},
+					{Name: "Items", Doc: "The MutatingAdmissionPolicy objects."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[MutatingAdmissionPolicySpec](),
+				Doc:  "MutatingAdmissionPolicySpec is what a MutatingAdmissionPolicy matches and how it changes the object.",
+				Fields: []apidoc.Field{
+					{Name: "ParamKind", Doc: "The kind of the parameter objects a binding names; unset means the policy takes no parameters.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "MatchConstraints", Doc: "The requests the policy may apply to (a binding can only narrow them). Only CREATE and UPDATE requests are mutated. Required."},
+					{Name: "Variables", Doc: "Named CEL expressions the mutations and match conditions read as \"variables.<name>\", evaluated in order.", Markers: apidoc.Markers{"listType": {"atomic"}, "optional": {""}}},
+					{Name: "Mutations", Doc: "The mutations, applied in order to the object. At least one.", Markers: apidoc.Markers{"listType": {"atomic"}, "optional": {""}}},
+					{Name: "FailurePolicy", Doc: "What an error (an expression failing, a parameter missing) does: Fail rejects the request, Ignore skips the policy. Default Fail.", Markers: apidoc.Markers{"openapi:enum": {"Fail", "Ignore"}, "optional": {""}}},
+					{Name: "MatchConditions", Doc: "CEL conditions that must all be true for the policy to apply; one false skips it. At most 64.", Markers: apidoc.Markers{"listMapKey": {"name"}, "listType": {"map"}, "optional": {""}}},
+					{Name: "ReinvocationPolicy", Doc: "Whether the policy runs once more when a later mutation (a webhook or another policy) changed the object: Never or IfNeeded. Required.", Markers: apidoc.Markers{"openapi:enum": {"IfNeeded", "Never"}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[Mutation](),
+				Doc:  "Mutation is one change a MutatingAdmissionPolicy makes to the object.",
+				Fields: []apidoc.Field{
+					{Name: "PatchType", Doc: "How the change is written: ApplyConfiguration (a CEL Object{...} merged into the object as server-side apply merges) or JSONPatch (a CEL list of JSONPatch{op, path, value, from}). Required.", Markers: apidoc.Markers{"openapi:enum": {"ApplyConfiguration", "JSONPatch"}}},
+					{Name: "ApplyConfiguration", Doc: "The apply configuration; required when patchType is ApplyConfiguration.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "JSONPatch", Doc: "The JSON patch; required when patchType is JSONPatch.", Markers: apidoc.Markers{"optional": {""}}},
+				},
+			},
+			{
+				Type: reflect.TypeFor[ApplyConfiguration](),
+				Doc:  "ApplyConfiguration is a CEL expression returning a partial object, written with Object types: Object{spec: Object.spec{replicas: 3}}.",
+				Fields: []apidoc.Field{
+					{Name: "Expression", Doc: "The CEL expression; it returns an Object. Maps and lists are merged as server-side apply merges them."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[JSONPatch](),
+				Doc:  "JSONPatch is a CEL expression returning RFC 6902 operations: [JSONPatch{op: \"add\", path: \"/metadata/labels/x\", value: \"y\"}].",
+				Fields: []apidoc.Field{
+					{Name: "Expression", Doc: "The CEL expression; it returns a list of JSONPatch values (op, path, value, from), applied in order."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[MutatingAdmissionPolicyBinding](),
+				Doc:  "MutatingAdmissionPolicyBinding puts a MutatingAdmissionPolicy into effect for some requests, with given parameters.",
+				Fields: []apidoc.Field{
+					{Name: "ObjectMeta", Doc: "Standard object metadata."},
+					{Name: "Spec", Doc: "The policy bound, its parameters and the requests."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[MutatingAdmissionPolicyBindingList](),
+				Doc:  "MutatingAdmissionPolicyBindingList is a list of MutatingAdmissionPolicyBinding objects.",
+				Fields: []apidoc.Field{
+					{Name: "ListMeta", Doc: "Standard list metadata."},
+					{Name: "Items", Doc: "The MutatingAdmissionPolicyBinding objects."},
+				},
+			},
+			{
+				Type: reflect.TypeFor[MutatingAdmissionPolicyBindingSpec](),
+				Doc:  "MutatingAdmissionPolicyBindingSpec says which policy a binding puts into effect, with which parameters and for which requests.",
+				Fields: []apidoc.Field{
+					{Name: "PolicyName", Doc: "The name of the MutatingAdmissionPolicy bound; a binding to a missing policy does nothing. Required."},
+					{Name: "ParamRef", Doc: "The parameter objects the policy is evaluated with; parameterNotFoundAction defaults to Deny.", Markers: apidoc.Markers{"optional": {""}}},
+					{Name: "MatchResources", Doc: "Narrows the requests the policy applies to (within its own matchConstraints).", Markers: apidoc.Markers{"optional": {""}}},
+				},
+			},
 		},
 	})
 }
