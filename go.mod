@@ -4,7 +4,6 @@ go 1.26.8
 
 require (
 	github.com/chromedp/chromedp v0.23.0
-	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/google/cel-go v0.23.2
 	github.com/google/gnostic-models v0.7.0

@@ -59,14 +59,16 @@ func getCRD(t *testing.T, s *Server, name string) (*apiextensions.CustomResource
 // holds for the CRD name.
 func waitCRD(t *testing.T, s *Server, name string, cond func(*apiextensions.CustomResourceDefinition) bool) []byte {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	// 30 s: the gateway-api CRDs' hundreds of CEL rules compile in
+	// seconds under -race on a loaded 2-core machine (10 s was missed).
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		crd, raw := getCRD(t, s, name)
 		if cond(crd) {
 			return raw
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: condition not met within 10 s: %s", name, raw)
+			t.Fatalf("%s: condition not met within 30 s: %s", name, raw)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

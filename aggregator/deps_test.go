@@ -1,7 +1,6 @@
 package aggregator_test
 
 import (
-	_ "github.com/evanphx/json-patch/v5"
 	_ "github.com/gorilla/mux"
 	_ "github.com/gorilla/websocket"
 	_ "github.com/prometheus/client_golang/prometheus"

@@ -109,8 +109,15 @@ func TestInspectorRecordsProxiedRequest(t *testing.T) {
 		}
 		r.Body.Close()
 	}
-	if n := len(ins.Requests(aggregator.RequestFilter{})); n != 3 {
-		t.Errorf("ring holds %d, want 3", n)
+	// A request is recorded when its handler returns, which can be just
+	// after the client has read the answer: wait (bounded) for the last.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		reqs := ins.Requests(aggregator.RequestFilter{})
+		if n := len(reqs); n == 3 && reqs[2].Path == "/version" && reqs[0].Path == "/version" {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("ring holds %d, want 3 requests of /version", n)
+		}
 	}
 	r, err := srv.Client().Get(srv.URL + aggregator.DebugRequestsPath + "?code=2xx&user=aggsim-admin")
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/aggsim/aggsim/registry/apis/meta"
-	jsonpatch "github.com/evanphx/json-patch/v5"
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 )
 
 // Patch content types (types.PatchType in k8s.io/apimachinery/pkg/types/patch.go).
@@ -76,6 +76,12 @@ const (
 	MaxJSONPatchCopyBytes = 3 * 1024 * 1024
 )
 
+// kube-apiserver applies JSON patches with json-patch v4 and sets its
+// process-wide copy limit to the request body limit (genericapiserver's
+// JSONPatchMaxCopyBytes); v4 takes what v5 refuses (a replace or a copy of
+// a missing key), so the library is upstream's, not v5.
+func init() { jsonpatch.AccumulatedCopySizeLimit = MaxJSONPatchCopyBytes }
+
 // applyPatch applies a JSON patch, merge patch or strategic merge patch to
 // the JSON document original. Malformed patches are 400 BadRequest; a JSON
 // patch that cannot be applied (a failed test, a missing path) is 422.
@@ -92,9 +98,7 @@ func applyPatch(patchType string, original, patch []byte, mergeKeys map[string]s
 		if len(p) > MaxJSONPatchOperations {
 			return nil, meta.NewRequestEntityTooLarge(fmt.Sprintf("The allowed maximum operations in a JSON patch is %d, got %d", MaxJSONPatchOperations, len(p)))
 		}
-		opts := jsonpatch.NewApplyOptions()
-		opts.AccumulatedCopySizeLimit = MaxJSONPatchCopyBytes
-		out, err := p.ApplyWithOptions(original, opts)
+		out, err := p.Apply(original)
 		if err != nil {
 			// upstream answers every apply failure (a failed test, a missing
 			// path, too much copying) with apierrors' generic 422
