@@ -7,10 +7,10 @@ import (
 	"sync"
 
 	"github.com/google/cel-go/cel"
-	"github.com/google/cel-go/ext"
 
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
+	"github.com/aggsim/aggsim/registry/apis/apiextensions/celrules"
 )
 
 // exempt reports whether writes of info are never sent to webhooks:
@@ -104,18 +104,12 @@ const (
 
 func celEnvFor(kind int) (*cel.Env, error) {
 	celOnce.Do(func() {
-		base := []cel.EnvOption{
-			cel.HomogeneousAggregateLiterals(),
-			cel.DefaultUTCTimeZone(true),
-			cel.CrossTypeNumericComparisons(true),
-			cel.OptionalTypes(),
-			ext.Strings(ext.StringsVersion(2)),
-			ext.Sets(),
+		base := append(celrules.EnvOptions(),
 			cel.Variable("object", cel.DynType),
 			cel.Variable("oldObject", cel.DynType),
 			cel.Variable("request", cel.DynType),
 			cel.Variable("authorizer", cel.DynType),
-		}
+		)
 		celEnvs[envMatch], celErr = cel.NewEnv(base...)
 		if celErr == nil {
 			celEnvs[envPolicy], celErr = cel.NewEnv(append(base,
@@ -153,7 +147,7 @@ func program(kind int, expr string) (cel.Program, error) {
 	if iss != nil && iss.Err() != nil {
 		return nil, iss.Err()
 	}
-	p, err := env.Program(ast, cel.CostLimit(1_000_000))
+	p, err := env.Program(ast, celrules.RuntimeProgramOptions()...)
 	if err != nil {
 		return nil, err
 	}
