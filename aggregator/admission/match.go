@@ -87,8 +87,7 @@ func resourceMatches(pattern, resource, sub string) bool {
 
 // celVars are the variables of a match condition (upstream's
 // matchconditions with the admission environment): object, oldObject,
-// request and authorizer (declared; aggsim binds no authorizer, so an
-// expression using it fails to evaluate).
+// request, authorizer and authorizer.requestResource (see addAuthorizer).
 var (
 	celOnce sync.Once
 	celEnvs [2]*cel.Env
@@ -108,7 +107,8 @@ func celEnvFor(kind int) (*cel.Env, error) {
 			cel.Variable("object", cel.DynType),
 			cel.Variable("oldObject", cel.DynType),
 			cel.Variable("request", cel.DynType),
-			cel.Variable("authorizer", cel.DynType),
+			cel.Variable("authorizer", celrules.AuthorizerType),
+			cel.Variable("authorizer.requestResource", celrules.ResourceCheckType),
 		)
 		celEnvs[envMatch], celErr = cel.NewEnv(base...)
 		if celErr == nil {

@@ -103,6 +103,7 @@ func (d *Dispatcher) validatePolicies(ctx context.Context, a *registry.Admission
 		for _, params := range paramSets {
 			v := map[string]any{"object": vars["object"], "oldObject": vars["oldObject"], "request": vars["request"],
 				"params": params, "namespaceObject": nsObj}
+			d.addAuthorizer(ctx, a, v)
 			ok, errs := evalMatchConditions(ctx, envPolicy, p.Spec.MatchConditions, v)
 			if len(errs) > 0 {
 				if failClosed {

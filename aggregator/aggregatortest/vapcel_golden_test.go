@@ -1,6 +1,10 @@
 package aggregatortest
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/aggsim/aggsim/aggregator"
+)
 
 // TestPolicyCELMatchesReference replays vapcel-steps.txt, captured from a
 // freshly started kube-apiserver 1.33.13 with
@@ -17,4 +21,19 @@ import "testing"
 //     and nine that stay within it.
 func TestPolicyCELMatchesReference(t *testing.T) {
 	replayAdmissionSteps(t, "vapcel-steps.txt", 27, nil)
+}
+
+// TestPolicyAuthorizerMatchesReference replays vapcel-authz-steps.txt
+// (captured as vapcel-steps.txt): a policy whose variables hold
+// authorizer decisions (for the request's user, a system:masters admin;
+// for authorizer.serviceAccount with and without a RoleBinding, on
+// resources, subresources, names, selectors and paths; and
+// authorizer.requestResource), each shown through the error of a map
+// lookup by its allowed, reason (RBAC's `allowed by RoleBinding ...`),
+// errored and error; two checks fit in one expression's cost limit,
+// three do not.
+func TestPolicyAuthorizerMatchesReference(t *testing.T) {
+	replayAdmissionSteps(t, "vapcel-authz-steps.txt", 6, map[string]string{
+		"vc-authz-policy": "managedFields: upstream's Variable is atomic, aggsim tracks its fields",
+	}, WithAggregatorOptions(func(o *aggregator.Options) { o.AuthorizationMode = "RBAC" }))
 }
