@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common"
-	"github.com/google/cel-go/ext"
 
+	"github.com/aggsim/aggsim/registry/apis/apiextensions/celrules"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
@@ -34,61 +34,31 @@ var (
 	envErrs = map[envOptions]error{}
 )
 
-// k8sLibraryFunctions are the functions of kube-apiserver's own CEL
-// libraries (k8s.io/apiserver/pkg/cel/library: lists, regex, urls, authz,
-// quantity, ip, cidr, format, semver) that aggsim does not implement: a
-// reference to one of them is not reported as undeclared, so expressions
-// upstream accepts are accepted here too.
-var k8sLibraryFunctions = map[string]bool{}
-
-func init() {
-	for _, f := range strings.Fields(`isSorted sum min max indexOf lastIndexOf find findAll
-		url isURL getScheme getHost getHostname getPort getEscapedPath getQuery
-		path group resource subresource namespace name check allowed reason errored error
-		serviceAccount fieldSelector labelSelector
-		quantity isQuantity sign isInteger asInteger asApproximateFloat add sub compareTo isGreaterThan isLessThan
-		ip isIP cidr isCIDR family isUnspecified isLoopback isLinkLocalMulticast isLinkLocalUnicast isGlobalUnicast
-		isCanonical containsIP containsCIDR masked prefixLength
-		semver isSemver major minor patch
-		format.named format.dns1123Label format.dns1123Subdomain format.dns1035Label format.qualifiedName
-		format.dns1123LabelPrefix format.dns1123SubdomainPrefix format.dns1035LabelPrefix format.labelValue
-		format.uri format.uuid format.byte format.date format.datetime validate`) {
-		k8sLibraryFunctions[f] = true
-	}
-}
-
 // celEnv returns the (cached) compile environment of o: the variables
 // upstream declares (object, oldObject, request, namespaceObject, and
 // params, authorizer, authorizer.requestResource and variables when o
-// says so), all dynamically typed, with the cel-go options and extension
-// libraries of kube-apiserver 1.33's base environment
-// (k8s.io/apiserver/pkg/cel/environment/base.go at compatibility 1.32).
+// says so) in kube-apiserver 1.33's base environment for new expressions
+// (celrules.EnvOptions: k8s.io/apiserver/pkg/cel/environment/base.go at
+// compatibility 1.32, so no semver). request, namespaceObject and the
+// authorizer are typed as upstream types them (admissionObjectTypes);
+// object, oldObject, params and variables are dynamically typed.
 func celEnv(o envOptions) (*cel.Env, error) {
 	envMu.Lock()
 	defer envMu.Unlock()
 	if e, ok := envs[o]; ok || envErrs[o] != nil {
 		return e, envErrs[o]
 	}
-	opts := []cel.EnvOption{
-		cel.HomogeneousAggregateLiterals(),
-		cel.EagerlyValidateDeclarations(true),
-		cel.DefaultUTCTimeZone(true),
-		cel.CrossTypeNumericComparisons(true),
-		cel.OptionalTypes(),
-		ext.Strings(ext.StringsVersion(2)),
-		ext.Sets(),
-		ext.TwoVarComprehensions(),
-		cel.ASTValidators(cel.ValidateDurationLiterals(), cel.ValidateTimestampLiterals(), cel.ValidateRegexLiterals(), cel.ValidateHomogeneousAggregateLiterals()),
+	opts := append(celrules.EnvOptions(), admissionObjectTypes(),
 		cel.Variable("object", cel.DynType),
 		cel.Variable("oldObject", cel.DynType),
-		cel.Variable("request", cel.DynType),
-		cel.Variable("namespaceObject", cel.DynType),
-	}
+		cel.Variable("request", requestType),
+		cel.Variable("namespaceObject", namespaceType),
+	)
 	if o.params {
 		opts = append(opts, cel.Variable("params", cel.DynType))
 	}
 	if o.authorizer {
-		opts = append(opts, cel.Variable("authorizer", cel.DynType), cel.Variable("authorizer.requestResource", cel.DynType))
+		opts = append(opts, cel.Variable("authorizer", celrules.AuthorizerType), cel.Variable("authorizer.requestResource", celrules.ResourceCheckType))
 	}
 	if o.variables {
 		opts = append(opts, cel.Variable("variables", cel.DynType))
@@ -102,9 +72,9 @@ func celEnv(o envOptions) (*cel.Env, error) {
 // and returns the field error upstream gives for path: `compilation
 // failed: <cel-go issues>` or `must evaluate to <type> but got <type>`,
 // with shown (the expression as the user wrote it) as the bad value; nil
-// when the expression compiles. Only the declared variables are typed
-// dynamically here, so field-level type errors upstream finds through its
-// typed request, namespaceObject and authorizer are not reported.
+// when the expression compiles. Variables are not typed by their
+// expressions (upstream types them), so a validation using one is
+// accepted whatever its type.
 func compileCheck(path, expr, shown string, want returnKind, o envOptions) *meta.FieldError {
 	env, err := celEnv(o)
 	if err != nil {
@@ -112,11 +82,7 @@ func compileCheck(path, expr, shown string, want returnKind, o envOptions) *meta
 	}
 	ast, iss := env.Compile(expr)
 	if iss != nil && iss.Err() != nil {
-		msg := issuesText(expr, iss.Errors())
-		if msg == "" {
-			return nil // only references to kube-apiserver library functions
-		}
-		return meta.Invalid(path, shown, "compilation failed: "+msg)
+		return meta.Invalid(path, shown, "compilation failed: "+issuesText(expr, iss.Errors()))
 	}
 	out := ast.OutputType()
 	ok := false
@@ -142,18 +108,12 @@ func compileCheck(path, expr, shown string, want returnKind, o envOptions) *meta
 	return meta.Invalid(path, shown, "must evaluate to one of ["+strings.Join(names, " ")+"] but got "+out.String())
 }
 
-// issuesText is cel-go's Issues.String for the errors that are not
-// undeclared references to kube-apiserver library functions: sorted by
-// position, each with its source excerpt, joined by newlines.
+// issuesText is cel-go's Issues.String: the errors sorted by position,
+// each with its source excerpt, joined by newlines.
 func issuesText(expr string, errs []*cel.Error) string {
 	src := common.NewTextSource(expr)
-	var kept []string
+	kept := make([]string, 0, len(errs))
 	for _, e := range errs {
-		if n, ok := strings.CutPrefix(e.Message, "undeclared reference to '"); ok {
-			if name, _, _ := strings.Cut(n, "'"); k8sLibraryFunctions[name] {
-				continue
-			}
-		}
 		kept = append(kept, e.ToDisplayString(src))
 	}
 	return strings.Join(kept, "\n")

@@ -2,6 +2,7 @@ package celrules
 
 import (
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
 )
 
 // OutOfBudget is the error detail upstream gives when the runtime cost
@@ -31,4 +32,28 @@ func EnvOptions() []cel.EnvOption {
 // them is the cost to charge against RuntimeCELCostBudget.
 func RuntimeProgramOptions() []cel.ProgramOption {
 	return programOptions(&costEstimator{})
+}
+
+// Field is one field of an ObjectType: its name and CEL type.
+type Field struct {
+	Name string
+	Type *types.Type
+}
+
+// ObjectTypes declares named CEL object types for the type checker (as
+// DeclTypes with fields do upstream, e.g. admission's
+// kubernetes.AdmissionRequest and kubernetes.Namespace): each name maps
+// to its fields. Values of these types at evaluation time are plain maps,
+// as upstream's admission activation passes them. The option replaces the
+// environment's type provider, so give it once per environment.
+func ObjectTypes(defs map[string][]Field) cel.EnvOption {
+	objs := map[string]*declType{}
+	for name, fields := range defs {
+		d := &declType{kind: kindObject, cel: types.NewObjectType(name), fields: map[string]*declField{}}
+		for _, f := range fields {
+			d.fields[f.Name] = &declField{name: f.Name, typ: &declType{cel: f.Type}}
+		}
+		objs[name] = d
+	}
+	return cel.CustomTypeProvider(&provider{Registry: types.NewEmptyRegistry(), objs: objs})
 }
