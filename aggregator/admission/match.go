@@ -103,19 +103,9 @@ const (
 
 func celEnvFor(kind int) (*cel.Env, error) {
 	celOnce.Do(func() {
-		base := append(celrules.EnvOptions(),
-			cel.Variable("object", cel.DynType),
-			cel.Variable("oldObject", cel.DynType),
-			cel.Variable("request", cel.DynType),
-			cel.Variable("authorizer", celrules.AuthorizerType),
-			cel.Variable("authorizer.requestResource", celrules.ResourceCheckType),
-		)
-		celEnvs[envMatch], celErr = cel.NewEnv(base...)
+		celEnvs[envMatch], celErr = admissionregistration.CELEnv(false, true, false)
 		if celErr == nil {
-			celEnvs[envPolicy], celErr = cel.NewEnv(append(base,
-				cel.Variable("params", cel.DynType),
-				cel.Variable("namespaceObject", cel.DynType),
-				cel.Variable("variables", cel.DynType))...)
+			celEnvs[envPolicy], celErr = admissionregistration.CELEnv(true, true, true)
 		}
 	})
 	return celEnvs[kind], celErr

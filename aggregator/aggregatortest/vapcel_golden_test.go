@@ -12,7 +12,8 @@ import (
 //   - namespaceObject: the request's Namespace with upstream's fields
 //     (labels, annotations, resourceVersion, phase, spec.finalizers; no
 //     generation; `UID` is never set), a policy denying configmaps without
-//     data in an env=prod namespace, and null (with its `no such key:
+//     data in an env=prod namespace, a typed timestamp read as a string
+//     (`no such overload: string(string)`), and null (with its `no such key:
 //     metadata` error) when a Namespace itself is created or patched;
 //   - runtime cost limits: one expression beyond the per-call limit
 //     (`operation cancelled: actual cost limit exceeded`), forty that

@@ -49,3 +49,11 @@ var (
 	requestType   = types.NewObjectType("kubernetes.AdmissionRequest")
 	namespaceType = types.NewObjectType("kubernetes.Namespace")
 )
+
+// CELEnv returns the (cached) environment admission expressions are
+// compiled in at create and update (see celEnv), for the dispatcher to
+// evaluate them in the same one: params, authorizer and variables say
+// which optional variables are declared.
+func CELEnv(params, authorizer, variables bool) (*cel.Env, error) {
+	return celEnv(envOptions{params: params, authorizer: authorizer, variables: variables})
+}
