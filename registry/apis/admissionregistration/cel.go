@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common"
+	"github.com/google/cel-go/common/types"
 
 	"github.com/aggsim/aggsim/registry/apis/apiextensions/celrules"
 	"github.com/aggsim/aggsim/registry/apis/meta"
@@ -26,6 +27,17 @@ const (
 // authorizer and variables are declared.
 type envOptions struct {
 	params, authorizer, variables bool
+	// vars, when set, types the variables variable as upstream's
+	// kubernetes.variables object with the variables compiled so far (an
+	// environment with it is not cached).
+	vars *varTypes
+}
+
+// varTypes are a policy's variables with their compiled output types (dyn
+// for one that failed to compile), in order; a later one of the same name
+// wins, as upstream.
+type varTypes struct {
+	fields []celrules.Field
 }
 
 var (
@@ -43,12 +55,27 @@ var (
 // authorizer are typed as upstream types them (admissionObjectTypes);
 // object, oldObject, params and variables are dynamically typed.
 func celEnv(o envOptions) (*cel.Env, error) {
-	envMu.Lock()
-	defer envMu.Unlock()
-	if e, ok := envs[o]; ok || envErrs[o] != nil {
-		return e, envErrs[o]
+	var extra map[string][]celrules.Field
+	if o.vars != nil {
+		byName := map[string]int{}
+		var fields []celrules.Field
+		for _, f := range o.vars.fields {
+			if i, ok := byName[f.Name]; ok {
+				fields[i] = f
+				continue
+			}
+			byName[f.Name] = len(fields)
+			fields = append(fields, f)
+		}
+		extra = map[string][]celrules.Field{variablesTypeName: fields}
+	} else {
+		envMu.Lock()
+		defer envMu.Unlock()
+		if e, ok := envs[o]; ok || envErrs[o] != nil {
+			return e, envErrs[o]
+		}
 	}
-	opts := append(celrules.EnvOptions(), admissionObjectTypes(),
+	opts := append(celrules.EnvOptions(), admissionObjectTypes(extra),
 		cel.Variable("object", cel.DynType),
 		cel.Variable("oldObject", cel.DynType),
 		cel.Variable("request", requestType),
@@ -60,7 +87,11 @@ func celEnv(o envOptions) (*cel.Env, error) {
 	if o.authorizer {
 		opts = append(opts, cel.Variable("authorizer", celrules.AuthorizerType), cel.Variable("authorizer.requestResource", celrules.ResourceCheckType))
 	}
-	if o.variables {
+	switch {
+	case o.vars != nil:
+		opts = append(opts, cel.Variable("variables", types.NewObjectType(variablesTypeName)))
+		return cel.NewEnv(opts...)
+	case o.variables:
 		opts = append(opts, cel.Variable("variables", cel.DynType))
 	}
 	e, err := cel.NewEnv(opts...)
@@ -72,19 +103,48 @@ func celEnv(o envOptions) (*cel.Env, error) {
 // and returns the field error upstream gives for path: `compilation
 // failed: <cel-go issues>` or `must evaluate to <type> but got <type>`,
 // with shown (the expression as the user wrote it) as the bad value; nil
-// when the expression compiles. Variables are not typed by their
-// expressions (upstream types them), so a validation using one is
-// accepted whatever its type.
+// when the expression compiles. With o.vars, variables.<name> has the
+// type of that variable's expression.
 func compileCheck(path, expr, shown string, want returnKind, o envOptions) *meta.FieldError {
+	_, fe := compileType(path, expr, shown, want, o)
+	return fe
+}
+
+// compileType is compileCheck that also returns the expression's output
+// type (dyn when it did not compile).
+func compileType(path, expr, shown string, want returnKind, o envOptions) (*types.Type, *meta.FieldError) {
 	env, err := celEnv(o)
 	if err != nil {
-		return &meta.FieldError{Type: meta.InternalError, Field: path, Detail: "unexpected error loading CEL environment: " + err.Error()}
+		return types.DynType, &meta.FieldError{Type: meta.InternalError, Field: path, Detail: "unexpected error loading CEL environment: " + err.Error()}
 	}
 	ast, iss := env.Compile(expr)
 	if iss != nil && iss.Err() != nil {
-		return meta.Invalid(path, shown, "compilation failed: "+issuesText(expr, iss.Errors()))
+		return types.DynType, meta.Invalid(path, shown, "compilation failed: "+issuesText(expr, iss.Errors()))
 	}
 	out := ast.OutputType()
+	return variableType(out), checkOutput(path, shown, want, out)
+}
+
+// variableType is the type a variable of output type t has for the
+// expressions after it (convertCelTypeToDeclType upstream): primitives,
+// lists and maps of them keep their type, anything else (an object such
+// as an authorizer decision or a quantity, a type, an optional) is dyn.
+func variableType(t *types.Type) *types.Type {
+	switch t.Kind() {
+	case types.AnyKind, types.BoolKind, types.BytesKind, types.DoubleKind, types.DurationKind, types.IntKind,
+		types.NullTypeKind, types.StringKind, types.TimestampKind, types.UintKind, types.DynKind:
+		return t
+	case types.ListKind:
+		return types.NewListType(variableType(t.Parameters()[0]))
+	case types.MapKind:
+		return types.NewMapType(variableType(t.Parameters()[0]), variableType(t.Parameters()[1]))
+	}
+	return types.DynType
+}
+
+// checkOutput is the error upstream gives when an expression's output
+// type out is not what want asks for.
+func checkOutput(path, shown string, want returnKind, out *types.Type) *meta.FieldError {
 	ok := false
 	var names []string
 	switch want {
@@ -97,9 +157,7 @@ func compileCheck(path, expr, shown string, want returnKind, o envOptions) *meta
 	case kindAny:
 		ok = true
 	}
-	if ok || out.IsExactType(cel.DynType) && want != kindAny {
-		// a dynamically typed result is what aggsim's untyped variables
-		// give; upstream types them and may know better, aggsim accepts.
+	if ok {
 		return nil
 	}
 	if len(names) == 1 {

@@ -2,6 +2,7 @@ package admissionregistration
 
 import (
 	"bufio"
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -17,15 +18,58 @@ import (
 // (quantity, ip, cidr, format, url, lists, regex, sets, two-variable
 // comprehensions; not semver), and no estimated cost limit.
 func TestPolicyCompileMatchesReference(t *testing.T) {
-	f, err := os.Open("testdata/policy-compile.txt")
+	entries := readProbes(t, "testdata/policy-compile.txt")
+	if len(entries) < 70 {
+		t.Fatalf("only %d expressions read", len(entries))
+	}
+	for _, e := range entries {
+		checkProbe(t, e.header, nil, []Validation{{Expression: e.header}}, e.want)
+	}
+}
+
+// TestPolicyVariablesMatchReference: variables are typed by their
+// expressions in order (testdata/policy-variables.txt, from
+// probe-variables.sh against 1.33.13): `undefined field 'zz'`, a forward
+// reference, `(kubernetes.variables, int)`, a later variable of the same
+// name winning, an authorizer decision kept as dyn, and messageExpression
+// types.
+func TestPolicyVariablesMatchReference(t *testing.T) {
+	entries := readProbes(t, "testdata/policy-variables.txt")
+	if len(entries) < 18 {
+		t.Fatalf("only %d entries read", len(entries))
+	}
+	for _, e := range entries {
+		vj, cj, ok := strings.Cut(e.header, "\t")
+		if !ok {
+			t.Fatalf("bad header %q", e.header)
+		}
+		var vars []Variable
+		var vals []Validation
+		if err := json.Unmarshal([]byte(vj), &vars); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(cj), &vals); err != nil {
+			t.Fatal(err)
+		}
+		checkProbe(t, e.header, vars, vals, e.want)
+	}
+}
+
+type probeEntry struct {
+	header string
+	want   []string
+}
+
+// readProbes reads a probe transcript: a header line ending in a colon,
+// then kubectl's answer indented by two spaces.
+func readProbes(t *testing.T, file string) []*probeEntry {
+	t.Helper()
+	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	type entry struct {
-		expr string
-		want []string
-	}
+	type entry = probeEntry
 	var entries []*entry
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -35,29 +79,36 @@ func TestPolicyCompileMatchesReference(t *testing.T) {
 			e.want = append(e.want, rest)
 			continue
 		}
-		expr, ok := strings.CutSuffix(line, ":")
+		header, ok := strings.CutSuffix(line, ":")
 		if !ok {
 			t.Fatalf("bad line %q", line)
 		}
-		entries = append(entries, &entry{expr: expr})
+		entries = append(entries, &entry{header: header})
 	}
-	if len(entries) < 60 {
-		t.Fatalf("only %d expressions read", len(entries))
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
 	}
-	for _, e := range entries {
-		spec := &ValidatingAdmissionPolicySpec{
-			MatchConstraints: &MatchResources{ResourceRules: []NamedRuleWithOperations{{RuleWithOperations: RuleWithOperations{
-				Operations: []string{"CREATE"}, Rule: Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}}}}},
-			Validations: []Validation{{Expression: e.expr}},
-		}
-		DefaultValidatingAdmissionPolicySpec(spec)
-		errs := ValidateValidatingAdmissionPolicySpec("probe", spec)
-		got := "validatingadmissionpolicy.admissionregistration.k8s.io/probe created (server dry run)"
-		if len(errs) > 0 {
-			got = `The ValidatingAdmissionPolicy "probe" is invalid: ` + errs[0].Error()
-		}
-		if want := strings.Join(e.want, "\n"); got != want {
-			t.Errorf("%s:\n got %s\nwant %s", e.expr, got, want)
-		}
+	return entries
+}
+
+// checkProbe validates a policy on configmaps CREATE with vars and vals
+// and compares kubectl's text of its first error (or of its creation)
+// with want.
+func checkProbe(t *testing.T, name string, vars []Variable, vals []Validation, want []string) {
+	t.Helper()
+	spec := &ValidatingAdmissionPolicySpec{
+		MatchConstraints: &MatchResources{ResourceRules: []NamedRuleWithOperations{{RuleWithOperations: RuleWithOperations{
+			Operations: []string{"CREATE"}, Rule: Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}}}}},
+		Variables:   vars,
+		Validations: vals,
+	}
+	DefaultValidatingAdmissionPolicySpec(spec)
+	errs := ValidateValidatingAdmissionPolicySpec("probe", spec)
+	got := "validatingadmissionpolicy.admissionregistration.k8s.io/probe created (server dry run)"
+	if len(errs) > 0 {
+		got = `The ValidatingAdmissionPolicy "probe" is invalid: ` + errs[0].Error()
+	}
+	if w := strings.Join(want, "\n"); got != w {
+		t.Errorf("%s:\n got %s\nwant %s", name, got, w)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/apiextensions/celrules"
 )
 
-// admissionObjectTypes are the object types of the request and
+// admissionObjectTypes declares, with extra, the object types of the request and
 // namespaceObject variables of admission CEL, as kube-apiserver 1.33
 // declares them for the type checker (buildRequestType and
 // buildNamespaceType in apiserver/pkg/admission/plugin/cel/compile.go):
@@ -15,7 +15,7 @@ import (
 // has no managedFields or ownerReferences, and its uid field is spelled
 // UID (so it is never set at evaluation). Timestamps are typed
 // timestamp, generation and deletionGracePeriodSeconds int.
-func admissionObjectTypes() cel.EnvOption {
+func admissionObjectTypes(extra map[string][]celrules.Field) cel.EnvOption {
 	S, I, B, T := types.StringType, types.IntType, types.BoolType, types.TimestampType
 	strs := types.NewListType(S)
 	f := func(name string, t *types.Type) celrules.Field { return celrules.Field{Name: name, Type: t} }
@@ -23,7 +23,7 @@ func admissionObjectTypes() cel.EnvOption {
 	gvr := types.NewObjectType("kubernetes.GroupVersionResource")
 	user := types.NewObjectType("kubernetes.UserInfo")
 	cond := types.NewObjectType("kubernetes.NamespaceCondition")
-	return celrules.ObjectTypes(map[string][]celrules.Field{
+	defs := map[string][]celrules.Field{
 		"kubernetes.GroupVersionKind":     {f("group", S), f("version", S), f("kind", S)},
 		"kubernetes.GroupVersionResource": {f("group", S), f("version", S), f("resource", S)},
 		"kubernetes.UserInfo": {f("username", S), f("uid", S), f("groups", strs),
@@ -42,8 +42,16 @@ func admissionObjectTypes() cel.EnvOption {
 		"kubernetes.Namespace": {f("metadata", types.NewObjectType("kubernetes.NamespaceMetadata")),
 			f("spec", types.NewObjectType("kubernetes.NamespaceSpec")),
 			f("status", types.NewObjectType("kubernetes.NamespaceStatus"))},
-	})
+	}
+	for k, v := range extra {
+		defs[k] = v
+	}
+	return celrules.ObjectTypes(defs)
 }
+
+// variablesTypeName is the CEL type of a policy's variables variable
+// (upstream's composition environment).
+const variablesTypeName = "kubernetes.variables"
 
 var (
 	requestType   = types.NewObjectType("kubernetes.AdmissionRequest")

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/cel-go/common/types"
+
+	"github.com/aggsim/aggsim/registry/apis/apiextensions/celrules"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
@@ -343,6 +346,9 @@ func ValidateValidatingAdmissionPolicySpec(name string, s *ValidatingAdmissionPo
 	}
 	errs = append(errs, validateMatchConditions(s.MatchConditions, hasParams, p+".matchConditions")...)
 	opts := envOptions{params: hasParams, authorizer: true, variables: len(s.Variables) > 0}
+	if opts.variables {
+		opts.vars = &varTypes{}
+	}
 	for i, v := range s.Variables {
 		vp := meta.Index(p+".variables", i)
 		if strings.TrimSpace(v.Name) == "" {
@@ -352,8 +358,14 @@ func ValidateValidatingAdmissionPolicySpec(name string, s *ValidatingAdmissionPo
 		}
 		if strings.TrimSpace(v.Expression) == "" {
 			errs = append(errs, meta.Required(vp+".expression", "expression is not specified"))
-		} else if fe := compileCheck(vp+".expression", v.Expression, v.Expression, kindAny, opts); fe != nil {
-			errs = append(errs, fe)
+			opts.vars.fields = append(opts.vars.fields, celrules.Field{Name: v.Name, Type: types.DynType})
+		} else {
+			// each variable sees the ones before it, typed
+			typ, fe := compileType(vp+".expression", v.Expression, v.Expression, kindAny, opts)
+			if fe != nil {
+				errs = append(errs, fe)
+			}
+			opts.vars.fields = append(opts.vars.fields, celrules.Field{Name: v.Name, Type: typ})
 		}
 	}
 	if len(s.Validations) == 0 && len(s.AuditAnnotations) == 0 {
@@ -410,7 +422,7 @@ func validateValidation(v *Validation, hasParams bool, opts envOptions, p string
 	} else if strings.TrimSpace(v.MessageExpression) != "" {
 		// upstream compiles message expressions with params only when
 		// match conditions may use them, and without the authorizer
-		mo := envOptions{params: hasParams, variables: opts.variables}
+		mo := envOptions{params: hasParams, variables: opts.variables, vars: opts.vars}
 		if fe := compileCheck(p+".messageExpression", v.MessageExpression, v.MessageExpression, kindString, mo); fe != nil {
 			errs = append(errs, fe)
 		}

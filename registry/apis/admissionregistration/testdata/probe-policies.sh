@@ -36,6 +36,7 @@ exprs+=("quantity('1Gi').isGreaterThan(quantity('1Mi'))" "isSemver('1.2.3')" "se
   "namespaceObject.status.conditions[0].lastTransitionTime == 1" "namespaceObject.metadata.generation == 'x'"
   "namespaceObject.metadata.deletionGracePeriodSeconds > 0" "namespaceObject.spec.finalizers[0] == 1" "authorizer.check('get')"
   "authorizer.requestResource == 1" "authorizer.group('x')" "request.userInfo.groups.exists(g, g == 'x')"
+  "object.x" "request.options" "[object.x][0]" "object.x == object.y ? object.x : false"
   "object.data.all(k, object.data.all(k2, object.data.all(k3, k + k2 + k3 != '')))"
   "object.metadata.name.split('-').all(x, object.metadata.name.split('-').all(y, object.metadata.name.split('-').all(z, x+y+z != '')))")
 for e in "${exprs[@]}"; do echo "$e:"; probe "$e"; done
