@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/google/cel-go/common/types"
+
 	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
 	"github.com/aggsim/aggsim/registry/apis/apiextensions/celrules"
 )
@@ -64,9 +66,13 @@ func evalPolicyValidations(p *admissionregistration.ValidatingAdmissionPolicy, v
 		if !budget.charge(cost) {
 			return outOfBudget()
 		}
-		if err == nil {
-			variables[vr.Name] = out
+		if err != nil {
+			// reading a failed variable fails with its error, as upstream's
+			// lazily composited variables do
+			variables[vr.Name] = types.NewErr("composited variable %q fails to evaluate: %v", vr.Name, err)
+			continue
 		}
+		variables[vr.Name] = out
 	}
 	type result struct {
 		val    admissionregistration.Validation

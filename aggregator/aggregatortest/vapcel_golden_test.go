@@ -38,3 +38,14 @@ func TestPolicyAuthorizerMatchesReference(t *testing.T) {
 		"vc-authz-policy": "managedFields: upstream's Variable is atomic, aggsim tracks its fields",
 	}, WithAggregatorOptions(func(o *aggregator.Options) { o.AuthorizationMode = "RBAC" }))
 }
+
+// TestPolicyVariableErrorsMatchReference replays vapcel-vars-steps.txt
+// (captured as vapcel-steps.txt): reading a variable whose expression
+// failed fails with `composited variable "x" fails to evaluate: <err>`,
+// nested for a variable built from it; a typed variable in a
+// messageExpression.
+func TestPolicyVariableErrorsMatchReference(t *testing.T) {
+	replayAdmissionSteps(t, "vapcel-vars-steps.txt", 4, map[string]string{
+		"vc-varerr-policy": "managedFields: upstream's Variable is atomic, aggsim tracks its fields",
+	})
+}
