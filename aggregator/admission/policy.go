@@ -129,23 +129,11 @@ func (d *Dispatcher) validatePolicies(ctx context.Context, a *registry.Admission
 	return nil
 }
 
-// evalExpr evaluates a policy expression to a Go value.
-func evalExpr(expr string, vars map[string]any) (any, error) {
-	p, err := program(envPolicy, expr)
-	if err != nil {
-		return nil, err
-	}
-	out, _, err := p.Eval(vars)
-	if err != nil {
-		return nil, err
-	}
-	return out.Value(), nil
-}
-
 // validationMessage is the message and reason of a failed validation:
-// messageExpression, else message, else `failed expression: <expr>`;
-// reason Invalid by default.
-func validationMessage(val admissionregistration.Validation, vars map[string]any) (msg, reason string) {
+// its messageExpression's result m (nil when it has none or it failed)
+// when a non-empty single line, else message, else `failed expression:
+// <expr>`; reason Invalid by default.
+func validationMessage(val admissionregistration.Validation, m any) (msg, reason string) {
 	reason = "Invalid"
 	if val.Reason != nil && *val.Reason != "" {
 		reason = *val.Reason
@@ -154,12 +142,8 @@ func validationMessage(val admissionregistration.Validation, vars map[string]any
 	if val.Message != "" {
 		msg = val.Message
 	}
-	if val.MessageExpression != "" {
-		if m, err := evalExpr(val.MessageExpression, vars); err == nil {
-			if s, ok := m.(string); ok && strings.TrimSpace(s) != "" && !strings.ContainsAny(s, "\n") {
-				msg = strings.TrimSpace(s)
-			}
-		}
+	if s, ok := m.(string); ok && strings.TrimSpace(s) != "" && !strings.ContainsAny(s, "\n") {
+		msg = strings.TrimSpace(s)
 	}
 	return msg, reason
 }

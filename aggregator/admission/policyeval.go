@@ -50,7 +50,10 @@ var errOutOfBudget = fmt.Errorf("%s", celrules.OutOfBudget)
 // Fail, none under Ignore. Otherwise the decisions are the failed
 // validations in order, and evaluation errors (`expression '<expr>'
 // resulted in error: <err>`, e.g. `operation cancelled: actual cost limit
-// exceeded`) under Fail.
+// exceeded`) under Fail. The messageExpressions are evaluated afterwards
+// with what is left; when that runs out, every failed validation's message
+// is `failed messageExpression: validation failed due to running out of
+// cost budget, ...` (kube-apiserver 1.33.13 answers so).
 func evalPolicyValidations(p *admissionregistration.ValidatingAdmissionPolicy, vars map[string]any, failClosed bool) []policyDecision {
 	budget := newCostBudget()
 	variables := map[string]any{}
@@ -87,15 +90,35 @@ func evalPolicyValidations(p *admissionregistration.ValidatingAdmissionPolicy, v
 		}
 		results = append(results, result{val, failed, err})
 	}
+	// every messageExpression is evaluated, failed validation or not, with
+	// what is left of the budget (upstream's message filter)
+	msgs := make([]any, len(results))
+	msgOutOfBudget := false
+	for i, r := range results {
+		if r.val.MessageExpression == "" {
+			continue
+		}
+		m, cost, err := evalExprCost(r.val.MessageExpression, vars)
+		if !budget.charge(cost) {
+			msgOutOfBudget = true
+			break
+		}
+		if err == nil {
+			msgs[i] = m
+		}
+	}
 	var out []policyDecision
-	for _, r := range results {
+	for i, r := range results {
 		switch {
 		case r.err != nil:
 			if failClosed {
 				out = append(out, policyDecision{msg: r.err.Error(), reason: "Invalid"})
 			}
 		case r.failed:
-			msg, reason := validationMessage(r.val, vars)
+			msg, reason := validationMessage(r.val, msgs[i])
+			if msgOutOfBudget {
+				msg = "failed messageExpression: " + celrules.OutOfBudget
+			}
 			out = append(out, policyDecision{msg: msg, reason: reason})
 		}
 	}

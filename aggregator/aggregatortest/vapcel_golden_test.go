@@ -43,9 +43,12 @@ func TestPolicyAuthorizerMatchesReference(t *testing.T) {
 // (captured as vapcel-steps.txt): reading a variable whose expression
 // failed fails with `composited variable "x" fails to evaluate: <err>`,
 // nested for a variable built from it; a typed variable in a
-// messageExpression.
+// messageExpression; thirty messageExpressions that exhaust what the
+// validations left of the budget make every failed validation's message
+// `failed messageExpression: validation failed due to running out of cost
+// budget, ...` (one Warning), an evaluation error keeps its own.
 func TestPolicyVariableErrorsMatchReference(t *testing.T) {
-	replayAdmissionSteps(t, "vapcel-vars-steps.txt", 4, map[string]string{
+	replayAdmissionSteps(t, "vapcel-vars-steps.txt", 7, map[string]string{
 		"vc-varerr-policy": "managedFields: upstream's Variable is atomic, aggsim tracks its fields",
 	})
 }
