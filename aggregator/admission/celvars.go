@@ -66,7 +66,9 @@ func celVariables(ctx context.Context, a *registry.AdmissionAttributes) (map[str
 			ui[k] = v
 		}
 	}
-	vars := map[string]any{"request": req, "object": req["object"], "oldObject": req["oldObject"]}
+	// namespaceObject is declared for webhook matchConditions too and
+	// null there (upstream passes no namespace); policies set their own.
+	vars := map[string]any{"request": req, "object": req["object"], "oldObject": req["oldObject"], "namespaceObject": nil}
 	delete(req, "object")
 	delete(req, "oldObject")
 	return vars, nil

@@ -442,6 +442,7 @@ func (d *Dispatcher) matches(ctx context.Context, h *hook, a *registry.Admission
 		if err != nil {
 			return false, meta.NewInternalError(err)
 		}
+		d.addAuthorizer(ctx, a, vars)
 		ok, errs := evalMatchConditions(ctx, envMatch, h.w.MatchConditions, vars)
 		if len(errs) > 0 {
 			if !h.failClosed() {

@@ -7,10 +7,10 @@ import (
 	"sync"
 
 	"github.com/google/cel-go/cel"
-	"github.com/google/cel-go/ext"
 
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
+	"github.com/aggsim/aggsim/registry/apis/apiextensions/celrules"
 )
 
 // exempt reports whether writes of info are never sent to webhooks:
@@ -87,8 +87,7 @@ func resourceMatches(pattern, resource, sub string) bool {
 
 // celVars are the variables of a match condition (upstream's
 // matchconditions with the admission environment): object, oldObject,
-// request and authorizer (declared; aggsim binds no authorizer, so an
-// expression using it fails to evaluate).
+// request, authorizer and authorizer.requestResource (see addAuthorizer).
 var (
 	celOnce sync.Once
 	celEnvs [3]*cel.Env
@@ -105,30 +104,11 @@ const (
 
 func celEnvFor(kind int) (*cel.Env, error) {
 	celOnce.Do(func() {
-		base := []cel.EnvOption{
-			cel.HomogeneousAggregateLiterals(),
-			cel.DefaultUTCTimeZone(true),
-			cel.CrossTypeNumericComparisons(true),
-			cel.OptionalTypes(),
-			ext.Strings(ext.StringsVersion(2)),
-			ext.Sets(),
-			cel.Variable("object", cel.DynType),
-			cel.Variable("oldObject", cel.DynType),
-			cel.Variable("request", cel.DynType),
-			cel.Variable("authorizer", cel.DynType),
-		}
-		celEnvs[envMatch], celErr = cel.NewEnv(base...)
+		celEnvs[envMatch], celErr = admissionregistration.CELEnv(false, true, false)
 		if celErr == nil {
-			policy := append(base,
-				cel.Variable("params", cel.DynType),
-				cel.Variable("namespaceObject", cel.DynType),
-				cel.Variable("variables", cel.DynType))
-			celEnvs[envPolicy], celErr = cel.NewEnv(policy...)
+			celEnvs[envPolicy], celErr = admissionregistration.CELEnv(true, true, true)
 			if celErr == nil {
-				var m []cel.EnvOption
-				if m, celErr = admissionregistration.MutationCELOptions(); celErr == nil {
-					celEnvs[envMutation], celErr = cel.NewEnv(append(policy, m...)...)
-				}
+				celEnvs[envMutation], celErr = admissionregistration.MutationCELEnv()
 			}
 		}
 	})
@@ -161,7 +141,7 @@ func program(kind int, expr string) (cel.Program, error) {
 	if iss != nil && iss.Err() != nil {
 		return nil, iss.Err()
 	}
-	p, err := env.Program(ast, cel.CostLimit(1_000_000))
+	p, err := env.Program(ast, celrules.RuntimeProgramOptions()...)
 	if err != nil {
 		return nil, err
 	}

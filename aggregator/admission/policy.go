@@ -54,6 +54,7 @@ func (d *Dispatcher) validatePolicies(ctx context.Context, a *registry.Admission
 		return strings.Compare(x.Name, y.Name)
 	})
 	var vars map[string]any
+	var nsObj any
 	for _, b := range bindings {
 		p := byName[b.Spec.PolicyName]
 		if p == nil {
@@ -77,6 +78,9 @@ func (d *Dispatcher) validatePolicies(ctx context.Context, a *registry.Admission
 			if vars, err = memo.of(ctx, a); err != nil {
 				return meta.NewInternalError(err)
 			}
+			if nsObj, err = namespaceObject(ctx, d.opts.Source, a); err != nil {
+				return meta.NewInternalError(err)
+			}
 		}
 		deny := func(msg, reason string) error {
 			return d.refuse(ctx, a, Refusal{By: "policy", Policy: p.Name, Binding: b.Name}, policyDenied(a, p.Name, b.Name, msg, reason))
@@ -98,7 +102,8 @@ func (d *Dispatcher) validatePolicies(ctx context.Context, a *registry.Admission
 		}
 		for _, params := range paramSets {
 			v := map[string]any{"object": vars["object"], "oldObject": vars["oldObject"], "request": vars["request"],
-				"params": params, "namespaceObject": nil}
+				"params": params, "namespaceObject": nsObj}
+			d.addAuthorizer(ctx, a, v)
 			ok, errs := evalMatchConditions(ctx, envPolicy, p.Spec.MatchConditions, v)
 			if len(errs) > 0 {
 				if failClosed {
@@ -109,30 +114,13 @@ func (d *Dispatcher) validatePolicies(ctx context.Context, a *registry.Admission
 			if !ok {
 				continue
 			}
-			variables := map[string]any{}
-			v["variables"] = variables
-			for _, vr := range p.Spec.Variables {
-				if out, err := evalExpr(vr.Expression, v); err == nil {
-					variables[vr.Name] = out
-				}
-			}
-			for _, val := range p.Spec.Validations {
-				msg, reason, failed, err := evalValidation(val, v)
-				if err != nil {
-					if !failClosed {
-						continue
-					}
-					msg, reason, failed = err.Error(), "Invalid", true
-				}
-				if !failed {
-					continue
-				}
+			for _, dec := range evalPolicyValidations(p, v, failClosed) {
 				for _, act := range b.Spec.ValidationActions {
 					switch act {
 					case "Deny":
-						return deny(msg, reason)
+						return deny(dec.msg, dec.reason)
 					case "Warn":
-						registry.AddWarnings(ctx, fmt.Sprintf("Validation failed for ValidatingAdmissionPolicy '%s' with binding '%s': %s", p.Name, b.Name, msg))
+						registry.AddWarnings(ctx, fmt.Sprintf("Validation failed for ValidatingAdmissionPolicy '%s' with binding '%s': %s", p.Name, b.Name, dec.msg))
 					}
 				}
 			}
@@ -141,35 +129,11 @@ func (d *Dispatcher) validatePolicies(ctx context.Context, a *registry.Admission
 	return nil
 }
 
-// evalExpr evaluates a policy expression to a Go value.
-func evalExpr(expr string, vars map[string]any) (any, error) {
-	p, err := program(envPolicy, expr)
-	if err != nil {
-		return nil, err
-	}
-	out, _, err := p.Eval(vars)
-	if err != nil {
-		return nil, err
-	}
-	return out.Value(), nil
-}
-
-// evalValidation evaluates one validation: whether it failed, with its
-// message (messageExpression, else message, else `failed expression:
-// <expr>`) and reason (default Invalid). An evaluation error is
-// `expression '<expr>' resulted in error: <err>`.
-func evalValidation(val admissionregistration.Validation, vars map[string]any) (msg, reason string, failed bool, err error) {
-	out, err := evalExpr(val.Expression, vars)
-	if err != nil {
-		return "", "", false, fmt.Errorf("expression '%s' resulted in error: %v", val.Expression, err)
-	}
-	ok, isBool := out.(bool)
-	if !isBool {
-		return "", "", false, fmt.Errorf("expression '%s' resulted in error: expected bool, got %T", val.Expression, out)
-	}
-	if ok {
-		return "", "", false, nil
-	}
+// validationMessage is the message and reason of a failed validation:
+// its messageExpression's result m (nil when it has none or it failed)
+// when a non-empty single line, else message, else `failed expression:
+// <expr>`; reason Invalid by default.
+func validationMessage(val admissionregistration.Validation, m any) (msg, reason string) {
 	reason = "Invalid"
 	if val.Reason != nil && *val.Reason != "" {
 		reason = *val.Reason
@@ -178,14 +142,10 @@ func evalValidation(val admissionregistration.Validation, vars map[string]any) (
 	if val.Message != "" {
 		msg = val.Message
 	}
-	if val.MessageExpression != "" {
-		if m, err := evalExpr(val.MessageExpression, vars); err == nil {
-			if s, ok := m.(string); ok && strings.TrimSpace(s) != "" && !strings.ContainsAny(s, "\n") {
-				msg = strings.TrimSpace(s)
-			}
-		}
+	if s, ok := m.(string); ok && strings.TrimSpace(s) != "" && !strings.ContainsAny(s, "\n") {
+		msg = strings.TrimSpace(s)
 	}
-	return msg, reason, true, nil
+	return msg, reason
 }
 
 // policyDenied is the Status of a denial by policy p through binding b.

@@ -265,9 +265,9 @@ func TestValidatingAdmissionPoliciesMatchReference(t *testing.T) {
 // replayAdmissionSteps runs the steps of file against a new Server and a
 // loopback webhook (see goldenWebhook) and compares them with the
 // captures; knownBodyDiffs names steps whose body is not compared, with
-// the reason.
-func replayAdmissionSteps(t *testing.T, file string, minSteps int, knownBodyDiffs map[string]string) {
-	s := Start(t)
+// the reason; opts configure the Server.
+func replayAdmissionSteps(t *testing.T, file string, minSteps int, knownBodyDiffs map[string]string, opts ...Option) {
+	s := Start(t, opts...)
 	wh := &goldenWebhook{}
 	whPort, caPEM := serveGoldenWebhook(t, "wh", wh)
 	refused, err := net.Listen("tcp", "127.0.0.1:0")

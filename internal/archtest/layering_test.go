@@ -34,7 +34,7 @@ var rank = map[string]int{
 	"registry/storage":                    20,
 	"registry/negotiation":                15,
 	"registry/apis/apiregistration":       12,
-	"registry/apis/admissionregistration": 12,
+	"registry/apis/admissionregistration": 13, // compiles policies' CEL with celrules' environment
 	"registry/apis/flowcontrol":           12,
 	"registry/apis/coordination":          12,
 	"registry/apis/core":                  12,

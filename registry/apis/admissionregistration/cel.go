@@ -6,8 +6,9 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common"
-	"github.com/google/cel-go/ext"
+	"github.com/google/cel-go/common/types"
 
+	"github.com/aggsim/aggsim/registry/apis/apiextensions/celrules"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
@@ -29,6 +30,17 @@ const (
 type envOptions struct {
 	params, authorizer, variables bool
 	mutation                      bool // the Object and JSONPatch types (cel_mutation.go)
+	// vars, when set, types the variables variable as upstream's
+	// kubernetes.variables object with the variables compiled so far (an
+	// environment with it is not cached).
+	vars *varTypes
+}
+
+// varTypes are a policy's variables with their compiled output types (dyn
+// for one that failed to compile), in order; a later one of the same name
+// wins, as upstream.
+type varTypes struct {
+	fields []celrules.Field
 }
 
 var (
@@ -37,72 +49,66 @@ var (
 	envErrs = map[envOptions]error{}
 )
 
-// k8sLibraryFunctions are the functions of kube-apiserver's own CEL
-// libraries (k8s.io/apiserver/pkg/cel/library: lists, regex, urls, authz,
-// quantity, ip, cidr, format, semver) that aggsim does not implement: a
-// reference to one of them is not reported as undeclared, so expressions
-// upstream accepts are accepted here too.
-var k8sLibraryFunctions = map[string]bool{}
-
-func init() {
-	for _, f := range strings.Fields(`isSorted sum min max indexOf lastIndexOf find findAll
-		url isURL getScheme getHost getHostname getPort getEscapedPath getQuery
-		path group resource subresource namespace name check allowed reason errored error
-		serviceAccount fieldSelector labelSelector
-		quantity isQuantity sign isInteger asInteger asApproximateFloat add sub compareTo isGreaterThan isLessThan
-		ip isIP cidr isCIDR family isUnspecified isLoopback isLinkLocalMulticast isLinkLocalUnicast isGlobalUnicast
-		isCanonical containsIP containsCIDR masked prefixLength
-		semver isSemver major minor patch
-		format.named format.dns1123Label format.dns1123Subdomain format.dns1035Label format.qualifiedName
-		format.dns1123LabelPrefix format.dns1123SubdomainPrefix format.dns1035LabelPrefix format.labelValue
-		format.uri format.uuid format.byte format.date format.datetime validate`) {
-		k8sLibraryFunctions[f] = true
-	}
-}
-
 // celEnv returns the (cached) compile environment of o: the variables
 // upstream declares (object, oldObject, request, namespaceObject, and
 // params, authorizer, authorizer.requestResource and variables when o
-// says so), all dynamically typed, with the cel-go options and extension
-// libraries of kube-apiserver 1.33's base environment
-// (k8s.io/apiserver/pkg/cel/environment/base.go at compatibility 1.32).
+// says so) in kube-apiserver 1.33's base environment for new expressions
+// (celrules.EnvOptions: k8s.io/apiserver/pkg/cel/environment/base.go at
+// compatibility 1.32, so no semver). request, namespaceObject and the
+// authorizer are typed as upstream types them (admissionObjectTypes);
+// object, oldObject, params and variables are dynamically typed. With
+// o.mutation, a MutatingAdmissionPolicy's Object and JSONPatch types and
+// jsonpatch.escapeKey are declared too (cel_mutation.go).
 func celEnv(o envOptions) (*cel.Env, error) {
-	envMu.Lock()
-	defer envMu.Unlock()
-	if e, ok := envs[o]; ok || envErrs[o] != nil {
-		return e, envErrs[o]
+	var extra map[string][]celrules.Field
+	if o.vars != nil {
+		byName := map[string]int{}
+		var fields []celrules.Field
+		for _, f := range o.vars.fields {
+			if i, ok := byName[f.Name]; ok {
+				fields[i] = f
+				continue
+			}
+			byName[f.Name] = len(fields)
+			fields = append(fields, f)
+		}
+		extra = map[string][]celrules.Field{variablesTypeName: fields}
+	} else {
+		envMu.Lock()
+		defer envMu.Unlock()
+		if e, ok := envs[o]; ok || envErrs[o] != nil {
+			return e, envErrs[o]
+		}
 	}
-	opts := []cel.EnvOption{
-		cel.HomogeneousAggregateLiterals(),
-		cel.EagerlyValidateDeclarations(true),
-		cel.DefaultUTCTimeZone(true),
-		cel.CrossTypeNumericComparisons(true),
-		cel.OptionalTypes(),
-		ext.Strings(ext.StringsVersion(2)),
-		ext.Sets(),
-		ext.TwoVarComprehensions(),
-		cel.ASTValidators(cel.ValidateDurationLiterals(), cel.ValidateTimestampLiterals(), cel.ValidateRegexLiterals(), cel.ValidateHomogeneousAggregateLiterals()),
+	var next types.Provider // the mutation types under the admission ones
+	if o.mutation {
+		reg, err := types.NewRegistry()
+		if err != nil {
+			return nil, err
+		}
+		next = mutationProvider{reg}
+	}
+	opts := append(celrules.EnvOptions(), admissionObjectTypes(extra, next),
 		cel.Variable("object", cel.DynType),
 		cel.Variable("oldObject", cel.DynType),
-		cel.Variable("request", cel.DynType),
-		cel.Variable("namespaceObject", cel.DynType),
-	}
+		cel.Variable("request", requestType),
+		cel.Variable("namespaceObject", namespaceType),
+	)
 	if o.params {
 		opts = append(opts, cel.Variable("params", cel.DynType))
 	}
 	if o.authorizer {
-		opts = append(opts, cel.Variable("authorizer", cel.DynType), cel.Variable("authorizer.requestResource", cel.DynType))
-	}
-	if o.variables {
-		opts = append(opts, cel.Variable("variables", cel.DynType))
+		opts = append(opts, cel.Variable("authorizer", celrules.AuthorizerType), cel.Variable("authorizer.requestResource", celrules.ResourceCheckType))
 	}
 	if o.mutation {
-		m, err := MutationCELOptions()
-		if err != nil {
-			envs[o], envErrs[o] = nil, err
-			return nil, err
-		}
-		opts = append(opts, m...)
+		opts = append(opts, jsonPatchEscapeKey)
+	}
+	switch {
+	case o.vars != nil:
+		opts = append(opts, cel.Variable("variables", types.NewObjectType(variablesTypeName)))
+		return cel.NewEnv(opts...)
+	case o.variables:
+		opts = append(opts, cel.Variable("variables", cel.DynType))
 	}
 	e, err := cel.NewEnv(opts...)
 	envs[o], envErrs[o] = e, err
@@ -113,23 +119,48 @@ func celEnv(o envOptions) (*cel.Env, error) {
 // and returns the field error upstream gives for path: `compilation
 // failed: <cel-go issues>` or `must evaluate to <type> but got <type>`,
 // with shown (the expression as the user wrote it) as the bad value; nil
-// when the expression compiles. Only the declared variables are typed
-// dynamically here, so field-level type errors upstream finds through its
-// typed request, namespaceObject and authorizer are not reported.
+// when the expression compiles. With o.vars, variables.<name> has the
+// type of that variable's expression.
 func compileCheck(path, expr, shown string, want returnKind, o envOptions) *meta.FieldError {
+	_, fe := compileType(path, expr, shown, want, o)
+	return fe
+}
+
+// compileType is compileCheck that also returns the expression's output
+// type (dyn when it did not compile).
+func compileType(path, expr, shown string, want returnKind, o envOptions) (*types.Type, *meta.FieldError) {
 	env, err := celEnv(o)
 	if err != nil {
-		return &meta.FieldError{Type: meta.InternalError, Field: path, Detail: "unexpected error loading CEL environment: " + err.Error()}
+		return types.DynType, &meta.FieldError{Type: meta.InternalError, Field: path, Detail: "unexpected error loading CEL environment: " + err.Error()}
 	}
 	ast, iss := env.Compile(expr)
 	if iss != nil && iss.Err() != nil {
-		msg := issuesText(expr, iss.Errors())
-		if msg == "" {
-			return nil // only references to kube-apiserver library functions
-		}
-		return meta.Invalid(path, shown, "compilation failed: "+msg)
+		return types.DynType, meta.Invalid(path, shown, "compilation failed: "+issuesText(expr, iss.Errors()))
 	}
 	out := ast.OutputType()
+	return variableType(out), checkOutput(path, shown, want, out)
+}
+
+// variableType is the type a variable of output type t has for the
+// expressions after it (convertCelTypeToDeclType upstream): primitives,
+// lists and maps of them keep their type, anything else (an object such
+// as an authorizer decision or a quantity, a type, an optional) is dyn.
+func variableType(t *types.Type) *types.Type {
+	switch t.Kind() {
+	case types.AnyKind, types.BoolKind, types.BytesKind, types.DoubleKind, types.DurationKind, types.IntKind,
+		types.NullTypeKind, types.StringKind, types.TimestampKind, types.UintKind, types.DynKind:
+		return t
+	case types.ListKind:
+		return types.NewListType(variableType(t.Parameters()[0]))
+	case types.MapKind:
+		return types.NewMapType(variableType(t.Parameters()[0]), variableType(t.Parameters()[1]))
+	}
+	return types.DynType
+}
+
+// checkOutput is the error upstream gives when an expression's output
+// type out is not what want asks for.
+func checkOutput(path, shown string, want returnKind, out *types.Type) *meta.FieldError {
 	ok := false
 	var names []string
 	switch want {
@@ -146,9 +177,7 @@ func compileCheck(path, expr, shown string, want returnKind, o envOptions) *meta
 	case kindJSONPatchList:
 		ok, names = out.IsExactType(cel.ListType(cel.ObjectType(MutationJSONPatchType))), []string{"list(" + MutationJSONPatchType + ")"}
 	}
-	if ok || out.IsExactType(cel.DynType) && want != kindAny {
-		// a dynamically typed result is what aggsim's untyped variables
-		// give; upstream types them and may know better, aggsim accepts.
+	if ok {
 		return nil
 	}
 	if len(names) == 1 {
@@ -157,18 +186,12 @@ func compileCheck(path, expr, shown string, want returnKind, o envOptions) *meta
 	return meta.Invalid(path, shown, "must evaluate to one of ["+strings.Join(names, " ")+"] but got "+out.String())
 }
 
-// issuesText is cel-go's Issues.String for the errors that are not
-// undeclared references to kube-apiserver library functions: sorted by
-// position, each with its source excerpt, joined by newlines.
+// issuesText is cel-go's Issues.String: the errors sorted by position,
+// each with its source excerpt, joined by newlines.
 func issuesText(expr string, errs []*cel.Error) string {
 	src := common.NewTextSource(expr)
-	var kept []string
+	kept := make([]string, 0, len(errs))
 	for _, e := range errs {
-		if n, ok := strings.CutPrefix(e.Message, "undeclared reference to '"); ok {
-			if name, _, _ := strings.Cut(n, "'"); k8sLibraryFunctions[name] {
-				continue
-			}
-		}
 		kept = append(kept, e.ToDisplayString(src))
 	}
 	return strings.Join(kept, "\n")

@@ -110,16 +110,6 @@ func (v *mutationValue) Equal(other ref.Val) ref.Val {
 func (v *mutationValue) Type() ref.Type { return v.typ }
 func (v *mutationValue) Value() any     { return v.fields }
 
-// MutationCELOptions are the environment options a mutation expression
-// is compiled with on top of a policy's: the Object and JSONPatch types.
-func MutationCELOptions() ([]cel.EnvOption, error) {
-	reg, err := types.NewRegistry()
-	if err != nil {
-		return nil, err
-	}
-	return []cel.EnvOption{cel.CustomTypeProvider(mutationProvider{reg}), jsonPatchEscapeKey}, nil
-}
-
 // jsonPatchEscapeKey is upstream's jsonpatch.escapeKey(string): a key
 // escaped for a JSON pointer path ("~" as "~0", "/" as "~1"), e.g.
 // '/metadata/labels/' + jsonpatch.escapeKey('example.com/team').

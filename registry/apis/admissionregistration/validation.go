@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/cel-go/common/types"
+
+	"github.com/aggsim/aggsim/registry/apis/apiextensions/celrules"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
@@ -343,7 +346,7 @@ func ValidateValidatingAdmissionPolicySpec(name string, s *ValidatingAdmissionPo
 	}
 	errs = append(errs, validateMatchConditions(s.MatchConditions, hasParams, p+".matchConditions")...)
 	opts := envOptions{params: hasParams, authorizer: true, variables: len(s.Variables) > 0}
-	errs = append(errs, validateVariables(s.Variables, opts, p+".variables")...)
+	errs = append(errs, validateVariables(s.Variables, &opts, p+".variables")...)
 	if len(s.Validations) == 0 && len(s.AuditAnnotations) == 0 {
 		errs = append(errs,
 			meta.Required(p+".validations", "validations or auditAnnotations must contain at least one item"),
@@ -386,9 +389,14 @@ func ValidateValidatingAdmissionPolicySpec(name string, s *ValidatingAdmissionPo
 }
 
 // validateVariables checks a policy's variables: names that are CEL
-// identifiers, expressions that compile in opts' environment.
-func validateVariables(vars []Variable, opts envOptions, p string) meta.FieldErrors {
+// identifiers, expressions that compile in opts' environment, each typed
+// by the variables before it; it leaves opts with variables typed as all
+// of them (opts.vars), for the expressions that follow.
+func validateVariables(vars []Variable, opts *envOptions, p string) meta.FieldErrors {
 	var errs meta.FieldErrors
+	if len(vars) > 0 {
+		opts.vars = &varTypes{}
+	}
 	for i, v := range vars {
 		vp := meta.Index(p, i)
 		if strings.TrimSpace(v.Name) == "" {
@@ -396,11 +404,18 @@ func validateVariables(vars []Variable, opts envOptions, p string) meta.FieldErr
 		} else if !celIdentifier.MatchString(v.Name) || slices.Contains(celReservedWords, v.Name) {
 			errs = append(errs, meta.Invalid(vp+".name", v.Name, "name is not a valid CEL identifier"))
 		}
+		typ := types.DynType
 		if strings.TrimSpace(v.Expression) == "" {
 			errs = append(errs, meta.Required(vp+".expression", "expression is not specified"))
-		} else if fe := compileCheck(vp+".expression", v.Expression, v.Expression, kindAny, opts); fe != nil {
-			errs = append(errs, fe)
+		} else {
+			// each variable sees the ones before it, typed
+			t, fe := compileType(vp+".expression", v.Expression, v.Expression, kindAny, *opts)
+			if fe != nil {
+				errs = append(errs, fe)
+			}
+			typ = t
 		}
+		opts.vars.fields = append(opts.vars.fields, celrules.Field{Name: v.Name, Type: typ})
 	}
 	return errs
 }
@@ -418,7 +433,7 @@ func validateValidation(v *Validation, hasParams bool, opts envOptions, p string
 	} else if strings.TrimSpace(v.MessageExpression) != "" {
 		// upstream compiles message expressions with params only when
 		// match conditions may use them, and without the authorizer
-		mo := envOptions{params: hasParams, variables: opts.variables}
+		mo := envOptions{params: hasParams, variables: opts.variables, vars: opts.vars}
 		if fe := compileCheck(p+".messageExpression", v.MessageExpression, v.MessageExpression, kindString, mo); fe != nil {
 			errs = append(errs, fe)
 		}

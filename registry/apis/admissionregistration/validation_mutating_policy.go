@@ -76,7 +76,7 @@ func ValidateMutatingAdmissionPolicySpec(s *MutatingAdmissionPolicySpec) meta.Fi
 	}
 	errs = append(errs, validateMatchConditions(s.MatchConditions, hasParams, p+".matchConditions")...)
 	opts := envOptions{params: hasParams, authorizer: true, variables: len(s.Variables) > 0, mutation: true}
-	errs = append(errs, validateVariables(s.Variables, opts, p+".variables")...)
+	errs = append(errs, validateVariables(s.Variables, &opts, p+".variables")...)
 	if len(s.Mutations) == 0 {
 		errs = append(errs, meta.Required(p+".mutations", "mutations must contain at least one item"))
 	}

@@ -17,7 +17,7 @@ type costEstimator struct {
 // "@values", "@keys") down the declared types.
 func (c *costEstimator) EstimateSize(element checker.AstNode) *checker.SizeEstimate {
 	p := element.Path()
-	if len(p) == 0 {
+	if len(p) == 0 || c.root == nil {
 		return nil
 	}
 	cur := c.root

@@ -17,12 +17,15 @@ import (
 
 // kubeLibraries are the Kubernetes CEL libraries of
 // apiserver/pkg/cel/library offered to new CRD rules by kube-apiserver
-// 1.33: lists, regex, URLs, quantity, IP, CIDR and format.
+// 1.33: lists, regex, URLs, quantity, IP, CIDR, format and the authorizer
+// library (declared in every environment upstream, usable only where an
+// authorizer variable is: admission).
 func kubeLibraries() []cel.EnvOption {
 	var out []cel.EnvOption
 	out = append(out, listsLibrary()...)
 	out = append(out, regexLibrary()...)
 	out = append(out, extraLibraries()...)
+	out = append(out, AuthzLibrary()...)
 	return out
 }
 
@@ -303,6 +306,10 @@ func one() *checker.CallEstimate {
 func estimateLibraryCallCost(c *costEstimator, function, overloadID string, target *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
 	const stf = common.StringTraversalCostFactor
 	switch function {
+	case "check":
+		if overloadID == "pathcheck_check" || overloadID == "resourcecheck_check" {
+			return &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: AuthzCheckCost, Max: AuthzCheckCost}}
+		}
 	case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf":
 		if target == nil {
 			return nil
@@ -493,6 +500,11 @@ func ceilCost(size uint64, factor float64) *uint64 {
 func libraryCallCost(function, overloadID string, args []ref.Val, result ref.Val) *uint64 {
 	const stf = common.StringTraversalCostFactor
 	switch function {
+	case "check":
+		if overloadID == "pathcheck_check" || overloadID == "resourcecheck_check" {
+			c := uint64(AuthzCheckCost)
+			return &c
+		}
 	case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf":
 		var cost uint64
 		if len(args) > 0 {
