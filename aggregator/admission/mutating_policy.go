@@ -188,6 +188,11 @@ func (d *Dispatcher) applyPolicy(ctx context.Context, ms MutatingPolicySource, b
 		}
 		paramSets = objs
 	}
+	nsObj, err := namespaceObject(ctx, d.opts.Source, a)
+	if err != nil {
+		fail(meta.StatusReasonInternalError, err.Error())
+		return changed, ran, failures
+	}
 	for _, params := range paramSets {
 		vars, err := celVariables(ctx, a)
 		if err != nil {
@@ -195,7 +200,8 @@ func (d *Dispatcher) applyPolicy(ctx context.Context, ms MutatingPolicySource, b
 			return changed, ran, failures
 		}
 		v := map[string]any{"object": vars["object"], "oldObject": vars["oldObject"], "request": vars["request"],
-			"params": params, "namespaceObject": nil}
+			"params": params, "namespaceObject": nsObj}
+		d.addAuthorizer(ctx, a, v)
 		ok, errs := evalMatchConditions(ctx, envMutation, p.Spec.MatchConditions, v)
 		if len(errs) > 0 {
 			fail(meta.StatusReasonInvalid, errs[0].Error())
