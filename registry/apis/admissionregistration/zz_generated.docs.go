@@ -271,24 +271,27 @@ func init() {
 				},
 			},
 			{
-				Type: reflect.TypeFor[MutatingAdmissionPolicy](),
-				Doc:  "MutatingAdmissionPolicy is a set of CEL mutations the API server applies to matching requests itself, without calling a webhook. It acts only where a MutatingAdmissionPolicyBinding binds it. Alpha: served only with --runtime-config=admissionregistration.k8s.io/v1alpha1=true, and enforced only with --feature-gates=MutatingAdmissionPolicy=true.",
+				Type:    reflect.TypeFor[MutatingAdmissionPolicy](),
+				Doc:     "MutatingAdmissionPolicy is a set of CEL mutations the API server applies to matching requests itself, without calling a webhook. It acts only where a MutatingAdmissionPolicyBinding binds it. Alpha: served only with --runtime-config=admissionregistration.k8s.io/v1alpha1=true, and enforced only with --feature-gates=MutatingAdmissionPolicy=true.",
+				Markers: apidoc.Markers{"upstreamPackage": {"k8s.io/api/admissionregistration/v1alpha1"}},
 				Fields: []apidoc.Field{
 					{Name: "ObjectMeta", Doc: "Standard object metadata."},
 					{Name: "Spec", Doc: "What the policy changes and which requests it applies to."},
 				},
 			},
 			{
-				Type: reflect.TypeFor[MutatingAdmissionPolicyList](),
-				Doc:  "MutatingAdmissionPolicyList is a list of MutatingAdmissionPolicy objects.",
+				Type:    reflect.TypeFor[MutatingAdmissionPolicyList](),
+				Doc:     "MutatingAdmissionPolicyList is a list of MutatingAdmissionPolicy objects.",
+				Markers: apidoc.Markers{"upstreamPackage": {"k8s.io/api/admissionregistration/v1alpha1"}},
 				Fields: []apidoc.Field{
 					{Name: "ListMeta", Doc: "Standard list metadata."},
 					{Name: "Items", Doc: "The MutatingAdmissionPolicy objects."},
 				},
 			},
 			{
-				Type: reflect.TypeFor[MutatingAdmissionPolicySpec](),
-				Doc:  "MutatingAdmissionPolicySpec is what a MutatingAdmissionPolicy matches and how it changes the object.",
+				Type:    reflect.TypeFor[MutatingAdmissionPolicySpec](),
+				Doc:     "MutatingAdmissionPolicySpec is what a MutatingAdmissionPolicy matches and how it changes the object.",
+				Markers: apidoc.Markers{"upstreamPackage": {"k8s.io/api/admissionregistration/v1alpha1"}},
 				Fields: []apidoc.Field{
 					{Name: "ParamKind", Doc: "The kind of the parameter objects a binding names; unset means the policy takes no parameters.", Markers: apidoc.Markers{"optional": {""}}},
 					{Name: "MatchConstraints", Doc: "The requests the policy may apply to (a binding can only narrow them). Only CREATE and UPDATE requests are mutated. Required."},
@@ -300,8 +303,9 @@ func init() {
 				},
 			},
 			{
-				Type: reflect.TypeFor[Mutation](),
-				Doc:  "Mutation is one change a MutatingAdmissionPolicy makes to the object.",
+				Type:    reflect.TypeFor[Mutation](),
+				Doc:     "Mutation is one change a MutatingAdmissionPolicy makes to the object.",
+				Markers: apidoc.Markers{"upstreamPackage": {"k8s.io/api/admissionregistration/v1alpha1"}},
 				Fields: []apidoc.Field{
 					{Name: "PatchType", Doc: "How the change is written: ApplyConfiguration (a CEL Object{...} merged into the object as server-side apply merges) or JSONPatch (a CEL list of JSONPatch{op, path, value, from}). Required.", Markers: apidoc.Markers{"openapi:enum": {"ApplyConfiguration", "JSONPatch"}}},
 					{Name: "ApplyConfiguration", Doc: "The apply configuration; required when patchType is ApplyConfiguration.", Markers: apidoc.Markers{"optional": {""}}},
@@ -309,38 +313,43 @@ func init() {
 				},
 			},
 			{
-				Type: reflect.TypeFor[ApplyConfiguration](),
-				Doc:  "ApplyConfiguration is a CEL expression returning a partial object, written with Object types: Object{spec: Object.spec{replicas: 3}}.",
+				Type:    reflect.TypeFor[ApplyConfiguration](),
+				Doc:     "ApplyConfiguration is a CEL expression returning a partial object, written with Object types: Object{spec: Object.spec{replicas: 3}}.",
+				Markers: apidoc.Markers{"upstreamPackage": {"k8s.io/api/admissionregistration/v1alpha1"}},
 				Fields: []apidoc.Field{
 					{Name: "Expression", Doc: "The CEL expression; it returns an Object. Maps and lists are merged as server-side apply merges them."},
 				},
 			},
 			{
-				Type: reflect.TypeFor[JSONPatch](),
-				Doc:  "JSONPatch is a CEL expression returning RFC 6902 operations: [JSONPatch{op: \"add\", path: \"/metadata/labels/x\", value: \"y\"}].",
+				Type:    reflect.TypeFor[JSONPatch](),
+				Doc:     "JSONPatch is a CEL expression returning RFC 6902 operations: [JSONPatch{op: \"add\", path: \"/metadata/labels/x\", value: \"y\"}].",
+				Markers: apidoc.Markers{"upstreamPackage": {"k8s.io/api/admissionregistration/v1alpha1"}},
 				Fields: []apidoc.Field{
 					{Name: "Expression", Doc: "The CEL expression; it returns a list of JSONPatch values (op, path, value, from), applied in order."},
 				},
 			},
 			{
-				Type: reflect.TypeFor[MutatingAdmissionPolicyBinding](),
-				Doc:  "MutatingAdmissionPolicyBinding puts a MutatingAdmissionPolicy into effect for some requests, with given parameters.",
+				Type:    reflect.TypeFor[MutatingAdmissionPolicyBinding](),
+				Doc:     "MutatingAdmissionPolicyBinding puts a MutatingAdmissionPolicy into effect for some requests, with given parameters.",
+				Markers: apidoc.Markers{"upstreamPackage": {"k8s.io/api/admissionregistration/v1alpha1"}},
 				Fields: []apidoc.Field{
 					{Name: "ObjectMeta", Doc: "Standard object metadata."},
 					{Name: "Spec", Doc: "The policy bound, its parameters and the requests."},
 				},
 			},
 			{
-				Type: reflect.TypeFor[MutatingAdmissionPolicyBindingList](),
-				Doc:  "MutatingAdmissionPolicyBindingList is a list of MutatingAdmissionPolicyBinding objects.",
+				Type:    reflect.TypeFor[MutatingAdmissionPolicyBindingList](),
+				Doc:     "MutatingAdmissionPolicyBindingList is a list of MutatingAdmissionPolicyBinding objects.",
+				Markers: apidoc.Markers{"upstreamPackage": {"k8s.io/api/admissionregistration/v1alpha1"}},
 				Fields: []apidoc.Field{
 					{Name: "ListMeta", Doc: "Standard list metadata."},
 					{Name: "Items", Doc: "The MutatingAdmissionPolicyBinding objects."},
 				},
 			},
 			{
-				Type: reflect.TypeFor[MutatingAdmissionPolicyBindingSpec](),
-				Doc:  "MutatingAdmissionPolicyBindingSpec says which policy a binding puts into effect, with which parameters and for which requests.",
+				Type:    reflect.TypeFor[MutatingAdmissionPolicyBindingSpec](),
+				Doc:     "MutatingAdmissionPolicyBindingSpec says which policy a binding puts into effect, with which parameters and for which requests.",
+				Markers: apidoc.Markers{"upstreamPackage": {"k8s.io/api/admissionregistration/v1alpha1"}},
 				Fields: []apidoc.Field{
 					{Name: "PolicyName", Doc: "The name of the MutatingAdmissionPolicy bound; a binding to a missing policy does nothing. Required."},
 					{Name: "ParamRef", Doc: "The parameter objects the policy is evaluated with; parameterNotFoundAction defaults to Deny.", Markers: apidoc.Markers{"optional": {""}}},
