@@ -242,6 +242,9 @@ type requestState struct {
 	user            *authentication.UserInfo // nil until authenticated
 	insp            *inspection              // the inspector's record, nil when it is off
 	start           time.Time
+	// auditID backs the Audit-Id values beginRequest sets when the client
+	// sent none (one allocation with the state instead of its own).
+	auditID [1]string
 	// completed is set when everything inside the access log returned
 	// normally (not set: the handler panicked).
 	completed bool
@@ -278,7 +281,8 @@ func beginRequest(w http.ResponseWriter, r *http.Request) *requestState {
 	st := &requestState{Context: r.Context(), start: time.Now()}
 	ids := r.Header[HeaderAuditID]
 	if len(ids) == 0 || ids[0] == "" {
-		ids = []string{newUUID()}
+		st.auditID[0] = newUUID()
+		ids = st.auditID[:]
 		r.Header[HeaderAuditID] = ids // forwarded to backends, as upstream
 	}
 	id := ids[0]

@@ -137,19 +137,30 @@ func isNotFound(obj bool, err error) bool {
 
 // ResolveEndpoint implements ServiceResolver; see NewEndpointServiceResolver.
 func (r *endpointResolver) ResolveEndpoint(namespace, name string, port int32) (*url.URL, error) {
+	host, err := r.resolveHost(namespace, name, port)
+	if err != nil {
+		return nil, err
+	}
+	return &url.URL{Scheme: "https", Host: host}, nil
+}
+
+// resolveHost is ResolveEndpoint's host:port without the URL around it;
+// the proxy handler calls it (resolveHost in resolvehost.go) so that a
+// proxied request allocates nothing to find its backend address.
+func (r *endpointResolver) resolveHost(namespace, name string, port int32) (string, error) {
 	svc, err := r.lister.GetService(namespace, name)
 	if isNotFound(svc != nil, err) {
-		return nil, &ServiceNotFoundError{Namespace: namespace, Name: name}
+		return "", &ServiceNotFoundError{Namespace: namespace, Name: name}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get service %s/%s: %w", namespace, name, err)
+		return "", fmt.Errorf("get service %s/%s: %w", namespace, name, err)
 	}
 	switch svc.Type {
 	case ServiceTypeExternalName:
-		return httpsURL(svc.ExternalName, port), nil
+		return hostPort(svc.ExternalName, port), nil
 	case "", ServiceTypeClusterIP, ServiceTypeNodePort, ServiceTypeLoadBalancer:
 	default:
-		return nil, &UnsupportedServiceTypeError{Type: svc.Type}
+		return "", &UnsupportedServiceTypeError{Type: svc.Type}
 	}
 
 	var sp *ServicePort
@@ -160,15 +171,15 @@ func (r *endpointResolver) ResolveEndpoint(namespace, name string, port int32) (
 		}
 	}
 	if sp == nil {
-		return nil, &ServicePortError{Namespace: namespace, Name: name, Port: port}
+		return "", &ServicePortError{Namespace: namespace, Name: name, Port: port}
 	}
 
 	eps, err := r.lister.GetEndpoints(namespace, name)
 	if isNotFound(eps != nil, err) {
-		return nil, &EndpointsNotFoundError{Namespace: namespace, Name: name}
+		return "", &EndpointsNotFoundError{Namespace: namespace, Name: name}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get endpoints %s/%s: %w", namespace, name, err)
+		return "", fmt.Errorf("get endpoints %s/%s: %w", namespace, name, err)
 	}
 
 	// Count the candidates first, then pick one without allocating a list.
@@ -179,7 +190,7 @@ func (r *endpointResolver) ResolveEndpoint(namespace, name string, port int32) (
 		}
 	}
 	if total == 0 {
-		return nil, &MissingEndpointsError{Namespace: namespace, Name: name, PortName: sp.Name}
+		return "", &MissingEndpointsError{Namespace: namespace, Name: name, PortName: sp.Name}
 	}
 	n := rand.IntN(total)
 	for _, ss := range eps.Subsets {
@@ -188,7 +199,7 @@ func (r *endpointResolver) ResolveEndpoint(namespace, name string, port int32) (
 			continue
 		}
 		if n < len(ss.Addresses) {
-			return httpsURL(ss.Addresses[n].IP, p), nil
+			return hostPort(ss.Addresses[n].IP, p), nil
 		}
 		n -= len(ss.Addresses)
 	}

@@ -37,7 +37,8 @@ func forwardable(r *http.Request) bool {
 // one read (most API answers). It is aggsim's proxying hot path (issue 21).
 func (h *Handler) forward(w http.ResponseWriter, in *http.Request, b *backend, c *proxyCall) {
 	out := in.WithContext(c) // a shallow copy; every field the transport reads is replaced below
-	out.URL = new(url.URL)
+	c.url = url.URL{}
+	out.URL = &c.url
 	out.Header = forwardHeader(in.Header)
 	out.Body, out.GetBody, out.Close = nil, nil, false
 	if in.ContentLength != 0 && in.Body != nil && in.Body != http.NoBody {
@@ -46,7 +47,7 @@ func (h *Handler) forward(w http.ResponseWriter, in *http.Request, b *backend, c
 		// httputil.ReverseProxy does.
 		out.Body = noopCloseBody{in.Body}
 	}
-	rewriteRequestHeader(out, in, c.host, c.user, true)
+	rewriteRequestHeader(out, in, c.host, c.user, true, &c.vals)
 	c.recordRequest(out.Header)
 
 	res, err := b.entry.rt.RoundTrip(out)
@@ -69,7 +70,14 @@ func (h *Handler) forward(w http.ResponseWriter, in *http.Request, b *backend, c
 	}
 	dst := w.Header()
 	for k, vv := range res.Header {
-		dst[k] = append(dst[k], vv...)
+		if prev, ok := dst[k]; ok {
+			dst[k] = append(prev, vv...)
+		} else {
+			// res is not used after the copy: share its values (the full
+			// slice expression makes a later append copy, so the
+			// inspector's record of the backend's header stays as sent).
+			dst[k] = vv[:len(vv):len(vv)]
+		}
 	}
 	announced := len(res.Trailer)
 	if announced > 0 {
@@ -180,14 +188,12 @@ func (noopCloseBody) Close() error { return nil }
 func (h *Handler) copyBody(w http.ResponseWriter, res *http.Response) error {
 	buf := h.buffers.Get()
 	defer h.buffers.Put(buf)
-	rc := http.NewResponseController(w)
 	immediate := res.ContentLength == -1 || isEventStream(res.Header.Get("Content-Type"))
 	var dst io.Writer = w
 	if immediate {
-		_ = rc.Flush()
+		_ = flush(w)
 	} else {
-		lw := &latencyWriter{dst: w, rc: rc, latency: flushInterval, flushPending: true}
-		lw.t = time.AfterFunc(flushInterval, lw.delayedFlush)
+		lw := getLatencyWriter(w)
 		defer lw.stop()
 		dst = lw
 	}
@@ -198,7 +204,7 @@ func (h *Handler) copyBody(w http.ResponseWriter, res *http.Response) error {
 				return werr
 			}
 			if immediate {
-				_ = rc.Flush()
+				_ = flush(w)
 			}
 		}
 		if rerr == io.EOF {
@@ -210,6 +216,24 @@ func (h *Handler) copyBody(w http.ResponseWriter, res *http.Response) error {
 	}
 }
 
+// flush flushes w as http.ResponseController.Flush does (FlushError, then
+// Flush, then the writer Unwrap returns), without allocating a controller.
+func flush(w http.ResponseWriter) error {
+	for {
+		switch t := w.(type) {
+		case interface{ FlushError() error }:
+			return t.FlushError()
+		case http.Flusher:
+			t.Flush()
+			return nil
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return http.ErrNotSupported
+		}
+	}
+}
+
 // isEventStream reports whether a Content-Type is text/event-stream, which
 // httputil flushes after every write.
 func isEventStream(ct string) bool {
@@ -217,16 +241,35 @@ func isEventStream(ct string) bool {
 	return strings.EqualFold(strings.TrimSpace(base), "text/event-stream")
 }
 
-// latencyWriter flushes what was written to dst at most latency after the
-// write, like httputil's maxLatencyWriter.
+// latencyWriter flushes what was written to dst at most flushInterval
+// after the write, like httputil's maxLatencyWriter. Writers and their
+// timers are recycled (latencyWriters): a known-length answer, most API
+// answers, otherwise costs a writer, a timer and a method value each.
 type latencyWriter struct {
-	dst     io.Writer
-	rc      *http.ResponseController
-	latency time.Duration
-
-	mu           sync.Mutex  // protects flushPending and writes to dst
-	t            *time.Timer // set before the writer is used
+	mu           sync.Mutex          // protects dst, flushPending and writes to dst
+	dst          http.ResponseWriter // nil while pooled
+	t            *time.Timer         // runs delayedFlush; made once per writer
 	flushPending bool
+}
+
+// latencyWriters holds stopped latencyWriters whose timer callback can no
+// longer run.
+var latencyWriters sync.Pool
+
+// getLatencyWriter returns a writer to w whose first flush (the headers)
+// is due in flushInterval.
+func getLatencyWriter(w http.ResponseWriter) *latencyWriter {
+	m, _ := latencyWriters.Get().(*latencyWriter)
+	if m == nil {
+		m = &latencyWriter{dst: w, flushPending: true}
+		m.t = time.AfterFunc(flushInterval, m.delayedFlush)
+		return m
+	}
+	m.mu.Lock()
+	m.dst, m.flushPending = w, true
+	m.mu.Unlock()
+	m.t.Reset(flushInterval)
+	return m
 }
 
 func (m *latencyWriter) Write(p []byte) (int, error) {
@@ -234,14 +277,10 @@ func (m *latencyWriter) Write(p []byte) (int, error) {
 	defer m.mu.Unlock()
 	n, err := m.dst.Write(p)
 	if !m.flushPending {
-		m.scheduleLocked()
+		m.t.Reset(flushInterval)
+		m.flushPending = true
 	}
 	return n, err
-}
-
-func (m *latencyWriter) scheduleLocked() {
-	m.t.Reset(m.latency)
-	m.flushPending = true
 }
 
 func (m *latencyWriter) delayedFlush() {
@@ -250,15 +289,22 @@ func (m *latencyWriter) delayedFlush() {
 	if !m.flushPending { // stopped or already flushed
 		return
 	}
-	_ = m.rc.Flush()
+	_ = flush(m.dst)
 	m.flushPending = false
 }
 
+// stop ends the writer's use. It goes back to the pool only when its timer
+// was stopped before firing: a callback that fired may still be waiting for
+// the lock, and must not find the writer serving another request.
 func (m *latencyWriter) stop() {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	m.flushPending = false
-	m.t.Stop()
+	m.dst = nil
+	stopped := m.t.Stop()
+	m.mu.Unlock()
+	if stopped {
+		latencyWriters.Put(m)
+	}
 }
 
 // deleteConnectionFields deletes from h the fields the Connection header

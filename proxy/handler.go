@@ -147,6 +147,10 @@ type backend struct {
 	gen   uint64
 	entry *transportEntry // nil when target.Service is nil or err != nil
 	err   error           // transport build error, answered with 500
+	// serverName is <service>.<namespace>.svc, the name the backend's
+	// certificate is verified for ("" without target.Service); built once
+	// per snapshot for the inspector's record.
+	serverName string
 	// rp streams requests over entry; built with the snapshot, nil when
 	// entry is. Its hooks find the per-request state through the request
 	// context (see proxyCall), so one value serves every request.
@@ -224,9 +228,10 @@ func (h *Handler) build(t Target) *backend {
 	if t.Service == nil {
 		return b
 	}
+	b.serverName = t.Service.Name + "." + t.Service.Namespace + ".svc"
 	b.entry, b.err = h.tr.acquire(TLSConfig{
 		CABundle:   t.CABundle,
-		ServerName: t.Service.Name + "." + t.Service.Namespace + ".svc",
+		ServerName: b.serverName,
 		Insecure:   t.InsecureSkipTLSVerify,
 	})
 	if b.entry != nil {
@@ -315,7 +320,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, c *proxyCall) *b
 	if h.record {
 		if c.hop = hopFrom(r.Context()); c.hop != nil {
 			c.hop.APIService, c.hop.Available = b.target.APIServiceName, b.target.Available
-			c.hop.ServerName = b.target.Service.Name + "." + b.target.Service.Namespace + ".svc"
+			c.hop.ServerName = b.serverName
 		}
 	}
 	if !b.target.Available {
@@ -333,7 +338,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, c *proxyCall) *b
 		return b
 	}
 	svc := b.target.Service
-	loc, err := h.resolver.ResolveEndpoint(svc.Namespace, svc.Name, svc.Port)
+	host, err := resolveHost(h.resolver, svc)
 	if err != nil {
 		c.setErr(err)
 		h.log.Error("error resolving service", "apiservice", b.target.APIServiceName,
@@ -346,9 +351,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, c *proxyCall) *b
 		defer cancel()
 		c.Context = ctx
 	}
-	c.host, c.user = loc.Host, user
+	c.host, c.user = host, user
 	if c.hop != nil {
-		c.hop.Address = loc.Host
+		c.hop.Address = host
 	}
 	if forwardable(r) && !h.viaReverseProxy {
 		h.forward(w, r, b, c)
@@ -419,6 +424,11 @@ type proxyCall struct {
 	err      error // first error that ended the request
 	upgraded bool  // the backend answered 101
 	hop      *Hop  // the inspector's record (Options.RecordHops), or nil
+	// url and vals are the outgoing request's URL and single-valued
+	// header values on forward's path (one allocation with the call
+	// instead of their own).
+	url  url.URL
+	vals [headerVals]string
 	// rec is the writer handed to the ReverseProxy when Options.OnRequest
 	// is set and the incoming writer is not already a fresh
 	// request.StatusRecorder (unused otherwise). OnRequest gets the code the Handler wrote
@@ -477,13 +487,18 @@ func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 // out and in may be the same request: everything read from in is read
 // before out is changed.
 func rewriteRequest(out, in *http.Request, host string, user *authentication.UserInfo) {
-	rewriteRequestHeader(out, in, host, user, false)
+	rewriteRequestHeader(out, in, host, user, false, nil)
 }
 
 // rewriteRequestHeader is rewriteRequest; with stripped set out's header
 // is known to hold no credential field (forwardHeader dropped them), so
-// the identity fields are set without looking for them first.
-func rewriteRequestHeader(out, in *http.Request, host string, user *authentication.UserInfo, stripped bool) {
+// the identity fields are set without looking for them first. vals, when
+// not nil, is room for the single-valued fields (headerVals strings) that
+// out then keeps: the caller's per-request state instead of allocations.
+func rewriteRequestHeader(out, in *http.Request, host string, user *authentication.UserInfo, stripped bool, vals *[headerVals]string) {
+	if vals == nil {
+		vals = new([headerVals]string)
+	}
 	p, query := in.URL.Path, encodeQuery(in.URL.RawQuery)
 	u := out.URL
 	u.Scheme = "https"
@@ -501,12 +516,11 @@ func rewriteRequestHeader(out, in *http.Request, host string, user *authenticati
 	if out.Header == nil {
 		out.Header = http.Header{}
 	}
-	if stripped {
-		setIdentity(out.Header, user)
-	} else {
-		SetIdentityHeaders(out.Header, user)
+	if !stripped {
+		stripCredentials(out.Header)
 	}
-	setForwardedHeaders(out.Header, in, host, p, isUpgrade(out.Header))
+	setIdentity(out.Header, user, vals[0:2:2])
+	setForwardedHeaders(out.Header, in, host, p, isUpgrade(out.Header), vals[2:6:6])
 	if _, ok := out.Header["User-Agent"]; !ok {
 		out.Header["User-Agent"] = []string{""} // suppress Go's default
 	}
@@ -629,13 +643,23 @@ const (
 // X-Remote-Extra-<escaped key> field per extra value (keys in sorted
 // order; see ExtraHeaderName for the escaping). A nil u only strips.
 func SetIdentityHeaders(h http.Header, u *authentication.UserInfo) {
+	stripCredentials(h)
+	setIdentity(h, u, nil)
+}
+
+// stripCredentials deletes every field isCredentialField names from h.
+func stripCredentials(h http.Header) {
 	for k := range h {
 		if isCredentialField(k) {
 			delete(h, k)
 		}
 	}
-	setIdentity(h, u)
 }
+
+// headerVals is how many single-valued fields rewriteRequestHeader sets
+// at most: X-Remote-User and X-Remote-Uid (setIdentity), X-Forwarded-For,
+// -Uri, -Host and -Proto (setForwardedHeaders).
+const headerVals = 6
 
 // isCredentialField reports whether the field k is one SetIdentityHeaders
 // strips: Authorization, Impersonate-* or X-Remote-*, in any case.
@@ -644,14 +668,19 @@ func isCredentialField(k string) bool {
 }
 
 // setIdentity is SetIdentityHeaders after the strip: it sets u's identity
-// fields on h, which carries no credential field (nil u: nothing).
-func setIdentity(h http.Header, u *authentication.UserInfo) {
+// fields on h, which carries no credential field (nil u: nothing). vals
+// (2 strings, or nil to allocate them) backs X-Remote-User and
+// X-Remote-Uid.
+func setIdentity(h http.Header, u *authentication.UserInfo, vals []string) {
 	if u == nil {
 		return
 	}
 	// X-Remote-User and X-Remote-Uid share one backing array; the
 	// three-index slices keep an append to one from reaching the other.
-	vals := []string{u.Username, u.UID}
+	if vals == nil {
+		vals = make([]string, 2)
+	}
+	vals[0], vals[1] = u.Username, u.UID
 	h[HeaderRemoteUser] = vals[0:1:1]
 	if u.UID != "" {
 		h[HeaderRemoteUID] = vals[1:2:2]
@@ -766,11 +795,12 @@ func hasPrefixFold(s, prefix string) bool {
 // upgrade request, X-Forwarded-Host = the dialled host:port,
 // X-Forwarded-Proto = https and X-Forwarded-Uri = the cleaned, escaped
 // target path. Client-sent X-Forwarded-Host/Proto/Uri never survive.
-func setForwardedHeaders(out http.Header, in *http.Request, host, targetPath string, upgrade bool) {
-	// The single values share one backing array (one allocation instead of
-	// four); the three-index slices keep an append to one header from
-	// reaching the next.
-	vals := make([]string, 4)
+//
+// vals (4 strings) backs the single values.
+func setForwardedHeaders(out http.Header, in *http.Request, host, targetPath string, upgrade bool, vals []string) {
+	// The single values share one backing array (the caller's); the
+	// three-index slices keep an append to one header from reaching the
+	// next.
 	if ip, _, err := net.SplitHostPort(in.RemoteAddr); err == nil {
 		if prior := in.Header["X-Forwarded-For"]; len(prior) > 0 {
 			ip = strings.Join(prior, ", ") + ", " + ip

@@ -23,6 +23,6 @@ func BenchmarkOutgoingHeader(b *testing.B) {
 	for range b.N {
 		out.URL = new(url.URL)
 		out.Header = forwardHeader(in.Header)
-		rewriteRequestHeader(&out, in, "10.0.0.1:443", user, true)
+		rewriteRequestHeader(&out, in, "10.0.0.1:443", user, true, nil)
 	}
 }
