@@ -89,11 +89,17 @@ func reviseRBAC(live, want meta.Object) meta.Object {
 // anything was added.
 func reconcileRBAC(cur, want meta.Object) (meta.Object, bool) {
 	changed := false
+	// Lists and maps are copied on their first change only (most starts
+	// change nothing): cur is never modified.
 	addMap := func(dst *map[string]string, src map[string]string) {
+		cloned := false
 		for k, v := range src {
 			if (*dst)[k] != v {
-				if *dst == nil {
-					*dst = map[string]string{}
+				if !cloned {
+					*dst, cloned = maps.Clone(*dst), true
+					if *dst == nil {
+						*dst = map[string]string{}
+					}
 				}
 				(*dst)[k] = v
 				changed = true
@@ -101,16 +107,24 @@ func reconcileRBAC(cur, want meta.Object) (meta.Object, bool) {
 		}
 	}
 	addRules := func(dst *[]rbac.PolicyRule, src []rbac.PolicyRule) {
-		for _, r := range src {
-			if !slices.ContainsFunc(*dst, func(x rbac.PolicyRule) bool { return reflect.DeepEqual(x, r) }) {
+		cloned := false
+		for i, r := range src {
+			if !containsRule(*dst, i, r) { // rbac_rule_equal.go
+				if !cloned {
+					*dst, cloned = slices.Clone(*dst), true
+				}
 				*dst = append(*dst, r)
 				changed = true
 			}
 		}
 	}
 	addSubjects := func(dst *[]rbac.Subject, src []rbac.Subject) {
+		cloned := false
 		for _, sub := range src {
 			if !slices.Contains(*dst, sub) {
+				if !cloned {
+					*dst, cloned = slices.Clone(*dst), true
+				}
 				*dst = append(*dst, sub)
 				changed = true
 			}
@@ -121,7 +135,6 @@ func reconcileRBAC(cur, want meta.Object) (meta.Object, bool) {
 	switch c := cur.(type) {
 	case *rbac.ClusterRole:
 		n, w := *c, want.(*rbac.ClusterRole)
-		n.Rules = slices.Clone(c.Rules)
 		if w.AggregationRule != nil {
 			if !reflect.DeepEqual(n.AggregationRule, w.AggregationRule) {
 				n.AggregationRule, changed = w.AggregationRule, true
@@ -132,23 +145,19 @@ func reconcileRBAC(cur, want meta.Object) (meta.Object, bool) {
 		out, om = &n, &n.ObjectMeta
 	case *rbac.Role:
 		n, w := *c, want.(*rbac.Role)
-		n.Rules = slices.Clone(c.Rules)
 		addRules(&n.Rules, w.Rules)
 		out, om = &n, &n.ObjectMeta
 	case *rbac.ClusterRoleBinding:
 		n, w := *c, want.(*rbac.ClusterRoleBinding)
-		n.Subjects = slices.Clone(c.Subjects)
 		addSubjects(&n.Subjects, w.Subjects)
 		out, om = &n, &n.ObjectMeta
 	case *rbac.RoleBinding:
 		n, w := *c, want.(*rbac.RoleBinding)
-		n.Subjects = slices.Clone(c.Subjects)
 		addSubjects(&n.Subjects, w.Subjects)
 		out, om = &n, &n.ObjectMeta
 	default:
 		return cur, false
 	}
-	om.Labels, om.Annotations = maps.Clone(om.Labels), maps.Clone(om.Annotations)
 	wm := want.GetObjectMeta()
 	addMap(&om.Labels, wm.Labels)
 	addMap(&om.Annotations, wm.Annotations)

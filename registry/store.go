@@ -16,6 +16,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aggsim/aggsim/registry/apis/meta"
@@ -109,6 +110,9 @@ type Store struct {
 	// its start, a watch from an older revision is 410 Expired `too old
 	// resource version: N (started)`.
 	started int64
+	// emptyAt is the storage revision at which the resource was last
+	// found empty (Empty, store_empty.go); 0 when it was not.
+	emptyAt atomic.Int64
 }
 
 // CreateOnUpdater is an optional Strategy extension: when

@@ -32,6 +32,9 @@ func (s StoreSource) MutatingWebhookConfigurations(ctx context.Context) ([]*admi
 	if s.Mutating == nil {
 		return nil, nil
 	}
+	if empty, err := s.Mutating.Empty(ctx); err != nil || empty { // registry/store_empty.go: no read while nothing was written
+		return nil, err
+	}
 	items, _, _, err := s.Mutating.List(ctx, "", registry.ListOptions{})
 	if err != nil {
 		return nil, err
@@ -51,6 +54,9 @@ func (s StoreSource) MutatingWebhookConfigurations(ctx context.Context) ([]*admi
 func (s StoreSource) ValidatingWebhookConfigurations(ctx context.Context) ([]*admissionregistration.ValidatingWebhookConfiguration, error) {
 	if s.Validating == nil {
 		return nil, nil
+	}
+	if empty, err := s.Validating.Empty(ctx); err != nil || empty { // registry/store_empty.go: no read while nothing was written
+		return nil, err
 	}
 	items, _, _, err := s.Validating.List(ctx, "", registry.ListOptions{})
 	if err != nil {
@@ -120,6 +126,9 @@ func (s PolicyStoreSource) ValidatingAdmissionPolicies(ctx context.Context) ([]*
 	if s.Policies == nil {
 		return nil, nil
 	}
+	if empty, err := s.Policies.Empty(ctx); err != nil || empty { // registry/store_empty.go: no read while nothing was written
+		return nil, err
+	}
 	items, _, _, err := s.Policies.List(ctx, "", registry.ListOptions{})
 	if err != nil {
 		return nil, err
@@ -139,6 +148,9 @@ func (s PolicyStoreSource) ValidatingAdmissionPolicies(ctx context.Context) ([]*
 func (s PolicyStoreSource) ValidatingAdmissionPolicyBindings(ctx context.Context) ([]*admissionregistration.ValidatingAdmissionPolicyBinding, error) {
 	if s.Bindings == nil {
 		return nil, nil
+	}
+	if empty, err := s.Bindings.Empty(ctx); err != nil || empty { // registry/store_empty.go: no read while nothing was written
+		return nil, err
 	}
 	items, _, _, err := s.Bindings.List(ctx, "", registry.ListOptions{})
 	if err != nil {

@@ -80,6 +80,14 @@ func startDemo(ctx, runCtx context.Context, srv *aggregator.Server, pki *certs.P
 		_ = st.Close()
 	}()
 	port := b.Addr().Port
+	// The demo's objects go into kube-system among others: the system
+	// namespaces exist once the server is ready (a faster start-up met
+	// `namespaces "kube-system" not found` here).
+	select {
+	case <-srv.Ready():
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	if err := demo.Apply(ctx, srv.API(), demo.Objects(int32(port), bc.CA.CertPEM)); err != nil {
 		return fmt.Errorf("register the demo backend: %w", err)
 	}

@@ -170,6 +170,8 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	}
 	logger := slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: level}))
 	started := time.Now()
+	restoreGC := startupGC() // startup_gc.go
+	defer restoreGC()
 
 	dataDir, err := filepath.Abs(o.dataDir)
 	if err != nil {
@@ -339,6 +341,7 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	case <-ctx.Done():
 	}
 	phases.mark("ready")
+	restoreGC()
 	go releaseStartupMemory(runCtx)
 	go stackstart.Keep(runCtx) // new goroutines start with 8 KiB of stack (issue 21)
 	logger.Debug("start-up phases", phases.attrs()...)
