@@ -108,11 +108,24 @@ func TestFaultsTurnAPIServiceUnavailable(t *testing.T) {
 	if cond == nil || cond.Status != apiregistration.ConditionFalse || cond.Reason != "FailedDiscoveryCheck" || cond.Message != wantMsg {
 		t.Errorf("condition %+v; want False FailedDiscoveryCheck %q", cond, wantMsg)
 	}
-	wantResponse(t, "unavailable", get(t, srv.Client(), url), response{http.StatusServiceUnavailable, "text/plain; charset=utf-8", "service unavailable\n"})
+	unavailable := response{http.StatusServiceUnavailable, "text/plain; charset=utf-8", "service unavailable\n"}
+	wantResponse(t, "unavailable", getUntil(t, srv.Client(), url, unavailable), unavailable)
 
 	b.Restore()
 	b.WaitAvailable(t)
-	wantResponse(t, "restored", get(t, srv.Client(), url), discoveryDoc)
+	wantResponse(t, "restored", getUntil(t, srv.Client(), url, discoveryDoc), discoveryDoc)
+}
+
+// getUntil GETs url until it answers want, for at most 10 s, and returns
+// the last answer: the proxy handler learns of an APIService's condition
+// from the informer a moment after the condition is stored, as upstream's.
+func getUntil(t testing.TB, client *http.Client, url string, want response) response {
+	t.Helper()
+	got := get(t, client, url)
+	for deadline := time.Now().Add(10 * time.Second); got != want && time.Now().Before(deadline); got = get(t, client, url) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	return got
 }
 
 // TestFaultMethodsNeedHandler checks that fault injection on an Address
