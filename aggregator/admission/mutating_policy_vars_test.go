@@ -37,7 +37,9 @@ func (s *mutatingPolicySource) ApplyStore(string, string) *registry.Store { retu
 func TestMutatingPolicyNamespaceObjectAndAuthorizer(t *testing.T) {
 	base := benchPolicySource()
 	base.policies, base.bindings = nil, nil
-	base.allow = func(c celrules.AuthzCheck) bool { return c.Resource == "secrets" && c.Verb == "delete" && c.Namespace == "prod" }
+	base.allow = func(c celrules.AuthzCheck) bool {
+		return c.Resource == "secrets" && c.Verb == "delete" && c.Namespace == "prod"
+	}
 	p := &admissionregistration.MutatingAdmissionPolicy{ObjectMeta: meta.ObjectMeta{Name: "env-label"},
 		Spec: admissionregistration.MutatingAdmissionPolicySpec{
 			FailurePolicy: ptr("Fail"), ReinvocationPolicy: "Never",
