@@ -2,11 +2,8 @@ package registry
 
 import (
 	"encoding/json"
-	"os"
 	"slices"
 	"testing"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/aggsim/aggsim/registry/apis/apiextensions"
 )
@@ -20,17 +17,8 @@ import (
 // changed pizza failed with UnsupportedMediaType where the reference
 // answered "configured".
 func TestCustomResourceOpenAPIPatchTypes(t *testing.T) {
-	y, err := os.ReadFile("../aggregator/testdata/crd/restaurant.example.com_pizzas.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var crd apiextensions.CustomResourceDefinition
-	if err := yaml.Unmarshal(y, &crd); err != nil {
-		t.Fatal(err)
-	}
-	apiextensions.SetDefaults(&crd)
-	crd.Status.AcceptedNames = crd.Spec.Names
-	v2, v3, err := CustomResourceOpenAPI("restaurant.example.com", "v1beta1", []*apiextensions.CustomResourceDefinition{&crd})
+	crd := readTestCRD(t, "restaurant.example.com_pizzas.yaml")
+	v2, v3, err := CustomResourceOpenAPI("restaurant.example.com", "v1beta1", []*apiextensions.CustomResourceDefinition{crd})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,9 @@ package registry
 
 import (
 	"encoding/json"
-	"os"
 	"sort"
 	"strings"
 	"testing"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/aggsim/aggsim/registry/apis/apiextensions"
 )
@@ -19,17 +16,8 @@ import (
 // kube-apiserver 1.33.13's (captured: openapi-v3.v1beta1.txt, scale
 // aside).
 func TestCustomResourceOpenAPI(t *testing.T) {
-	y, err := os.ReadFile("../aggregator/testdata/crd/restaurant.example.com_pizzas.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var crd apiextensions.CustomResourceDefinition
-	if err := yaml.Unmarshal(y, &crd); err != nil {
-		t.Fatal(err)
-	}
-	apiextensions.SetDefaults(&crd)
-	crd.Status.AcceptedNames = crd.Spec.Names
-	v2, v3, err := CustomResourceOpenAPI("restaurant.example.com", "v1beta1", []*apiextensions.CustomResourceDefinition{&crd})
+	crd := readTestCRD(t, "restaurant.example.com_pizzas.yaml")
+	v2, v3, err := CustomResourceOpenAPI("restaurant.example.com", "v1beta1", []*apiextensions.CustomResourceDefinition{crd})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,17 +79,8 @@ func TestCustomResourceOpenAPI(t *testing.T) {
 // kube-apiserver 1.33.13 records kubectl apply's toppings as
 // k:{"name":"tomato"} entries.
 func TestCustomResourceListMapKeys(t *testing.T) {
-	y, err := os.ReadFile("../aggregator/testdata/crd/restaurant.example.com_pizzas.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var crd apiextensions.CustomResourceDefinition
-	if err := yaml.Unmarshal(y, &crd); err != nil {
-		t.Fatal(err)
-	}
-	apiextensions.SetDefaults(&crd)
-	crd.Status.AcceptedNames = crd.Spec.Names
-	s, err := NewCustomResourceStrategy(&crd, "v1beta1", nil)
+	crd := readTestCRD(t, "restaurant.example.com_pizzas.yaml")
+	s, err := NewCustomResourceStrategy(crd, "v1beta1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -322,20 +322,28 @@ func validateMatchConditions(mcs []MatchCondition, hasParams bool, p string) met
 	return errs
 }
 
+// validatePolicyHead checks what both policy kinds' specs start with:
+// failurePolicy (required, Fail or Ignore) and paramKind (when set).
+func validatePolicyHead(failurePolicy *string, paramKind *ParamKind, p string) meta.FieldErrors {
+	var errs meta.FieldErrors
+	if failurePolicy == nil {
+		errs = append(errs, meta.Required(p+".failurePolicy", ""))
+	} else if !slices.Contains(failurePolicies, *failurePolicy) {
+		errs = append(errs, meta.NotSupported(p+".failurePolicy", *failurePolicy, failurePolicies))
+	}
+	if paramKind != nil {
+		errs = append(errs, validateParamKind(paramKind, p+".paramKind")...)
+	}
+	return errs
+}
+
 // ValidateValidatingAdmissionPolicySpec mirrors upstream's
 // validateValidatingAdmissionPolicySpec for a policy named name.
 func ValidateValidatingAdmissionPolicySpec(name string, s *ValidatingAdmissionPolicySpec) meta.FieldErrors {
 	const p = "spec"
 	var errs meta.FieldErrors
-	if s.FailurePolicy == nil {
-		errs = append(errs, meta.Required(p+".failurePolicy", ""))
-	} else if !slices.Contains(failurePolicies, *s.FailurePolicy) {
-		errs = append(errs, meta.NotSupported(p+".failurePolicy", *s.FailurePolicy, failurePolicies))
-	}
+	errs = append(errs, validatePolicyHead(s.FailurePolicy, s.ParamKind, p)...)
 	hasParams := s.ParamKind != nil
-	if hasParams {
-		errs = append(errs, validateParamKind(s.ParamKind, p+".paramKind")...)
-	}
 	if s.MatchConstraints == nil {
 		errs = append(errs, meta.Required(p+".matchConstraints", ""))
 	} else {

@@ -48,15 +48,8 @@ func DefaultMutatingAdmissionPolicyBindingSpec(s *MutatingAdmissionPolicyBinding
 func ValidateMutatingAdmissionPolicySpec(s *MutatingAdmissionPolicySpec) meta.FieldErrors {
 	const p = "spec"
 	var errs meta.FieldErrors
-	if s.FailurePolicy == nil {
-		errs = append(errs, meta.Required(p+".failurePolicy", ""))
-	} else if !slices.Contains(failurePolicies, *s.FailurePolicy) {
-		errs = append(errs, meta.NotSupported(p+".failurePolicy", *s.FailurePolicy, failurePolicies))
-	}
+	errs = append(errs, validatePolicyHead(s.FailurePolicy, s.ParamKind, p)...)
 	hasParams := s.ParamKind != nil
-	if hasParams {
-		errs = append(errs, validateParamKind(s.ParamKind, p+".paramKind")...)
-	}
 	if s.MatchConstraints == nil {
 		errs = append(errs, meta.Required(p+".matchConstraints", ""))
 	} else {
