@@ -36,7 +36,7 @@ func TestOpenAPIGeneratedUpToDate(t *testing.T) {
 			t.Fatalf("%v (run go generate ./registry)", err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s is stale: run go generate ./registry", name)
+			t.Errorf("%s is stale: run go generate ./registry/apis/... && go generate ./registry", name)
 		}
 	}
 	// What is served is what was built.
