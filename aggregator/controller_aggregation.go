@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/url"
-	"slices"
 
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/apis/rbac"
@@ -19,8 +18,8 @@ import (
 // applied (server-side apply, field manager
 // clusterrole-aggregation-controller, forced), so view, edit and admin
 // grant what roles labelled rbac.authorization.k8s.io/aggregate-to-* add
-// within moments. Chains (edit aggregated into admin) settle as each
-// write triggers the next pass.
+// within moments. Chains (edit aggregated into admin) settle in memory
+// before anything is applied (settleAggregatedRules).
 type clusterRoleAggregator struct {
 	roles  *Informer
 	client loopback
@@ -68,7 +67,7 @@ func (c *clusterRoleAggregator) kickOnce() {
 }
 
 // sync applies the aggregated rules of every ClusterRole whose rules
-// differ from them.
+// differ from them, once each: the rules chains settle to.
 func (c *clusterRoleAggregator) sync(ctx context.Context) {
 	var roles []*rbac.ClusterRole
 	for _, o := range c.roles.List() {
@@ -76,12 +75,10 @@ func (c *clusterRoleAggregator) sync(ctx context.Context) {
 			roles = append(roles, r)
 		}
 	}
+	settled := settleAggregatedRules(roles) // chains settle in memory (controller_aggregation_settle.go)
 	for _, r := range roles {
-		if r.AggregationRule == nil {
-			continue
-		}
-		want := rbac.AggregateRules(r, roles)
-		if slices.EqualFunc(want, r.Rules, func(a, b rbac.PolicyRule) bool { return rbac.RulesEqual(&a, &b) }) {
+		want, ok := settled[r.Name]
+		if !ok {
 			continue
 		}
 		body, _ := json.Marshal(map[string]any{

@@ -46,6 +46,10 @@ type OpenAPIV3IndexEntry struct {
 // (JSON). The bytes are shared: callers must not modify them.
 func OpenAPIV2() []byte { return openAPIDocs().v2 }
 
+// OpenAPIV2Hash returns OpenAPIHash of OpenAPIV2(), computed at build
+// time.
+func OpenAPIV2Hash() string { return openAPIDocs().v2hash }
+
 // OpenAPIV3GroupVersion returns the OpenAPI v3 document for gvPath
 // ("api/v1" or "apis/apiregistration.k8s.io/v1", without leading slash)
 // and true, or nil and false when aggsim serves no such group-version.
@@ -96,18 +100,23 @@ func OpenAPIV3Index(extra ...OpenAPIV3IndexEntry) []byte {
 
 type openAPIDocSet struct {
 	v2     []byte
+	v2hash string
 	v3     map[string][]byte
 	v3hash map[string]string
 }
 
-var openAPIDocs = sync.OnceValue(func() *openAPIDocSet { return buildOpenAPIDocs(Strategies(nil)) })
+// openAPIDocs are the documents of Strategies, generated at build time
+// (openapi_generated.go).
+var openAPIDocs = sync.OnceValue(func() *openAPIDocSet { return generatedOpenAPIDocs(openAPISetOwn) })
 
 // openAPIInfoVersion is the info.version kube-apiserver 1.33 reports: its
 // major.minor, not the full git version (captured: "1.33").
 const openAPIInfoVersion = "1.33"
 
 // buildOpenAPIDocs builds the documents of strategies (Strategies, or
-// those plus the alpha ones, openapi_alpha.go).
+// those plus the alpha ones, openapi_alpha.go); go generate ./registry
+// writes them into zz_generated.openapi.* (openapi_generated.go), which
+// is what is served.
 func buildOpenAPIDocs(strategies []Strategy) *openAPIDocSet {
 	defs, err := openAPIDefinitions(strategies)
 	if err != nil {
@@ -145,7 +154,7 @@ func buildOpenAPIDocs(strategies []Strategy) *openAPIDocSet {
 	if err != nil {
 		panic("registry: " + err.Error())
 	}
-	set := &openAPIDocSet{v2: docs.V2, v3: docs.V3, v3hash: map[string]string{}}
+	set := &openAPIDocSet{v2: docs.V2, v2hash: OpenAPIHash(docs.V2), v3: docs.V3, v3hash: map[string]string{}}
 	for gv, b := range docs.V3 {
 		set.v3hash[gv] = OpenAPIHash(b)
 	}

@@ -5,11 +5,11 @@ import (
 	"sync"
 )
 
-// openAPIAlphaDocs are the documents of Strategies plus the alpha
-// strategies (MutatingAdmissionPolicyStrategies), built on first need.
-var openAPIAlphaDocs = sync.OnceValue(func() *openAPIDocSet {
-	return buildOpenAPIDocs(append(Strategies(nil), MutatingAdmissionPolicyStrategies(nil)...))
-})
+// openAPIAlphaDocs are the v3 documents of OpenAPIV3AlphaGroupVersions
+// as built from Strategies plus the alpha strategies
+// (MutatingAdmissionPolicyStrategies), generated at build time
+// (openapi_generated.go).
+var openAPIAlphaDocs = sync.OnceValue(func() *openAPIDocSet { return generatedOpenAPIDocs(openAPISetAlpha) })
 
 // OpenAPIV3AlphaGroupVersions are the group-version paths of the alpha
 // APIs aggsim can serve (with --runtime-config): the OpenAPI v3 document

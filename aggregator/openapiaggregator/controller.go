@@ -187,7 +187,7 @@ type openAPISnapshot struct {
 	// without waiting for it (kube-openapi's handler also merges on
 	// request, k8s.io/kube-openapi/pkg/handler).
 	v2Once  sync.Once
-	v2build func() []byte
+	v2build func() (doc []byte, hash string)
 	v2      []byte
 	v2etag  string // quoted
 	// v2pbOnce encodes v2 as protobuf (v2pb, nil when that failed) on the
@@ -902,7 +902,7 @@ func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 	s.index = registry.OpenAPIV3Index(extra...)
 	s.indexEtag = `"` + registry.OpenAPIHash(s.index) + `"`
 
-	s.v2build = func() []byte { return c.mergeV2(served, anyV2) }
+	s.v2build = func() ([]byte, string) { return c.mergeV2(served, anyV2) }
 	return s
 }
 
@@ -910,18 +910,19 @@ func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 // it on the first call.
 func (s *openAPISnapshot) v2doc() ([]byte, string) {
 	s.v2Once.Do(func() {
-		s.v2 = s.v2build()
+		var hash string
+		s.v2, hash = s.v2build()
 		s.v2build = nil
-		s.v2etag = `"` + registry.OpenAPIHash(s.v2) + `"`
+		s.v2etag = `"` + hash + `"`
 	})
 	return s.v2, s.v2etag
 }
 
-// mergeV2 builds the v2 document: aggsim's own, with the paths,
-// definitions and shared parameters of served (in that order, the first
-// one of a name wins) when anyV2.
-func (c *Controller) mergeV2(served []*openAPIEntry, anyV2 bool) []byte {
-	v2 := registry.OpenAPIV2()
+// mergeV2 builds the v2 document and its hash: aggsim's own (hashed at
+// build time), with the paths, definitions and shared parameters of
+// served (in that order, the first one of a name wins) when anyV2.
+func (c *Controller) mergeV2(served []*openAPIEntry, anyV2 bool) ([]byte, string) {
+	v2, hash := registry.OpenAPIV2(), registry.OpenAPIV2Hash()
 	var own openAPIV2Parts
 	if anyV2 {
 		own = c.ownParts()
@@ -967,12 +968,12 @@ func (c *Controller) mergeV2(served []*openAPIEntry, anyV2 bool) []byte {
 		}
 		b, err := encodeOpenAPIV2(own.top, paths, defs, params)
 		if err == nil {
-			v2 = b
+			v2, hash = b, registry.OpenAPIHash(b)
 		} else {
 			c.logger.Error("encode the aggregated OpenAPI v2 document; serving aggsim's own", "err", err)
 		}
 	}
-	return v2
+	return v2, hash
 }
 
 // protobuf returns the snapshot's v2 document as gnostic protobuf, encoding
