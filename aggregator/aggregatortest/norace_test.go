@@ -1,0 +1,5 @@
+//go:build !race
+
+package aggregatortest
+
+const raceEnabled = false
