@@ -3,6 +3,7 @@ package aggregator
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/apiextensions"
 	"github.com/aggsim/aggsim/registry/apis/apiregistration"
 	"github.com/aggsim/aggsim/registry/apis/authentication"
+	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/storage"
 )
 
@@ -254,19 +256,31 @@ func TestCRDAPIServiceOverlap(t *testing.T) {
 	}
 	port := int32(443)
 	remote := &apiregistration.ServiceReference{Namespace: "wardle", Name: "api", Port: &port}
-	a := get()
-	a.Spec.Service, a.Spec.GroupPriorityMinimum, a.Spec.VersionPriority = remote, 1000, 15
-	if _, err := apis.Update(ctx, a); err != nil {
-		t.Fatal(err)
+	// update retries on a conflict: the availability controller writes the
+	// APIService's status meanwhile (one loaded -race run had a conflict).
+	update := func(change func(*apiregistration.APIService)) {
+		t.Helper()
+		for i := 0; ; i++ {
+			a := get()
+			change(a)
+			_, err := apis.Update(ctx, a)
+			if err == nil {
+				return
+			}
+			if !errors.Is(err, meta.ErrConflict) || i == 50 {
+				t.Fatal(err)
+			}
+		}
 	}
+	update(func(a *apiregistration.APIService) {
+		a.Spec.Service, a.Spec.GroupPriorityMinimum, a.Spec.VersionPriority = remote, 1000, 15
+	})
 	waitForCond(t, "labelled change undone", func() bool { a := get(); return a != nil && a.Spec.Service == nil && a.Spec.VersionPriority == 100 })
 
-	a = get()
-	a.Labels = nil
-	a.Spec.Service, a.Spec.VersionPriority = remote, 15
-	if _, err := apis.Update(ctx, a); err != nil {
-		t.Fatal(err)
-	}
+	update(func(a *apiregistration.APIService) {
+		a.Labels = nil
+		a.Spec.Service, a.Spec.VersionPriority = remote, 15
+	})
 	waitForCond(t, "the user's APIService serves v1beta1 (503)", func() bool {
 		code, _, _ := lb.send(ctx, http.MethodGet, "/apis/restaurant.example.com/v1beta1/namespaces/default/pizzas", "", "", "application/json", nil)
 		return code == http.StatusServiceUnavailable
