@@ -186,7 +186,14 @@ func (c *crdController) sync(ctx context.Context, live *apiextensions.CustomReso
 			}
 		}
 		_, err := c.writer.UpdateStatus(ctx, crd)
-		if err != nil && establisher != nil {
+		// A conflict means the store holds a newer copy than this pass's
+		// snapshot, often this controller's own Established write of an
+		// earlier pass that the informer has not delivered yet: keep
+		// serving until the informer shows that newer copy (crdServing
+		// then serves from it, or stops). Un-serving here answered 404
+		// after Established (TestCRDServedWhenEstablished, 3 in 30 -race
+		// runs).
+		if err != nil && establisher != nil && !errors.Is(err, meta.ErrConflict) {
 			establisher.CancelEstablishing(crd.Name)
 		}
 		return err

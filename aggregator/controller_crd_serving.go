@@ -293,7 +293,8 @@ func (c *crdServing) ServeEstablishing(ctx context.Context, crd *apiextensions.C
 }
 
 // CancelEstablishing drops what ServeEstablishing(name) serves (its
-// write failed) and syncs again from the informer.
+// write failed other than by a conflict, after which the informer's newer
+// copy decides) and syncs again from the informer.
 func (c *crdServing) CancelEstablishing(name string) {
 	c.mu.Lock()
 	delete(c.establishing, name)
