@@ -42,10 +42,28 @@ type boundPolicy struct {
 // policyPass remembers, over one Mutate, the bindings of policies with
 // reinvocationPolicy IfNeeded that ran, and whether the object changed
 // after one of them ran (then they run once more, as upstream's
-// reinvocation context reinvokes them).
+// reinvocation context reinvokes them). vars memoises the CEL variables
+// over the pass (rebuilt only when a mutation replaced a.Object), nsObj
+// the namespaceObject once read.
 type policyPass struct {
 	ifNeeded     []boundPolicy
 	changedAfter bool
+	vars         celVars
+	nsObj        any
+	nsRead       bool
+}
+
+// namespaceObject is a's namespaceObject, read once per pass (an error is
+// not remembered).
+func (pass *policyPass) namespaceObject(ctx context.Context, d *Dispatcher, a *registry.AdmissionAttributes) (any, error) {
+	if !pass.nsRead {
+		ns, err := namespaceObject(ctx, d.opts.Source, a)
+		if err != nil {
+			return nil, err
+		}
+		pass.nsObj, pass.nsRead = ns, true
+	}
+	return pass.nsObj, nil
 }
 
 // mutatePolicies applies the MutatingAdmissionPolicies bound to a's
@@ -94,7 +112,7 @@ func (d *Dispatcher) mutatePolicies(ctx context.Context, a *registry.AdmissionAt
 	}
 	var failures []policyFailure
 	for _, bp := range bound {
-		changed, ran, fs := d.applyPolicy(ctx, ms, bp, a)
+		changed, ran, fs := d.applyPolicy(ctx, ms, pass, bp, a)
 		failures = append(failures, fs...)
 		if changed && len(pass.ifNeeded) > 0 {
 			pass.changedAfter = true
@@ -115,7 +133,7 @@ func (pass *policyPass) reinvoke(ctx context.Context, d *Dispatcher, a *registry
 	ms := d.opts.Source.(MutatingPolicySource)
 	var failures []policyFailure
 	for _, bp := range pass.ifNeeded {
-		_, _, fs := d.applyPolicy(ctx, ms, bp, a)
+		_, _, fs := d.applyPolicy(ctx, ms, pass, bp, a)
 		failures = append(failures, fs...)
 	}
 	pass.ifNeeded = nil
@@ -154,7 +172,7 @@ func (d *Dispatcher) policyRefusal(ctx context.Context, a *registry.AdmissionAtt
 // applyPolicy evaluates one bound policy against a and applies its
 // mutations to a.Object: whether the object changed, whether the policy
 // matched and ran, and its errors under failurePolicy Fail.
-func (d *Dispatcher) applyPolicy(ctx context.Context, ms MutatingPolicySource, bp boundPolicy, a *registry.AdmissionAttributes) (changed, ran bool, failures []policyFailure) {
+func (d *Dispatcher) applyPolicy(ctx context.Context, ms MutatingPolicySource, pass *policyPass, bp boundPolicy, a *registry.AdmissionAttributes) (changed, ran bool, failures []policyFailure) {
 	p, b := bp.p, bp.b
 	failClosed := p.Spec.FailurePolicy == nil || *p.Spec.FailurePolicy != "Ignore"
 	fail := func(reason string, err string) {
@@ -188,13 +206,13 @@ func (d *Dispatcher) applyPolicy(ctx context.Context, ms MutatingPolicySource, b
 		}
 		paramSets = objs
 	}
-	nsObj, err := namespaceObject(ctx, d.opts.Source, a)
+	nsObj, err := pass.namespaceObject(ctx, d, a)
 	if err != nil {
 		fail(meta.StatusReasonInternalError, err.Error())
 		return changed, ran, failures
 	}
 	for _, params := range paramSets {
-		vars, err := celVariables(ctx, a)
+		vars, err := pass.vars.of(ctx, a)
 		if err != nil {
 			fail(meta.StatusReasonInternalError, err.Error())
 			return changed, ran, failures
@@ -221,7 +239,7 @@ func (d *Dispatcher) applyPolicy(ctx context.Context, ms MutatingPolicySource, b
 			if c {
 				changed = true
 				// later mutations see the changed object
-				if nv, err := celVariables(ctx, a); err == nil {
+				if nv, err := pass.vars.of(ctx, a); err == nil {
 					v["object"] = nv["object"]
 				}
 			}
