@@ -8,9 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
-	"github.com/google/cel-go/common/types/traits"
 	// upstream's mutating policy patcher applies JSONPatch with v4, whose
 	// texts differ from v5's ("Unable to remove nonexistent key")
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -229,7 +227,7 @@ func (d *Dispatcher) applyPolicy(ctx context.Context, ms MutatingPolicySource, p
 			continue
 		}
 		ran = true
-		v["variables"] = lazyVariables(p.Spec.Variables, v)
+		evalVariables(envMutation, p.Spec.Variables, v, nil)
 		for _, m := range p.Spec.Mutations {
 			c, err := d.applyMutation(ms, m, v, a)
 			if err != nil {
@@ -246,53 +244,6 @@ func (d *Dispatcher) applyPolicy(ctx context.Context, ms MutatingPolicySource, p
 		}
 	}
 	return changed, ran, failures
-}
-
-// lazyVariables evaluates a policy's variables in order (an expression
-// may read earlier ones) into the "variables" map; reading a variable
-// whose expression failed fails with upstream's `composited variable
-// "<name>" fails to evaluate: <err>`.
-func lazyVariables(decl []admissionregistration.Variable, v map[string]any) ref.Val {
-	vals := map[ref.Val]ref.Val{}
-	vars := &variablesMap{errs: map[string]error{}}
-	vars.Mapper = types.NewRefValMap(types.DefaultTypeAdapter, vals)
-	v["variables"] = vars
-	for _, vr := range decl {
-		p, err := program(envMutation, vr.Expression)
-		if err == nil {
-			var out ref.Val
-			if out, _, err = p.Eval(v); err == nil {
-				vals[types.String(vr.Name)] = out
-				vars.Mapper = types.NewRefValMap(types.DefaultTypeAdapter, vals)
-				continue
-			}
-		}
-		vars.errs[vr.Name] = err
-	}
-	return vars
-}
-
-// variablesMap is the "variables" map of a policy's expressions: the
-// values of the variables that evaluated, an error for those that failed.
-type variablesMap struct {
-	traits.Mapper
-	errs map[string]error
-}
-
-func (m *variablesMap) Find(key ref.Val) (ref.Val, bool) {
-	if k, ok := key.(types.String); ok {
-		if err, failed := m.errs[string(k)]; failed {
-			return types.NewErr("composited variable %q fails to evaluate: %v", string(k), err), true
-		}
-	}
-	return m.Mapper.Find(key)
-}
-
-func (m *variablesMap) Get(key ref.Val) ref.Val {
-	if v, found := m.Find(key); found {
-		return v
-	}
-	return m.Mapper.Get(key)
 }
 
 // evalMutationExpr evaluates expr in the mutation environment and
