@@ -9,9 +9,6 @@ import (
 	"strings"
 
 	"github.com/google/cel-go/common/types/ref"
-	// upstream's mutating policy patcher applies JSONPatch with v4, whose
-	// texts differ from v5's ("Unable to remove nonexistent key")
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
@@ -303,7 +300,7 @@ func (d *Dispatcher) applyMutation(ms MutatingPolicySource, m admissionregistrat
 		if err != nil {
 			return false, err
 		}
-		patch, err := jsonpatch.DecodePatch(b)
+		patch, err := decodeJSONPatch(b) // v4, as upstream's policy patcher (jsonpatch.go)
 		if err != nil {
 			return false, err
 		}
