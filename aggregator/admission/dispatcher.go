@@ -142,9 +142,9 @@ func (d *Dispatcher) Mutate(ctx context.Context, a *registry.AdmissionAttributes
 	}
 	var prev, again []*hook
 	changedAny := false
-	var vars celVars
+	vars := &pol.vars // shared by the policies and the webhooks' match conditions
 	for _, h := range hooks {
-		changed, err := d.callMutating(ctx, h, a, &vars)
+		changed, err := d.callMutating(ctx, h, a, vars)
 		if err != nil {
 			return err
 		}
@@ -167,7 +167,7 @@ func (d *Dispatcher) Mutate(ctx context.Context, a *registry.AdmissionAttributes
 		if !slices.Contains(again, h) {
 			continue
 		}
-		if _, err := d.callMutating(ctx, h, a, &vars); err != nil {
+		if _, err := d.callMutating(ctx, h, a, vars); err != nil {
 			return err
 		}
 	}

@@ -8,12 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
-	"github.com/google/cel-go/common/types/traits"
-	// upstream's mutating policy patcher applies JSONPatch with v4, whose
-	// texts differ from v5's ("Unable to remove nonexistent key")
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 
 	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
@@ -42,10 +37,28 @@ type boundPolicy struct {
 // policyPass remembers, over one Mutate, the bindings of policies with
 // reinvocationPolicy IfNeeded that ran, and whether the object changed
 // after one of them ran (then they run once more, as upstream's
-// reinvocation context reinvokes them).
+// reinvocation context reinvokes them). vars memoises the CEL variables
+// over the pass (rebuilt only when a mutation replaced a.Object), nsObj
+// the namespaceObject once read.
 type policyPass struct {
 	ifNeeded     []boundPolicy
 	changedAfter bool
+	vars         celVars
+	nsObj        any
+	nsRead       bool
+}
+
+// namespaceObject is a's namespaceObject, read once per pass (an error is
+// not remembered).
+func (pass *policyPass) namespaceObject(ctx context.Context, d *Dispatcher, a *registry.AdmissionAttributes) (any, error) {
+	if !pass.nsRead {
+		ns, err := namespaceObject(ctx, d.opts.Source, a)
+		if err != nil {
+			return nil, err
+		}
+		pass.nsObj, pass.nsRead = ns, true
+	}
+	return pass.nsObj, nil
 }
 
 // mutatePolicies applies the MutatingAdmissionPolicies bound to a's
@@ -94,7 +107,7 @@ func (d *Dispatcher) mutatePolicies(ctx context.Context, a *registry.AdmissionAt
 	}
 	var failures []policyFailure
 	for _, bp := range bound {
-		changed, ran, fs := d.applyPolicy(ctx, ms, bp, a)
+		changed, ran, fs := d.applyPolicy(ctx, ms, pass, bp, a)
 		failures = append(failures, fs...)
 		if changed && len(pass.ifNeeded) > 0 {
 			pass.changedAfter = true
@@ -115,7 +128,7 @@ func (pass *policyPass) reinvoke(ctx context.Context, d *Dispatcher, a *registry
 	ms := d.opts.Source.(MutatingPolicySource)
 	var failures []policyFailure
 	for _, bp := range pass.ifNeeded {
-		_, _, fs := d.applyPolicy(ctx, ms, bp, a)
+		_, _, fs := d.applyPolicy(ctx, ms, pass, bp, a)
 		failures = append(failures, fs...)
 	}
 	pass.ifNeeded = nil
@@ -154,7 +167,7 @@ func (d *Dispatcher) policyRefusal(ctx context.Context, a *registry.AdmissionAtt
 // applyPolicy evaluates one bound policy against a and applies its
 // mutations to a.Object: whether the object changed, whether the policy
 // matched and ran, and its errors under failurePolicy Fail.
-func (d *Dispatcher) applyPolicy(ctx context.Context, ms MutatingPolicySource, bp boundPolicy, a *registry.AdmissionAttributes) (changed, ran bool, failures []policyFailure) {
+func (d *Dispatcher) applyPolicy(ctx context.Context, ms MutatingPolicySource, pass *policyPass, bp boundPolicy, a *registry.AdmissionAttributes) (changed, ran bool, failures []policyFailure) {
 	p, b := bp.p, bp.b
 	failClosed := p.Spec.FailurePolicy == nil || *p.Spec.FailurePolicy != "Ignore"
 	fail := func(reason string, err string) {
@@ -188,13 +201,13 @@ func (d *Dispatcher) applyPolicy(ctx context.Context, ms MutatingPolicySource, b
 		}
 		paramSets = objs
 	}
-	nsObj, err := namespaceObject(ctx, d.opts.Source, a)
+	nsObj, err := pass.namespaceObject(ctx, d, a)
 	if err != nil {
 		fail(meta.StatusReasonInternalError, err.Error())
 		return changed, ran, failures
 	}
 	for _, params := range paramSets {
-		vars, err := celVariables(ctx, a)
+		vars, err := pass.vars.of(ctx, a)
 		if err != nil {
 			fail(meta.StatusReasonInternalError, err.Error())
 			return changed, ran, failures
@@ -211,7 +224,7 @@ func (d *Dispatcher) applyPolicy(ctx context.Context, ms MutatingPolicySource, b
 			continue
 		}
 		ran = true
-		v["variables"] = lazyVariables(p.Spec.Variables, v)
+		evalVariables(envMutation, p.Spec.Variables, v, nil)
 		for _, m := range p.Spec.Mutations {
 			c, err := d.applyMutation(ms, m, v, a)
 			if err != nil {
@@ -221,60 +234,13 @@ func (d *Dispatcher) applyPolicy(ctx context.Context, ms MutatingPolicySource, b
 			if c {
 				changed = true
 				// later mutations see the changed object
-				if nv, err := celVariables(ctx, a); err == nil {
+				if nv, err := pass.vars.of(ctx, a); err == nil {
 					v["object"] = nv["object"]
 				}
 			}
 		}
 	}
 	return changed, ran, failures
-}
-
-// lazyVariables evaluates a policy's variables in order (an expression
-// may read earlier ones) into the "variables" map; reading a variable
-// whose expression failed fails with upstream's `composited variable
-// "<name>" fails to evaluate: <err>`.
-func lazyVariables(decl []admissionregistration.Variable, v map[string]any) ref.Val {
-	vals := map[ref.Val]ref.Val{}
-	vars := &variablesMap{errs: map[string]error{}}
-	vars.Mapper = types.NewRefValMap(types.DefaultTypeAdapter, vals)
-	v["variables"] = vars
-	for _, vr := range decl {
-		p, err := program(envMutation, vr.Expression)
-		if err == nil {
-			var out ref.Val
-			if out, _, err = p.Eval(v); err == nil {
-				vals[types.String(vr.Name)] = out
-				vars.Mapper = types.NewRefValMap(types.DefaultTypeAdapter, vals)
-				continue
-			}
-		}
-		vars.errs[vr.Name] = err
-	}
-	return vars
-}
-
-// variablesMap is the "variables" map of a policy's expressions: the
-// values of the variables that evaluated, an error for those that failed.
-type variablesMap struct {
-	traits.Mapper
-	errs map[string]error
-}
-
-func (m *variablesMap) Find(key ref.Val) (ref.Val, bool) {
-	if k, ok := key.(types.String); ok {
-		if err, failed := m.errs[string(k)]; failed {
-			return types.NewErr("composited variable %q fails to evaluate: %v", string(k), err), true
-		}
-	}
-	return m.Mapper.Find(key)
-}
-
-func (m *variablesMap) Get(key ref.Val) ref.Val {
-	if v, found := m.Find(key); found {
-		return v
-	}
-	return m.Mapper.Get(key)
 }
 
 // evalMutationExpr evaluates expr in the mutation environment and
@@ -334,7 +300,7 @@ func (d *Dispatcher) applyMutation(ms MutatingPolicySource, m admissionregistrat
 		if err != nil {
 			return false, err
 		}
-		patch, err := jsonpatch.DecodePatch(b)
+		patch, err := decodeJSONPatch(b) // v4, as upstream's policy patcher (jsonpatch.go)
 		if err != nil {
 			return false, err
 		}

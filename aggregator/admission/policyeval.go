@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
 
 	"github.com/aggsim/aggsim/registry/apis/admissionregistration"
 	"github.com/aggsim/aggsim/registry/apis/apiextensions/celrules"
@@ -56,26 +57,14 @@ var errOutOfBudget = fmt.Errorf("%s", celrules.OutOfBudget)
 // cost budget, ...` (kube-apiserver 1.33.13 answers so).
 func evalPolicyValidations(p *admissionregistration.ValidatingAdmissionPolicy, vars map[string]any, failClosed bool) []policyDecision {
 	budget := newCostBudget()
-	variables := map[string]any{}
-	vars["variables"] = variables
 	outOfBudget := func() []policyDecision {
 		if !failClosed {
 			return nil
 		}
 		return []policyDecision{{msg: errOutOfBudget.Error(), reason: "Invalid"}}
 	}
-	for _, vr := range p.Spec.Variables {
-		out, cost, err := evalExprCost(vr.Expression, vars)
-		if !budget.charge(cost) {
-			return outOfBudget()
-		}
-		if err != nil {
-			// reading a failed variable fails with its error, as upstream's
-			// lazily composited variables do
-			variables[vr.Name] = types.NewErr("composited variable %q fails to evaluate: %v", vr.Name, err)
-			continue
-		}
-		variables[vr.Name] = out
+	if !evalVariables(envPolicy, p.Spec.Variables, vars, budget) {
+		return outOfBudget()
 	}
 	type result struct {
 		val    admissionregistration.Validation
@@ -125,10 +114,34 @@ func evalPolicyValidations(p *admissionregistration.ValidatingAdmissionPolicy, v
 	return out
 }
 
-// evalExprCost evaluates a policy expression to a Go value with its
-// runtime cost (nil when cel-go could not say).
-func evalExprCost(expr string, vars map[string]any) (any, *uint64, error) {
-	p, err := program(envPolicy, expr)
+// evalVariables evaluates a policy's variables in order into
+// vars["variables"] (an expression may read earlier ones), charging
+// budget (nil: unlimited); false when the budget ran out. Reading a
+// variable whose expression failed fails with upstream's `composited
+// variable "<name>" fails to evaluate: <err>`, as its lazily composited
+// variables do. Validating (envPolicy) and mutating (envMutation)
+// policies share it.
+func evalVariables(env int, decl []admissionregistration.Variable, vars map[string]any, budget *costBudget) bool {
+	variables := map[string]any{}
+	vars["variables"] = variables
+	for _, vr := range decl {
+		out, cost, err := evalRefCost(env, vr.Expression, vars)
+		if !budget.charge(cost) {
+			return false
+		}
+		if err != nil {
+			variables[vr.Name] = types.NewErr("composited variable %q fails to evaluate: %v", vr.Name, err)
+			continue
+		}
+		variables[vr.Name] = out
+	}
+	return true
+}
+
+// evalRefCost evaluates expr in environment env with its runtime cost
+// (nil when cel-go could not say).
+func evalRefCost(env int, expr string, vars map[string]any) (ref.Val, *uint64, error) {
+	p, err := program(env, expr)
 	if err != nil {
 		zero := uint64(0)
 		return nil, &zero, err
@@ -138,6 +151,16 @@ func evalExprCost(expr string, vars map[string]any) (any, *uint64, error) {
 	if det != nil {
 		cost = det.ActualCost()
 	}
+	if err != nil {
+		return nil, cost, err
+	}
+	return out, cost, nil
+}
+
+// evalExprCost evaluates a policy expression to a Go value with its
+// runtime cost (nil when cel-go could not say).
+func evalExprCost(expr string, vars map[string]any) (any, *uint64, error) {
+	out, cost, err := evalRefCost(envPolicy, expr, vars)
 	if err != nil {
 		return nil, cost, err
 	}

@@ -132,7 +132,7 @@ func DecodeWebhookBody(statusCode int, contentType string, body []byte, scheme W
 // Kind=kind"; "/, Kind=" when absent), for the caller's check.
 func (b *WebhookBody) GVKString() string {
 	g, v, _ := ParseGroupVersion(RawString(b.Top["apiVersion"]))
-	return g + "/" + v + ", Kind=" + RawString(b.Top["kind"])
+	return gvkString(g, v, RawString(b.Top["kind"]))
 }
 
 // RawString decodes a JSON string; "" when raw is absent or not one.
