@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -41,21 +40,12 @@ const conversionGoldenDir = "../../testdata/crd-conversion"
 // in the way `mode` names (set by the steps' "arm" lines).
 type goldenConverter struct {
 	webhookCallLog
-	modeMu sync.Mutex
-	mode   string
-}
-
-func (g *goldenConverter) arm(mode string) {
-	g.modeMu.Lock()
-	g.mode = mode
-	g.modeMu.Unlock()
+	armedMode
 }
 
 func (g *goldenConverter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b := g.record(r)
-	g.modeMu.Lock()
-	mode := g.mode
-	g.modeMu.Unlock()
+	mode := g.current()
 	var rev struct {
 		APIVersion string `json:"apiVersion"`
 		Request    struct {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -34,4 +35,23 @@ func readGoldenSteps(t *testing.T, path string) []goldenStep {
 		t.Fatal(err)
 	}
 	return steps
+}
+
+// armedMode is the fault a golden webhook answers with, as the steps'
+// "arm" lines set it ("" answers correctly). Safe for concurrent use.
+type armedMode struct {
+	mu   sync.Mutex
+	mode string
+}
+
+func (a *armedMode) arm(mode string) {
+	a.mu.Lock()
+	a.mode = mode
+	a.mu.Unlock()
+}
+
+func (a *armedMode) current() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.mode
 }
