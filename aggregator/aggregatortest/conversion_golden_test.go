@@ -1,7 +1,6 @@
 package aggregatortest
 
 import (
-	"bufio"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
@@ -14,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -42,21 +40,12 @@ const conversionGoldenDir = "../../testdata/crd-conversion"
 // in the way `mode` names (set by the steps' "arm" lines).
 type goldenConverter struct {
 	webhookCallLog
-	modeMu sync.Mutex
-	mode   string
-}
-
-func (g *goldenConverter) arm(mode string) {
-	g.modeMu.Lock()
-	g.mode = mode
-	g.modeMu.Unlock()
+	armedMode
 }
 
 func (g *goldenConverter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b := g.record(r)
-	g.modeMu.Lock()
-	mode := g.mode
-	g.modeMu.Unlock()
+	mode := g.current()
 	var rev struct {
 		APIVersion string `json:"apiVersion"`
 		Request    struct {
@@ -348,20 +337,9 @@ func replayArmedSteps(t *testing.T, dir, file, refDir, host string, wh armedWebh
 		}
 	}
 
-	f, err := os.Open(filepath.Join(dir, file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
 	steps := 0
-	for sc.Scan() {
-		parts := strings.SplitN(sc.Text(), "|", 5)
-		if len(parts) != 5 {
-			t.Fatalf("bad step line %q", sc.Text())
-		}
-		name, method, path, ct, body := parts[0], parts[1], parts[2], parts[3], parts[4]
+	for _, st := range readGoldenSteps(t, filepath.Join(dir, file)) {
+		name, method, path, ct, body := st.name, st.method, st.path, st.ct, st.body
 		switch name {
 		case "sleep":
 			d, _ := strconv.Atoi(ct)
@@ -403,9 +381,6 @@ func replayArmedSteps(t *testing.T, dir, file, refDir, host string, wh armedWebh
 			gotCode, got = "", ""
 		}
 		compareConversionStep(t, filepath.Join(dir, refDir), name, gotCode, ports.Replace(got), gotCalls, refCalls, exactCalls)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	if steps < minSteps {
 		t.Fatalf("only %d steps read", steps)

@@ -1,11 +1,9 @@
 package aggregatortest
 
 import (
-	"bufio"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -38,20 +36,9 @@ func withMutatingAdmissionPolicy() Option {
 // Warning headers and bodies are compared with the reference's.
 func TestMutatingAdmissionPoliciesMatchReference(t *testing.T) {
 	s := Start(t, withMutatingAdmissionPolicy())
-	f, err := os.Open(filepath.Join(mutatingPolicyGoldenDir, "steps.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
 	steps := 0
-	for sc.Scan() {
-		parts := strings.SplitN(sc.Text(), "|", 5)
-		if len(parts) != 5 {
-			t.Fatalf("bad step line %q", sc.Text())
-		}
-		name, method, path, ct, body := parts[0], parts[1], parts[2], parts[3], parts[4]
+	for _, st := range readGoldenSteps(t, filepath.Join(mutatingPolicyGoldenDir, "steps.txt")) {
+		name, method, path, ct, body := st.name, st.method, st.path, st.ct, st.body
 		steps++
 		gotCode, got := doGoldenStep(t, s.Client(), name, method, s.URL+path, ct, body)
 		if name == "crd" {
@@ -71,9 +58,6 @@ func TestMutatingAdmissionPoliciesMatchReference(t *testing.T) {
 		if g, w := normalizeGolden(got), normalizeGolden(string(wantBody)); g != w && name != "crd" {
 			t.Errorf("%s: body\n got %s\nwant %s", name, g, w)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	if steps < 35 {
 		t.Fatalf("only %d steps read", steps)

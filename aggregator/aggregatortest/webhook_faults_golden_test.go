@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,21 +19,12 @@ import (
 //	  go test ./aggregator/aggregatortest -run TestAdmissionWebhookFaultsMatchReference
 type faultWebhook struct {
 	webhookCallLog
-	modeMu sync.Mutex
-	mode   string
-}
-
-func (f *faultWebhook) arm(mode string) {
-	f.modeMu.Lock()
-	f.mode = mode
-	f.modeMu.Unlock()
+	armedMode
 }
 
 func (f *faultWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b := f.record(r)
-	f.modeMu.Lock()
-	mode := f.mode
-	f.modeMu.Unlock()
+	mode := f.current()
 	var rev struct {
 		APIVersion string `json:"apiVersion"`
 		Request    struct {

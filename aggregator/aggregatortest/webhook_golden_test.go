@@ -1,7 +1,6 @@
 package aggregatortest
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/tls"
 	"encoding/base64"
@@ -286,20 +285,9 @@ func replayAdmissionSteps(t *testing.T, file string, minSteps int, knownBodyDiff
 	ports := strings.NewReplacer(whPort, "WH_PORT", refusedPort, "REFUSED_PORT")
 	fill := strings.NewReplacer("WH_PORT", whPort, "REFUSED_PORT", refusedPort, "CA_BUNDLE", base64.StdEncoding.EncodeToString(caPEM))
 
-	f, err := os.Open(filepath.Join(webhookGoldenDir, file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
 	steps := 0
-	for sc.Scan() {
-		parts := strings.SplitN(sc.Text(), "|", 5)
-		if len(parts) != 5 {
-			t.Fatalf("bad step line %q", sc.Text())
-		}
-		name, method, path, ct, body := parts[0], parts[1], parts[2], parts[3], parts[4]
+	for _, st := range readGoldenSteps(t, filepath.Join(webhookGoldenDir, file)) {
+		name, method, path, ct, body := st.name, st.method, st.path, st.ct, st.body
 		if file, ok := strings.CutPrefix(body, "@"); ok {
 			b, err := os.ReadFile(filepath.Join(webhookGoldenDir, file))
 			if err != nil {
@@ -351,9 +339,6 @@ func replayAdmissionSteps(t *testing.T, file string, minSteps int, knownBodyDiff
 				t.Errorf("%s: webhook call %d\n got %s\nwant %s", name, i, gotCalls[i], wantCalls[i])
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	if steps < minSteps {
 		t.Fatalf("only %d steps read", steps)

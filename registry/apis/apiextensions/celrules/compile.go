@@ -248,13 +248,7 @@ func (c *compiler) compileRules(v *vnode, n structural.Node, path string, isReso
 		c.errs = append(c.errs, internalError(childPath(path, "x-kubernetes-validations"), err.Error()))
 		return
 	}
-	optProv := &provider{Registry: types.NewEmptyRegistry(), objs: reg}
-	optEnv, err := cel.NewEnv(append(baseEnvOptions(), cel.CustomTypeProvider(optProv),
-		cel.Variable("self", d.cel), cel.Variable("oldSelf", types.NewOptionalType(d.cel)))...)
-	if err != nil {
-		c.errs = append(c.errs, internalError(childPath(path, "x-kubernetes-validations"), err.Error()))
-		return
-	}
+	var optEnv *cel.Env // oldSelf optional: built for the first rule setting optionalOldSelf
 	est := &costEstimator{root: d}
 	card := uint64(maxRequestSizeBytes / (d.minSize + 1))
 	if cardP != nil {
@@ -270,6 +264,15 @@ func (c *compiler) compileRules(v *vnode, n structural.Node, path string, isReso
 		}
 		e := env
 		if r.OptionalOldSelf != nil && *r.OptionalOldSelf {
+			if optEnv == nil {
+				optProv := &provider{Registry: types.NewEmptyRegistry(), objs: reg}
+				optEnv, err = cel.NewEnv(append(baseEnvOptions(), cel.CustomTypeProvider(optProv),
+					cel.Variable("self", d.cel), cel.Variable("oldSelf", types.NewOptionalType(d.cel)))...)
+				if err != nil {
+					c.errs = append(c.errs, internalError(childPath(path, "x-kubernetes-validations"), err.Error()))
+					return
+				}
+			}
 			e = optEnv
 		}
 		ruleErr := c.compileOne(cr, e, est, n, rp, r)

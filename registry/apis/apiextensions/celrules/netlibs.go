@@ -39,7 +39,7 @@ func extraLibraries() []cel.EnvOption {
 	return out
 }
 
-// opaque implements the parts of ref.Val shared by the library values.
+// convertErr is the error ConvertToType of a library value answers for a type it does not convert to.
 func convertErr(from string, t ref.Type) ref.Val {
 	return types.NewErr("type conversion error from '%s' to '%s'", from, t)
 }
@@ -128,36 +128,61 @@ func urlLibrary() []cel.EnvOption {
 	}
 }
 
-// ipVal is an IP address (library/ip.go).
-type ipVal struct{ a netip.Addr }
+// netVal is a network value of the ip and cidr libraries: an IP address
+// (ipVal, library/ip.go) or a network prefix (cidrVal, library/cidr.go).
+// Both convert to their Go value or string, to string and type, and
+// compare by value.
+type netVal[T netValue] struct{ v T }
 
-func (v *ipVal) ConvertToNative(t reflect.Type) (any, error) {
-	if reflect.TypeOf(v.a).AssignableTo(t) {
-		return v.a, nil
+// netValue is what netVal holds.
+type netValue interface {
+	netip.Addr | netip.Prefix
+	String() string
+}
+
+type (
+	ipVal   = netVal[netip.Addr]
+	cidrVal = netVal[netip.Prefix]
+)
+
+// celType returns the CEL type, its name and the short name its
+// ConvertToNative errors use.
+func (v *netVal[T]) celType() (*types.Type, string, string) {
+	if _, ok := any(v.v).(netip.Addr); ok {
+		return ipType, ipTypeName, "IP"
+	}
+	return cidrType, cidrTypeName, "CIDR"
+}
+
+func (v *netVal[T]) ConvertToNative(t reflect.Type) (any, error) {
+	if reflect.TypeOf(v.v).AssignableTo(t) {
+		return v.v, nil
 	}
 	if reflect.TypeOf("").AssignableTo(t) {
-		return v.a.String(), nil
+		return v.v.String(), nil
 	}
-	return nil, fmt.Errorf("type conversion error from 'IP' to '%v'", t)
+	_, _, short := v.celType()
+	return nil, fmt.Errorf("type conversion error from '%s' to '%v'", short, t)
 }
-func (v *ipVal) ConvertToType(t ref.Type) ref.Val {
+func (v *netVal[T]) ConvertToType(t ref.Type) ref.Val {
+	typ, name, _ := v.celType()
 	switch t {
 	case types.StringType:
-		return types.String(v.a.String())
+		return types.String(v.v.String())
 	case types.TypeType:
-		return ipType
+		return typ
 	}
-	return convertErr(ipTypeName, t)
+	return convertErr(name, t)
 }
-func (v *ipVal) Equal(o ref.Val) ref.Val {
-	oi, ok := o.(*ipVal)
+func (v *netVal[T]) Equal(o ref.Val) ref.Val {
+	ov, ok := o.(*netVal[T])
 	if !ok {
 		return types.MaybeNoSuchOverloadErr(o)
 	}
-	return types.Bool(v.a == oi.a)
+	return types.Bool(v.v == ov.v)
 }
-func (v *ipVal) Type() ref.Type { return ipType }
-func (v *ipVal) Value() any     { return v.a }
+func (v *netVal[T]) Type() ref.Type { typ, _, _ := v.celType(); return typ }
+func (v *netVal[T]) Value() any     { return v.v }
 
 func parseIPAddr(raw string) (netip.Addr, error) {
 	a, err := netip.ParseAddr(raw)
@@ -182,7 +207,7 @@ func stringToIP(a ref.Val) ref.Val {
 	if err != nil {
 		return types.NewErr("%v", err)
 	}
-	return &ipVal{a: addr}
+	return &ipVal{v: addr}
 }
 
 func ipLibrary() []cel.EnvOption {
@@ -192,7 +217,7 @@ func ipLibrary() []cel.EnvOption {
 			if !ok {
 				return types.MaybeNoSuchOverloadErr(a)
 			}
-			return types.Bool(f(ip.a))
+			return types.Bool(f(ip.v))
 		})))
 	}
 	return []cel.EnvOption{
@@ -204,12 +229,12 @@ func ipLibrary() []cel.EnvOption {
 				return types.MaybeNoSuchOverloadErr(a)
 			}
 			switch {
-			case ip.a.Is4():
+			case ip.v.Is4():
 				return types.Int(4)
-			case ip.a.Is6():
+			case ip.v.Is6():
 				return types.Int(6)
 			}
-			return types.NewErr("IP address %q is not an IPv4 or IPv6 address", ip.a.String())
+			return types.NewErr("IP address %q is not an IPv4 or IPv6 address", ip.v.String())
 		}))),
 		cel.Function("ip.isCanonical", cel.Overload("ip_is_canonical", []*cel.Type{cel.StringType}, cel.BoolType, cel.UnaryBinding(func(a ref.Val) ref.Val {
 			s, ok := a.Value().(string)
@@ -240,41 +265,10 @@ func ipLibrary() []cel.EnvOption {
 			if !ok {
 				return types.MaybeNoSuchOverloadErr(a)
 			}
-			return types.String(ip.a.String())
+			return types.String(ip.v.String())
 		}))),
 	}
 }
-
-// cidrVal is a network prefix (library/cidr.go).
-type cidrVal struct{ p netip.Prefix }
-
-func (v *cidrVal) ConvertToNative(t reflect.Type) (any, error) {
-	if reflect.TypeOf(v.p).AssignableTo(t) {
-		return v.p, nil
-	}
-	if reflect.TypeOf("").AssignableTo(t) {
-		return v.p.String(), nil
-	}
-	return nil, fmt.Errorf("type conversion error from 'CIDR' to '%v'", t)
-}
-func (v *cidrVal) ConvertToType(t ref.Type) ref.Val {
-	switch t {
-	case types.StringType:
-		return types.String(v.p.String())
-	case types.TypeType:
-		return cidrType
-	}
-	return convertErr(cidrTypeName, t)
-}
-func (v *cidrVal) Equal(o ref.Val) ref.Val {
-	oc, ok := o.(*cidrVal)
-	if !ok {
-		return types.MaybeNoSuchOverloadErr(o)
-	}
-	return types.Bool(v.p == oc.p)
-}
-func (v *cidrVal) Type() ref.Type { return cidrType }
-func (v *cidrVal) Value() any     { return v.p }
 
 func parseCIDR(raw string) (netip.Prefix, error) {
 	p, err := netip.ParsePrefix(raw)
@@ -296,7 +290,7 @@ func stringToCIDR(a ref.Val) ref.Val {
 	if err != nil {
 		return types.NewErr("network address parse error during conversion from string: %v", err)
 	}
-	return &cidrVal{p: p}
+	return &cidrVal{v: p}
 }
 
 func cidrContainsIP(a, o ref.Val) ref.Val {
@@ -308,7 +302,7 @@ func cidrContainsIP(a, o ref.Val) ref.Val {
 	if !ok {
 		return types.MaybeNoSuchOverloadErr(a)
 	}
-	return types.Bool(c.p.Contains(ip.a))
+	return types.Bool(c.v.Contains(ip.v))
 }
 
 func cidrContainsCIDR(a, o ref.Val) ref.Val {
@@ -320,7 +314,7 @@ func cidrContainsCIDR(a, o ref.Val) ref.Val {
 	if !ok {
 		return types.MaybeNoSuchOverloadErr(o)
 	}
-	return types.Bool(c.p.Overlaps(oc.p) && c.p.Bits() <= oc.p.Bits())
+	return types.Bool(c.v.Overlaps(oc.v) && c.v.Bits() <= oc.v.Bits())
 }
 
 func cidrLibrary() []cel.EnvOption {
@@ -344,9 +338,9 @@ func cidrLibrary() []cel.EnvOption {
 			cel.MemberOverload("cidr_contains_cidr_string", []*cel.Type{cidrType, cel.StringType}, cel.BoolType,
 				cel.BinaryBinding(func(a, o ref.Val) ref.Val { return cidrContainsCIDR(a, stringToCIDR(o)) })),
 			cel.MemberOverload("cidr_contains_cidr", []*cel.Type{cidrType, cidrType}, cel.BoolType, cel.BinaryBinding(cidrContainsCIDR))),
-		cel.Function("ip", cel.MemberOverload("cidr_ip", []*cel.Type{cidrType}, ipType, unary(func(c *cidrVal) ref.Val { return &ipVal{a: c.p.Addr()} }))),
-		cel.Function("prefixLength", cel.MemberOverload("cidr_prefix_length", []*cel.Type{cidrType}, cel.IntType, unary(func(c *cidrVal) ref.Val { return types.Int(c.p.Bits()) }))),
-		cel.Function("masked", cel.MemberOverload("cidr_masked", []*cel.Type{cidrType}, cidrType, unary(func(c *cidrVal) ref.Val { return &cidrVal{p: c.p.Masked()} }))),
+		cel.Function("ip", cel.MemberOverload("cidr_ip", []*cel.Type{cidrType}, ipType, unary(func(c *cidrVal) ref.Val { return &ipVal{v: c.v.Addr()} }))),
+		cel.Function("prefixLength", cel.MemberOverload("cidr_prefix_length", []*cel.Type{cidrType}, cel.IntType, unary(func(c *cidrVal) ref.Val { return types.Int(c.v.Bits()) }))),
+		cel.Function("masked", cel.MemberOverload("cidr_masked", []*cel.Type{cidrType}, cidrType, unary(func(c *cidrVal) ref.Val { return &cidrVal{v: c.v.Masked()} }))),
 		cel.Function("isCIDR", cel.Overload("is_cidr", []*cel.Type{cel.StringType}, cel.BoolType, cel.UnaryBinding(func(a ref.Val) ref.Val {
 			s, ok := a.Value().(string)
 			if !ok {
@@ -355,6 +349,6 @@ func cidrLibrary() []cel.EnvOption {
 			_, err := parseCIDR(s)
 			return types.Bool(err == nil)
 		}))),
-		cel.Function("string", cel.Overload("cidr_to_string", []*cel.Type{cidrType}, cel.StringType, unary(func(c *cidrVal) ref.Val { return types.String(c.p.String()) }))),
+		cel.Function("string", cel.Overload("cidr_to_string", []*cel.Type{cidrType}, cel.StringType, unary(func(c *cidrVal) ref.Val { return types.String(c.v.String()) }))),
 	}
 }
