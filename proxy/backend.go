@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -91,6 +92,22 @@ type Endpoints struct {
 type EndpointSubset struct {
 	Addresses []EndpointAddress
 	Ports     []EndpointPort
+	// hostPorts are the addresses joined with each port, "ip:port"
+	// (bracketed IPv6), at [port index*len(Addresses)+address index]:
+	// built once per Endpoints change by ServiceCache.SetEndpoints, so
+	// that resolving a proxied request formats nothing. nil elsewhere.
+	hostPorts []string
+}
+
+// withHostPorts returns ss with hostPorts built.
+func (ss EndpointSubset) withHostPorts() EndpointSubset {
+	ss.hostPorts = make([]string, 0, len(ss.Ports)*len(ss.Addresses))
+	for _, p := range ss.Ports {
+		for _, a := range ss.Addresses {
+			ss.hostPorts = append(ss.hostPorts, net.JoinHostPort(a.IP, strconv.Itoa(int(p.Port))))
+		}
+	}
+	return ss
 }
 
 // EndpointAddress is one ready endpoint address.
@@ -157,7 +174,7 @@ func (r *endpointResolver) resolveHost(namespace, name string, port int32) (stri
 	}
 	switch svc.Type {
 	case ServiceTypeExternalName:
-		return hostPort(svc.ExternalName, port), nil
+		return net.JoinHostPort(svc.ExternalName, strconv.Itoa(int(port))), nil
 	case "", ServiceTypeClusterIP, ServiceTypeNodePort, ServiceTypeLoadBalancer:
 	default:
 		return "", &UnsupportedServiceTypeError{Type: svc.Type}
@@ -194,12 +211,15 @@ func (r *endpointResolver) resolveHost(namespace, name string, port int32) (stri
 	}
 	n := rand.IntN(total)
 	for _, ss := range eps.Subsets {
-		p, ok := subsetPort(ss, sp.Name)
-		if !ok {
+		j := slices.IndexFunc(ss.Ports, func(p EndpointPort) bool { return p.Name == sp.Name })
+		if j < 0 {
 			continue
 		}
 		if n < len(ss.Addresses) {
-			return hostPort(ss.Addresses[n].IP, p), nil
+			if ss.hostPorts != nil {
+				return ss.hostPorts[j*len(ss.Addresses)+n], nil
+			}
+			return net.JoinHostPort(ss.Addresses[n].IP, strconv.Itoa(int(ss.Ports[j].Port))), nil
 		}
 		n -= len(ss.Addresses)
 	}
@@ -267,8 +287,18 @@ func (c *ServiceCache) DeleteService(namespace, name string) {
 	c.mu.Unlock()
 }
 
-// SetEndpoints records the current state of Endpoints namespace/name.
+// SetEndpoints records the current state of Endpoints namespace/name. The
+// cache keeps a copy of e's subsets with each address's host:port per port
+// formatted once (e itself is not changed).
 func (c *ServiceCache) SetEndpoints(namespace, name string, e *Endpoints) {
+	if e != nil {
+		cp := *e
+		cp.Subsets = make([]EndpointSubset, len(e.Subsets))
+		for i, ss := range e.Subsets {
+			cp.Subsets[i] = ss.withHostPorts()
+		}
+		e = &cp
+	}
 	c.mu.Lock()
 	c.endpoints[objectName{namespace, name}] = e
 	c.mu.Unlock()

@@ -120,14 +120,9 @@ func (h *Handler) forward(w http.ResponseWriter, in *http.Request, b *backend, c
 	}
 }
 
-// hopByHop are the headers of one connection (RFC 9110 section 7.6.1), which
-// a proxy never forwards, as httputil.ReverseProxy's list.
-var hopByHop = [...]string{
-	"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
-	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
-}
-
-// isHopByHop reports whether the canonical field name k is in hopByHop.
+// isHopByHop reports whether the canonical field name k is a header of one
+// connection (RFC 9110 section 7.6.1), which a proxy never forwards, as
+// httputil.ReverseProxy's list.
 func isHopByHop(k string) bool {
 	switch k {
 	case "Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
@@ -166,8 +161,10 @@ func forwardHeader(in http.Header) http.Header {
 // those its Connection header names.
 func removeHopByHop(h http.Header) {
 	deleteConnectionFields(h, h["Connection"])
-	for _, k := range hopByHop {
-		delete(h, k)
+	for k := range h {
+		if isHopByHop(k) {
+			delete(h, k)
+		}
 	}
 }
 

@@ -1,40 +1,55 @@
 package proxy
 
 import (
-	"fmt"
 	"testing"
 )
 
-func TestHostPort(t *testing.T) {
+// TestResolveHostFromServiceCache: over a ServiceCache the resolver
+// answers the host:port SetEndpoints formatted once (IPv6 bracketed, the
+// endpoint port of the subset's port named like the service port), leaves
+// the caller's Endpoints as they were, and a resolution allocates nothing.
+func TestResolveHostFromServiceCache(t *testing.T) {
+	c := NewServiceCache()
+	r := NewEndpointServiceResolver(c).(*endpointResolver)
+	c.SetService("ns", "svc", &Service{Ports: []ServicePort{{Name: "metrics", Port: 9090}, {Name: "https", Port: 443}}})
+	eps := &Endpoints{Subsets: []EndpointSubset{{
+		Addresses: []EndpointAddress{{IP: "::1"}},
+		Ports:     []EndpointPort{{Name: "metrics", Port: 9091}, {Name: "https", Port: 8443}},
+	}}}
+	c.SetEndpoints("ns", "svc", eps)
+	if eps.Subsets[0].hostPorts != nil {
+		t.Errorf("SetEndpoints changed the caller's subsets: %q", eps.Subsets[0].hostPorts)
+	}
 	for _, tc := range []struct {
-		host string
 		port int32
 		want string
-	}{
-		{"10.0.0.1", 443, "10.0.0.1:443"},
-		{"::1", 8443, "[::1]:8443"},
-		{"api.wardle.svc", 1, "api.wardle.svc:1"},
-	} {
-		for range 2 { // the second call answers from the cache
-			if got := hostPort(tc.host, tc.port); got != tc.want {
-				t.Errorf("hostPort(%q, %d) = %q, want %q", tc.host, tc.port, got, tc.want)
-			}
+	}{{443, "[::1]:8443"}, {9090, "[::1]:9091"}} {
+		if got, err := r.resolveHost("ns", "svc", tc.port); err != nil || got != tc.want {
+			t.Errorf("resolveHost(%d) = %q, %v; want %q", tc.port, got, err, tc.want)
 		}
 	}
-	host := "10.0.0.1"
-	if n := testing.AllocsPerRun(100, func() { hostPort(host, 443) }); n != 0 {
-		t.Errorf("a cached hostPort allocates %v times, want 0", n)
+	if n := testing.AllocsPerRun(100, func() { _, _ = r.resolveHost("ns", "svc", 443) }); n != 0 {
+		t.Errorf("resolveHost allocates %v times, want 0", n)
+	}
+
+	// A lister other than ServiceCache: formatted per call, same answer.
+	other := NewEndpointServiceResolver(staticLister{svc: &Service{Ports: []ServicePort{{Name: "https", Port: 443}}}, eps: eps}).(*endpointResolver)
+	if got, err := other.resolveHost("ns", "svc", 443); err != nil || got != "[::1]:8443" {
+		t.Errorf("other lister: %q, %v", got, err)
+	}
+
+	// ExternalName: the name at the APIService's port.
+	c.SetService("ns", "ext", &Service{Type: ServiceTypeExternalName, ExternalName: "api.example"})
+	if got, err := r.resolveHost("ns", "ext", 1); err != nil || got != "api.example:1" {
+		t.Errorf("ExternalName: %q, %v", got, err)
 	}
 }
 
-func TestHostPortBounded(t *testing.T) {
-	for i := range maxHostPorts + 10 {
-		host := fmt.Sprintf("10.1.%d.%d", i/256, i%256)
-		if got, want := hostPort(host, 443), host+":443"; got != want {
-			t.Fatalf("hostPort(%q) = %q, want %q", host, got, want)
-		}
-	}
-	if n := hostPortCount.Load(); n > maxHostPorts {
-		t.Errorf("%d cached addresses, want at most %d", n, maxHostPorts)
-	}
+// staticLister answers one Service and one Endpoints for every name.
+type staticLister struct {
+	svc *Service
+	eps *Endpoints
 }
+
+func (l staticLister) GetService(string, string) (*Service, error)     { return l.svc, nil }
+func (l staticLister) GetEndpoints(string, string) (*Endpoints, error) { return l.eps, nil }

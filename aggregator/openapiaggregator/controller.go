@@ -133,9 +133,8 @@ type openAPIEntry struct {
 	available            bool
 	dirty                bool // fetch at the next pass
 	// local marks documents aggsim builds itself (a CRD group/version's,
-	// SetLocal): never fetched. v2local is such an entry's v2 document.
-	local   bool
-	v2local *localV2
+	// SetLocalParts): never fetched; v2 and v3 are as given.
+	local bool
 
 	// v2 holds the backend's paths under /apis/<g>/<v>/ and the
 	// definitions they reach (nil: none); v2etag is the backend's ETag.
@@ -146,27 +145,6 @@ type openAPIEntry struct {
 	v3     []byte
 	v3url  string
 	v3hash string
-}
-
-// localV2 is a v2 document given to SetLocal, split on first use.
-type localV2 struct {
-	raw   []byte
-	once  sync.Once
-	parts *openAPIV2Parts // nil when raw does not split
-}
-
-// split returns the parts of l's document (nil, logged once, when it is
-// not swagger JSON).
-func (l *localV2) split(logger *slog.Logger) *openAPIV2Parts {
-	l.once.Do(func() {
-		parts, err := splitOpenAPIV2(l.raw)
-		if err != nil {
-			logger.Error("split a local OpenAPI v2 document; left out of /openapi/v2", "err", err)
-			return
-		}
-		l.parts = &parts
-	})
-	return l.parts
 }
 
 // openAPIV2Parts is a swagger document split into its top-level fields,
@@ -361,14 +339,17 @@ func (c *Controller) markAllDirty() {
 // definitions are merged into /openapi/v2, and v3, the document of
 // apis/<group>/<version>, listed in the /openapi/v3 index. Both nil stops
 // serving them. groupPriorityMinimum orders the merge as an APIService's.
-// v2 is split into its parts when /openapi/v2 is first merged with it
-// (splitting a large group/version's document costs milliseconds that a
-// change need not wait for); one that is not swagger JSON is logged then
+// v2 is split into its parts here; one that is not swagger JSON is logged
 // and left out. The error is always nil today.
 func (c *Controller) SetLocal(group, version string, groupPriorityMinimum int32, v2, v3 []byte) error {
-	var local *localV2
+	var local *openAPIV2Parts
 	if v2 != nil {
-		local = &localV2{raw: v2}
+		parts, err := splitOpenAPIV2(v2)
+		if err != nil {
+			c.logger.Error("split a local OpenAPI v2 document; left out of /openapi/v2", "err", err)
+		} else {
+			local = &parts
+		}
 	}
 	c.setLocal(group, version, groupPriorityMinimum, local, v3)
 	return nil
@@ -380,17 +361,16 @@ func (c *Controller) SetLocal(group, version string, groupPriorityMinimum int32,
 // registry.CustomResourceOpenAPIBuilder.BuildParts returns. All nil stops
 // serving them.
 func (c *Controller) SetLocalParts(group, version string, groupPriorityMinimum int32, v2Paths, v2Definitions, v2Parameters map[string]json.RawMessage, v3 []byte) {
-	var local *localV2
+	var local *openAPIV2Parts
 	if v2Paths != nil || v2Definitions != nil || v2Parameters != nil {
-		local = &localV2{parts: &openAPIV2Parts{paths: v2Paths, definitions: v2Definitions, parameters: v2Parameters}}
-		local.once.Do(func() {}) // split already
+		local = &openAPIV2Parts{paths: v2Paths, definitions: v2Definitions, parameters: v2Parameters}
 	}
 	c.setLocal(group, version, groupPriorityMinimum, local, v3)
 }
 
 // setLocal serves (or, both nil, stops serving) the local documents of
 // group/version.
-func (c *Controller) setLocal(group, version string, groupPriorityMinimum int32, v2 *localV2, v3 []byte) {
+func (c *Controller) setLocal(group, version string, groupPriorityMinimum int32, v2 *openAPIV2Parts, v3 []byte) {
 	name := "local:" + version + "." + group
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -402,7 +382,7 @@ func (c *Controller) setLocal(group, version string, groupPriorityMinimum int32,
 		}
 		return
 	}
-	e := &openAPIEntry{name: name, group: group, version: version, groupPriorityMinimum: groupPriorityMinimum, available: true, local: true, v2local: v2}
+	e := &openAPIEntry{name: name, group: group, version: version, groupPriorityMinimum: groupPriorityMinimum, available: true, local: true, v2: v2}
 	if v3 != nil {
 		e.v3, e.v3hash = v3, registry.OpenAPIHash(v3)
 	}
@@ -477,7 +457,7 @@ func (c *Controller) pass(ctx context.Context) {
 	c.mu.Lock()
 	var served []*openAPIEntry
 	for _, e := range c.entries {
-		if e.available && (e.v2 != nil || e.v2local != nil || e.v3 != nil) {
+		if e.available && (e.v2 != nil || e.v3 != nil) {
 			cp := *e
 			served = append(served, &cp)
 		}
@@ -888,7 +868,7 @@ func (c *Controller) build(served []*openAPIEntry) *openAPISnapshot {
 	var extra []registry.OpenAPIV3IndexEntry
 	anyV2 := false
 	for _, e := range served {
-		if e.v2 != nil || e.v2local != nil {
+		if e.v2 != nil {
 			anyV2 = true
 		}
 		if e.v3 == nil {
@@ -942,9 +922,6 @@ func (c *Controller) mergeV2(served []*openAPIEntry, anyV2 bool) ([]byte, string
 		}
 		for _, e := range served {
 			parts := e.v2
-			if parts == nil && e.v2local != nil {
-				parts = e.v2local.split(c.logger)
-			}
 			if parts == nil {
 				continue
 			}
