@@ -128,6 +128,7 @@ type garbageCollector struct {
 	dependents map[string]map[string]struct{} // owner uid -> dependent uids
 	mapping    map[string]gcResource          // "<apiVersion>/<Kind>" -> resource
 	monitors   map[string]context.CancelFunc  // gr -> stop its monitor
+	locals     map[string]localMonitor        // gr -> aggsim's own monitored resources
 	failed     discoveryFailedError           // group versions whose discovery failed
 	errs       map[string]string              // uid -> why its last processing failed
 	reported   map[string]map[string]bool     // dependent uid -> owner uids with an OwnerRefInvalidNamespace event
@@ -138,7 +139,7 @@ func newGarbageCollector(chain http.Handler, api *rest.API, logger *slog.Logger)
 		client: loopback{api: chain, user: &garbageCollectorIdentity, userAgent: garbageCollectorUserAgent},
 		api:    api, logger: logger, queue: newNSQueue(), resync: make(chan struct{}, 1),
 		nodes: map[string]*gcNode{}, dependents: map[string]map[string]struct{}{},
-		mapping: map[string]gcResource{}, monitors: map[string]context.CancelFunc{}, errs: map[string]string{}, reported: map[string]map[string]bool{},
+		mapping: map[string]gcResource{}, monitors: map[string]context.CancelFunc{}, locals: map[string]localMonitor{}, errs: map[string]string{}, reported: map[string]map[string]bool{},
 	}
 }
 
@@ -279,6 +280,7 @@ func (g *garbageCollector) syncMonitors(ctx context.Context) {
 		if !keep {
 			stop()
 			delete(g.monitors, gr)
+			delete(g.locals, gr)
 		}
 	}
 	for gr, r := range want {
@@ -288,6 +290,7 @@ func (g *garbageCollector) syncMonitors(ctx context.Context) {
 		mctx, stop := context.WithCancel(ctx)
 		g.monitors[gr] = stop
 		if st := g.api.Store(meta.GroupResource{Group: r.group, Resource: r.resource}); st != nil {
+			g.locals[gr] = localMonitor{res: r, st: st}
 			go g.runLocalMonitor(mctx, r, st)
 		} else {
 			go g.runRemoteMonitor(mctx, r)
@@ -615,7 +618,7 @@ func (g *garbageCollector) process(ctx context.Context, uid string) error {
 		}
 		return g.removeOwnerReferences(ctx, n, func(r meta.OwnerReference) bool { return drop[r.UID] })
 	case len(waiting) > 0 && len(g.dependentsOf(uid)) > 0:
-		return g.deleteObject(ctx, n, meta.DeletePropagationForeground)
+		return g.deleteObject(ctx, n, latest.ResourceVersion, meta.DeletePropagationForeground)
 	default:
 		policy := meta.DeletePropagationBackground
 		switch {
@@ -625,7 +628,7 @@ func (g *garbageCollector) process(ctx context.Context, uid string) error {
 			policy = meta.DeletePropagationForeground
 		}
 		g.logger.Debug("Deleting item", "item", n.String(), "propagationPolicy", policy)
-		return g.deleteObject(ctx, n, policy)
+		return g.deleteObject(ctx, n, latest.ResourceVersion, policy)
 	}
 }
 
@@ -758,8 +761,12 @@ func (g *garbageCollector) processDeletingDependents(ctx context.Context, n *gcN
 // orphanDependents removes the ownerReferences to n from its dependents,
 // then n's orphan finalizer (upstream's attemptToOrphan).
 func (g *garbageCollector) orphanDependents(ctx context.Context, n *gcNode) error {
+	deps, err := g.orphanCandidates(ctx, n)
+	if err != nil {
+		return err
+	}
 	var errs []error
-	for _, d := range g.dependentsOf(n.uid) {
+	for _, d := range deps {
 		if err := g.removeOwnerReferences(ctx, d, func(r meta.OwnerReference) bool { return r.UID == n.uid }); err != nil {
 			errs = append(errs, err)
 		}
@@ -768,6 +775,54 @@ func (g *garbageCollector) orphanDependents(ctx context.Context, n *gcNode) erro
 		return fmt.Errorf("failed to orphan dependents of owner %s, got errors: %w", n, errors.Join(errs...))
 	}
 	return g.removeFinalizer(ctx, n, meta.FinalizerOrphanDependents)
+}
+
+// localMonitor is one of aggsim's own resources the collector monitors,
+// with its store.
+type localMonitor struct {
+	res gcResource
+	st  *registry.Store
+}
+
+// orphanCandidates returns n's dependents: those in the graph and those
+// aggsim's own stores hold now. The graph is fed by one watch per
+// resource, so it may not have seen a dependent written just before n was
+// deleted; orphaning only the graph's dependents (as upstream's
+// attemptToOrphan does) would remove n's orphan finalizer, and that
+// dependent, its owner then gone, would be deleted instead of orphaned.
+// Reading the stores closes that window for aggsim's resources (aggregated
+// ones are known through the graph only). A namespaced owner's dependents
+// are in its namespace; a cluster-scoped owner's may be anywhere.
+func (g *garbageCollector) orphanCandidates(ctx context.Context, n *gcNode) ([]*gcNode, error) {
+	deps := g.dependentsOf(n.uid)
+	known := make(map[string]bool, len(deps))
+	for _, d := range deps {
+		known[d.uid] = true
+	}
+	g.mu.Lock()
+	locals := make([]localMonitor, 0, len(g.locals))
+	for _, l := range g.locals {
+		locals = append(locals, l)
+	}
+	g.mu.Unlock()
+	sort.Slice(locals, func(i, j int) bool { return locals[i].res.gr() < locals[j].res.gr() })
+	for _, l := range locals {
+		if n.namespace != "" && !l.res.namespaced {
+			continue
+		}
+		metas, _, err := l.st.ListMeta(ctx, n.namespace)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range metas {
+			if known[m.UID] || !slices.ContainsFunc(m.OwnerReferences, func(r meta.OwnerReference) bool { return r.UID == n.uid }) {
+				continue
+			}
+			known[m.UID] = true
+			deps = append(deps, &gcNode{res: l.res, namespace: m.Namespace, name: m.Name, uid: m.UID, owners: m.OwnerReferences})
+		}
+	}
+	return deps, nil
 }
 
 // get reads the metadata of ns/name of r through the chain; found is false
@@ -790,16 +845,24 @@ func (g *garbageCollector) get(ctx context.Context, r gcResource, ns, name strin
 	return &o.Metadata, true, nil
 }
 
-// deleteObject deletes n with policy and n's uid as a precondition; a 404
-// or a uid conflict (it is gone or was re-created) is success.
-func (g *garbageCollector) deleteObject(ctx context.Context, n *gcNode, policy string) error {
+// deleteObject deletes n with policy, as read at resourceVersion rv: the
+// DELETE carries n's uid and rv as preconditions. Upstream's collector
+// sends the uid only; with rv too, a dependent the orphaning of its owner
+// changed after it was read (its ownerReference removed) is not deleted
+// on that stale read. A 404 or a uid conflict (it is gone or was
+// re-created) is success; a resourceVersion conflict is an error, so the
+// item is processed again from a fresh read.
+func (g *garbageCollector) deleteObject(ctx context.Context, n *gcNode, rv, policy string) error {
 	b, _ := json.Marshal(map[string]any{"kind": "DeleteOptions", "apiVersion": "v1",
-		"preconditions": map[string]string{"uid": n.uid}, "propagationPolicy": policy})
+		"preconditions": map[string]string{"uid": n.uid, "resourceVersion": rv}, "propagationPolicy": policy})
 	code, body, err := g.client.send(ctx, http.MethodDelete, n.res.path(n.namespace)+"/"+url.PathEscape(n.name), "", "application/json", "application/json", b)
 	if err != nil {
 		return err
 	}
-	if code >= 300 && code != http.StatusNotFound && code != http.StatusConflict {
+	switch {
+	case code == http.StatusConflict && strings.Contains(string(body), "the ResourceVersion in the precondition"):
+		return statusErrorOf(code, body)
+	case code >= 300 && code != http.StatusNotFound && code != http.StatusConflict:
 		return statusErrorOf(code, body)
 	}
 	return nil
