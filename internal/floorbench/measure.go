@@ -370,7 +370,60 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 		perRound[r] = legs[3].rps[r] / legs[2].rps[r]
 	}
 	fmt.Printf("  proxied ratio per round: %v\n", roundedRatio(perRound))
+	printCPURatios(legs[1], legs[0], legs[3], legs[2])
+	if hwm, rss := memoryOf(agg); hwm != "" {
+		fmt.Printf("\n  aggsim memory after the load legs: peak RSS (VmHWM) %s, RSS %s\n", hwm, rss)
+	}
 	return nil
+}
+
+// memoryOf returns the peak and current resident set size of c's process
+// as /proc/<pid>/status states them ("12345 kB"), or "" when unreadable.
+func memoryOf(c *child) (hwm, rss string) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(c.cmd.Process.Pid) + "/status")
+	if err != nil {
+		return "", ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		switch {
+		case !ok:
+		case k == "VmHWM":
+			hwm = strings.TrimSpace(v)
+		case k == "VmRSS":
+			rss = strings.TrimSpace(v)
+		}
+	}
+	return hwm, rss
+}
+
+// totalCPU is a leg's CPU time per request, in µs, of every process it
+// runs on: the answering server, the backend (0 on the /apis legs) and
+// the load generator (medians of the rounds).
+func (l *leg) totalCPU() float64 {
+	return median(l.cpu[0]) + median(l.cpu[1]) + median(l.cpu[2])
+}
+
+// printCPURatios prints the ratios of the floors' total CPU per request to
+// aggsim's. When all the processes share the machine's cores and keep them
+// busy, throughput is the cores divided by the total CPU per request, so
+// these ratios are what the rps ratios tend to on an otherwise idle
+// machine; unlike the rps ratios they hardly change when other programs
+// take CPU time away during some legs (a shared machine), since /proc
+// counts only the time each process ran.
+func printCPURatios(apisAggsim, apisStatic, proxyAggsim, proxyBare *leg) {
+	fmt.Printf("\n  CPU per request of all processes (server + backend + loadgen, µs), floor / aggsim:\n")
+	for _, p := range []struct {
+		what        string
+		aggsim, flr *leg
+	}{{"/apis", apisAggsim, apisStatic}, {"proxied", proxyAggsim, proxyBare}} {
+		a, f := p.aggsim.totalCPU(), p.flr.totalCPU()
+		r := 0.0
+		if a > 0 {
+			r = f / a
+		}
+		fmt.Printf("  %-8s %-22s %4.0f   %-22s %4.0f   = %.2f×\n", p.what+":", p.aggsim.name, a, p.flr.name, f, r)
+	}
 }
 
 func rounded(xs []float64) []int {
