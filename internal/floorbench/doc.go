@@ -13,8 +13,12 @@
 //     resolution, identity headers, metrics);
 //   - the same GET straight to the backend, for reference;
 //
-// and prints each leg's requests per second (median of the rounds) and the
-// ratios aggsim / floor. With -startup N it also measures aggsim's start-up
+// and prints each leg's requests per second (median of the rounds), the
+// CPU time per request of the answering process, the backend and the load
+// generator (from /proc), the ratios aggsim / floor of the requests per
+// second, the ratios floor / aggsim of the total CPU per request (what the
+// rps ratios tend to on an idle machine, and steadier on a shared one),
+// and aggsim's peak RSS after the load legs. With -startup N it also measures aggsim's start-up
 // as a process: exec to the first 200 from /readyz, N times with a fresh data
 // dir (PKI generated) and N times with an existing one, interleaved, and
 // prints the medians.
