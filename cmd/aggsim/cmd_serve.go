@@ -297,13 +297,13 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	if err != nil {
 		return err
 	}
-	// The bootstrap writes start while the kubeconfig is written (its
-	// fsync waits for the disk); connections wait in the listen backlog
-	// until the kubeconfig exists, so whoever the server answers finds it.
+	// The bootstrap writes start while the kubeconfig is written;
+	// connections wait in the listen backlog until the kubeconfig exists,
+	// so whoever the server answers finds it.
 	runDone := make(chan struct{})
 	go func() { defer close(runDone); srv.Run(runCtx) }()
 	kubeconfigPath := filepath.Join(dataDir, certs.KubeconfigName)
-	if err := pki.WriteKubeconfig(kubeconfigPath, server); err != nil {
+	if _, err := pki.WriteServeKubeconfig(kubeconfigPath, server); err != nil {
 		cancelRun()
 		select {
 		case <-runDone:
