@@ -43,6 +43,12 @@ func ensureObjects(ctx context.Context, w bootstrapWriter, kind string, objs []m
 			return fmt.Errorf("list %ss: %w", kind, err)
 		}
 	}
+	// The writes are announced to the store before they are issued
+	// (bootstrap_batch.go), so that it commits them together: all of objs
+	// without revise; with revise, once every object has been read, those
+	// that need a write.
+	ann := newAnnouncement(ctx, len(objs), revise == nil)
+	defer ann.done()
 	errs := make([]error, len(objs))
 	var wg sync.WaitGroup
 	for i, o := range objs {
@@ -50,7 +56,7 @@ func ensureObjects(ctx context.Context, w bootstrapWriter, kind string, objs []m
 		go func() {
 			defer wg.Done()
 			stackstart.Grow() // one copy now instead of several deep in the create
-			if err := ensureObject(ctx, w, o, revise); err != nil {
+			if err := ensureObject(ctx, w, o, revise, ann); err != nil {
 				m := o.GetObjectMeta()
 				errs[i] = fmt.Errorf("%s %q: %w", kind, qualifiedName(m.Namespace, m.Name), err)
 			}
@@ -86,8 +92,9 @@ func missingObjects(ctx context.Context, w bootstrapWriter, objs []meta.Object) 
 }
 
 // ensureObject creates obj, or (with revise) brings the live one up to
-// date; see ensureObjects.
-func ensureObject(ctx context.Context, w bootstrapWriter, obj meta.Object, revise func(live, want meta.Object) meta.Object) error {
+// date; see ensureObjects. With revise, its first read is reported to ann
+// (decided) before it writes.
+func ensureObject(ctx context.Context, w bootstrapWriter, obj meta.Object, revise func(live, want meta.Object) meta.Object, ann *announcement) error {
 	if revise == nil {
 		if _, err := w.Create(ctx, obj); err != nil && !errors.Is(err, meta.ErrAlreadyExists) {
 			// A replica sharing the store may have created it meanwhile
@@ -104,11 +111,18 @@ func ensureObject(ctx context.Context, w bootstrapWriter, obj meta.Object, revis
 	m := obj.GetObjectMeta()
 	for attempt := 0; ; attempt++ {
 		live, err := w.Get(ctx, m.Namespace, m.Name)
+		var upd meta.Object
+		if err == nil {
+			upd = revise(live, obj)
+		}
+		if attempt == 0 {
+			ann.decided(errors.Is(err, meta.ErrNotFound) || upd != nil)
+		}
 		switch {
 		case errors.Is(err, meta.ErrNotFound):
 			_, err = w.Create(ctx, obj)
 		case err == nil:
-			if upd := revise(live, obj); upd != nil {
+			if upd != nil {
 				_, err = w.Update(ctx, live, upd)
 			}
 		}

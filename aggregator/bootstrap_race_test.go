@@ -38,11 +38,11 @@ func (w *racedWriter) Update(context.Context, meta.Object, meta.Object) (meta.Ob
 // one that fails while the object does not exist still is.
 func TestEnsureObjectCreatedMeanwhile(t *testing.T) {
 	svc := &core.Service{ObjectMeta: meta.ObjectMeta{Namespace: "default", Name: "kubernetes"}}
-	if err := ensureObject(context.Background(), &racedWriter{}, svc, nil); err != nil {
+	if err := ensureObject(context.Background(), &racedWriter{}, svc, nil, nil); err != nil {
 		t.Fatalf("create lost to another replica: %v", err)
 	}
 	alone := &failingWriter{}
-	if err := ensureObject(context.Background(), alone, svc, nil); err == nil {
+	if err := ensureObject(context.Background(), alone, svc, nil, nil); err == nil {
 		t.Fatal("a create that failed with nothing stored returned nil")
 	}
 }

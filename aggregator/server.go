@@ -560,7 +560,9 @@ func (s *Server) Ready() <-chan struct{} { return s.ready }
 
 // Run starts the informers and controllers and blocks until ctx ends.
 func (s *Server) Run(ctx context.Context) {
-	// The bootstrap objects are written together (see ensureObjects).
+	// The bootstrap objects are written together (see ensureObjects), in
+	// as few transactions as the store can (bootstrap_batch.go).
+	ctx = withWriteExpecter(ctx, s.opts.Storage)
 	var boot sync.WaitGroup
 	boot.Add(5)
 	namespacesDone := make(chan struct{})

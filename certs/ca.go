@@ -45,9 +45,9 @@ type Options struct {
 	Now func() time.Time
 	// Ephemeral marks a fresh PKI directory that is thrown away with its
 	// process (aggregatortest's temporary folders): EnsurePKI then creates
-	// its files in place, without a temporary file, rename or fsync each,
-	// which cost more than generating the keys (about 0.25 ms a file on a
-	// sandboxed file system). A file that exists already is an error
+	// its files in place, without a temporary file, rename or directory
+	// sync, which cost more than generating the keys (about 0.25 ms a file
+	// on a sandboxed file system). A file that exists already is an error
 	// rather than replaced.
 	Ephemeral bool
 }
@@ -99,15 +99,15 @@ func (kp *KeyPair) TLSCertificate() (tls.Certificate, error) {
 // WriteFiles writes the certificate (mode 0644) and key (mode 0600)
 // atomically, creating missing parent directories with mode 0700.
 func (kp *KeyPair) WriteFiles(certPath, keyPath string) error {
-	return kp.writeFiles(certPath, keyPath, true)
+	return kp.writeFiles(certPath, keyPath, writeDurable)
 }
 
-// writeFiles is WriteFiles, with an fsync of each file when sync is set.
-func (kp *KeyPair) writeFiles(certPath, keyPath string, sync bool) error {
-	if err := writeFile(keyPath, kp.KeyPEM, 0o600, sync); err != nil {
+// writeFiles is WriteFiles with the given writeMode, the key first.
+func (kp *KeyPair) writeFiles(certPath, keyPath string, how writeMode) error {
+	if err := writeFile(keyPath, kp.KeyPEM, 0o600, how); err != nil {
 		return err
 	}
-	return writeFile(certPath, kp.CertPEM, 0o644, sync)
+	return writeFile(certPath, kp.CertPEM, 0o644, how)
 }
 
 // LoadKeyPair reads a certificate file (first certificate is the leaf) and a

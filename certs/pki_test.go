@@ -284,6 +284,25 @@ func TestEnsurePKIReuseAndRepair(t *testing.T) {
 			mutate:      func(dir string) { os.Remove(filepath.Join(dir, "ca.key")) },
 			wantCreated: nil,
 		},
+		// Torn files: what a crash can leave of a file written without
+		// fsync (EnsurePKI syncs the directory only): empty, or NUL bytes.
+		{
+			name:        "torn CA key (empty): a new CA, its leaves reissued",
+			mutate:      func(dir string) { os.Truncate(filepath.Join(dir, "ca.key"), 0) },
+			wantCreated: []string{"ca.crt", "ca.key", "apiserver.crt", "apiserver.key", "admin.crt", "admin.key"},
+		},
+		{
+			name: "torn CA certificate (NUL bytes): a new CA, its leaves reissued",
+			mutate: func(dir string) {
+				os.WriteFile(filepath.Join(dir, "front-proxy-ca.crt"), make([]byte, 700), 0o644)
+			},
+			wantCreated: []string{"front-proxy-ca.crt", "front-proxy-ca.key", "front-proxy-client.crt", "front-proxy-client.key"},
+		},
+		{
+			name:        "torn leaf certificate (empty) is reissued",
+			mutate:      func(dir string) { os.Truncate(filepath.Join(dir, "admin.crt"), 0) },
+			wantCreated: []string{"admin.crt", "admin.key"},
+		},
 		{
 			name:        "new extra SAN reissues the serving certificate only",
 			mutate:      func(string) {},

@@ -159,7 +159,7 @@ func (p *Page) serveLogin(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(http.StatusUnauthorized)
-		_ = loginFailed.Execute(w, nil)
+		_ = loginFailed().Execute(w, nil)
 		return
 	}
 	id, err := randomHex(32)
@@ -180,10 +180,10 @@ func (p *Page) serveLogin(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
-var loginFailed = template.Must(template.New("login").Parse(`<!doctype html><html><head><meta charset="utf-8"><title>aggsim inspector: log in</title></head>
+var loginFailed = panelTemplate("login", `<!doctype html><html><head><meta charset="utf-8"><title>aggsim inspector: log in</title></head>
 <body><h1>Not logged in</h1><p>The inspector needs the one-time login URL that <code>aggsim serve</code> printed.
 A token works once; restart <code>aggsim serve</code> for a new one.</p></body></html>
-`))
+`)
 
 // auth lets requests with a live session through; others get 401 (and a
 // page saying how to log in).
@@ -200,14 +200,14 @@ func (p *Page) auth(h http.Handler) http.Handler {
 		if !ok {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.WriteHeader(http.StatusUnauthorized)
-			_ = loginFailed.Execute(w, nil)
+			_ = loginFailed().Execute(w, nil)
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
 }
 
-var index = template.Must(template.New("index").Parse(`<!doctype html>
+var index = panelTemplate("index", `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>aggsim inspector</title>
 <link rel="stylesheet" href="/assets/style.css">
 <script src="/assets/htmx-2.0.11.min.js"></script>
@@ -219,11 +219,11 @@ var index = template.Must(template.New("index").Parse(`<!doctype html>
 <div id="{{.ID}}" hx-get="/panels/{{.ID}}" hx-trigger="load{{if .Every}}, every {{.Every}}{{end}}">loading…</div>
 </section>
 {{end}}</main></body></html>
-`))
+`)
 
 func (p *Page) serveIndex(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_ = index.Execute(w, struct {
+	_ = index().Execute(w, struct {
 		Server string
 		Panels []Panel
 	}{p.opts.Server, panels})
@@ -260,7 +260,7 @@ func (p *Page) serveRequestEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	aggregator.ServeRequestEvents(w, r, in, func(rec *aggregator.InspectedRequest) ([]byte, error) {
 		var b bytes.Buffer
-		err := requestRow.Execute(&b, rec)
+		err := requestRow().Execute(&b, rec)
 		return b.Bytes(), err
 	})
 }

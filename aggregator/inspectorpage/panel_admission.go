@@ -36,7 +36,7 @@ func renderAdmission(p *Page, w io.Writer, r *http.Request) error {
 	if len(o.Refusals) > admissionRefusalsShown {
 		o.Refusals = o.Refusals[:admissionRefusalsShown]
 	}
-	return admissionPanel.Execute(w, o)
+	return admissionPanel().Execute(w, o)
 }
 
 var admissionPanel = panelTemplate("admission", `<h3>Webhook configurations</h3>

@@ -22,7 +22,7 @@ func renderAPIService(p *Page, w io.Writer, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return apiServicePanel.Execute(w, e)
+	return apiServicePanel().Execute(w, e)
 }
 
 var apiServicePanel = panelTemplate("apiservice", `<div class="explain" data-name="{{.Name}}">

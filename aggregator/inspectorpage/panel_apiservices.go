@@ -16,7 +16,7 @@ func renderAPIServices(p *Page, w io.Writer, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return apiServicesPanel.Execute(w, o)
+	return apiServicesPanel().Execute(w, o)
 }
 
 var apiServicesPanel = panelTemplate("apiservices", `<table class="apiservices">

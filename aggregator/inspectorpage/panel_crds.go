@@ -29,7 +29,7 @@ func renderCRDs(p *Page, w io.Writer, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return crdsPanel.Execute(w, list)
+	return crdsPanel().Execute(w, list)
 }
 
 var crdsPanel = panelTemplate("crds", `{{if not .}}<p class="note">none</p>{{else}}<table class="crds">

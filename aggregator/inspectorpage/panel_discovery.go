@@ -13,7 +13,7 @@ func init() {
 }
 
 func renderDiscovery(p *Page, w io.Writer, _ *http.Request) error {
-	return discoveryPanel.Execute(w, p.src.DiscoveryDocuments())
+	return discoveryPanel().Execute(w, p.src.DiscoveryDocuments())
 }
 
 var discoveryPanel = panelTemplate("discovery", `<p class="note">as served at {{clock .Time}}: legacy <code>{{.Legacy.ContentType}}</code>{{with .Legacy.ETag}}, ETag <code>{{.}}</code>{{end}}; aggregated <code>{{.Aggregated.ContentType}}</code>, ETag <code>{{.Aggregated.ETag}}</code></p>

@@ -22,7 +22,7 @@ func renderNamespace(p *Page, w io.Writer, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return namespacePanel.Execute(w, e)
+	return namespacePanel().Execute(w, e)
 }
 
 var namespacePanel = panelTemplate("namespace", `<div class="explain-namespace" data-name="{{.Name}}">

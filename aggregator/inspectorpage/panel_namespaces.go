@@ -16,7 +16,7 @@ func renderNamespaces(p *Page, w io.Writer, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return namespacesPanel.Execute(w, list)
+	return namespacesPanel().Execute(w, list)
 }
 
 var namespacesPanel = panelTemplate("namespaces", `{{if not .}}<p class="note">none</p>{{else}}<table class="namespaces">

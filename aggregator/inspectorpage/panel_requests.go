@@ -34,9 +34,9 @@ func renderRequests(p *Page, w io.Writer, r *http.Request) error {
 		data.Size = in.Size()
 	}
 	if q.Get("part") == "list" {
-		return requestsPanel.ExecuteTemplate(w, "request-list", data)
+		return requestsPanel().ExecuteTemplate(w, "request-list", data)
 	}
-	return requestsPanel.Execute(w, data)
+	return requestsPanel().Execute(w, data)
 }
 
 var requestsPanel = panelTemplate("requests", `{{if not .On}}<p>Request recording is off (<code>--inspector-ring-size=0</code>).</p>{{else}}

@@ -23,7 +23,6 @@ import (
 	"github.com/aggsim/aggsim/aggregator"
 	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/internal/stackstart"
-	"github.com/aggsim/aggsim/registry/storage"
 )
 
 // serveOptions are the flags of `aggsim serve`, named as kube-apiserver
@@ -182,10 +181,11 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	}
 	phases := newStartupPhases(started)
 	pkiDir := filepath.Join(dataDir, "pki")
-	pki, err := certs.EnsurePKI(pkiDir, certs.Options{ExtraIPs: extraServingIPs(o.bindAddress)})
+	pki, st, err := o.preparePKIAndStorage(pkiDir, dataDir, certs.Options{ExtraIPs: extraServingIPs(o.bindAddress)}, logger, phases.mark) // serve_start.go
 	if err != nil {
-		return fmt.Errorf("prepare PKI in %s: %w", pkiDir, err)
+		return err
 	}
+	defer st.Close()
 	orDefault := func(v, d string) string {
 		if v == "" {
 			return d
@@ -197,26 +197,6 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	clientCA := orDefault(o.clientCAFile, pki.CACert)
 	proxyCert := orDefault(o.proxyClientCertFile, pki.FrontProxyClientCert)
 	proxyKey := orDefault(o.proxyClientKeyFile, pki.FrontProxyClientKey)
-	phases.mark("pki")
-
-	var st storage.Storage
-	switch o.storage {
-	case "bbolt":
-		st, err = storage.OpenBolt(filepath.Join(dataDir, "aggsim.db"), storage.BoltOptions{})
-		if err != nil {
-			return err
-		}
-	case "memory":
-		st = storage.NewMemory()
-	case "etcd":
-		if st, err = o.etcd.open(logger); err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("--storage: unknown backend %q (want bbolt, memory or etcd)", o.storage)
-	}
-	defer st.Close()
-	phases.mark("storage")
 
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	defer cancelRun()
@@ -307,10 +287,6 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 		return err
 	}
 	phases.mark("aggregator")
-	kubeconfigPath := filepath.Join(dataDir, certs.KubeconfigName)
-	if err := pki.WriteKubeconfig(kubeconfigPath, server); err != nil {
-		return fmt.Errorf("write kubeconfig: %w", err)
-	}
 
 	httpServer, err := aggregator.NewSecureServer(srv.Handler(), &tls.Config{
 		MinVersion:     tls.VersionTLS12,
@@ -321,10 +297,23 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	if err != nil {
 		return err
 	}
-	srvErr := make(chan error, 1)
-	go func() { srvErr <- httpServer.ServeTLS(ln, "", "") }()
+	// The bootstrap writes start while the kubeconfig is written;
+	// connections wait in the listen backlog until the kubeconfig exists,
+	// so whoever the server answers finds it.
 	runDone := make(chan struct{})
 	go func() { defer close(runDone); srv.Run(runCtx) }()
+	kubeconfigPath := filepath.Join(dataDir, certs.KubeconfigName)
+	if _, err := pki.WriteServeKubeconfig(kubeconfigPath, server); err != nil {
+		cancelRun()
+		select {
+		case <-runDone:
+		case <-time.After(3 * time.Second):
+		}
+		ln.Close()
+		return fmt.Errorf("write kubeconfig: %w", err)
+	}
+	srvErr := make(chan error, 1)
+	go func() { srvErr <- httpServer.ServeTLS(ln, "", "") }()
 	inspectorURL, stopInspector, err := startInspector(o.inspector, srv, server, logger)
 	if err != nil {
 		return err

@@ -31,6 +31,8 @@
 //
 //	go run ./internal/floorbench                 # make bench-floor
 //	go run ./internal/floorbench -startup 11     # start-up only
+//	go run ./internal/floorbench -startup 10 -baseline /tmp/old -aggsim /tmp/new
+//	                                             # start-up of two binaries, interleaved
 //
 // It listens on and connects to 127.0.0.1 only and stops only the
 // processes it started. It owns nothing aggsim serves; it must not import

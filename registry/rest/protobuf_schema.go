@@ -22,6 +22,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/aggsim/aggsim/internal/apidoc"
 	"github.com/aggsim/aggsim/registry"
@@ -113,16 +114,28 @@ var (
 // pbKindKey names a kind in one version: "v1", "Namespace".
 type pbKindKey struct{ apiVersion, kind string }
 
-// protobufKinds are the schemas of every kind aggsim accepts protobuf
-// bodies of: the kind and list kind of each of registry.Strategies whose
-// Go type has protobuf struct tags (GenericObject kinds have none), the
-// review kinds of reviewProtobufTypes, and DeleteOptions and Status (see
-// protobufSchemaFor). Read-only after package initialisation.
-var protobufKinds, pbDeleteOptionsSchema, pbStatusSchema = mustProtobufKinds()
+// pbSchemas are the protobuf schemas aggsim knows.
+type pbSchemas struct {
+	// kinds are the schemas of every kind aggsim accepts protobuf bodies
+	// of: the kind and list kind of each of registry.Strategies whose Go
+	// type has protobuf struct tags (GenericObject kinds have none), the
+	// review kinds of reviewProtobufTypes, and the discovery documents.
+	kinds map[pbKindKey]*pbType
+	// deleteOptions and status are served in every v1 (see
+	// protobufSchemaFor).
+	deleteOptions, status *pbType
+}
 
-// mustProtobufKinds derives protobufKinds; it panics on a struct tag it
-// cannot follow, a programming error found at start-up (and by the tests).
-func mustProtobufKinds() (map[pbKindKey]*pbType, *pbType, *pbType) {
+// protobufSchemas derives the schemas on first use (the first protobuf
+// body or Accept), not at package initialisation: walking every
+// strategy's Go type by reflection took about 1.6 ms of every process
+// start, before main (GODEBUG=inittrace=1), while most starts never see a
+// protobuf request. Read-only once derived.
+var protobufSchemas = sync.OnceValue(mustProtobufKinds)
+
+// mustProtobufKinds derives protobufSchemas; it panics on a struct tag it
+// cannot follow, a programming error found by the tests.
+func mustProtobufKinds() *pbSchemas {
 	cache := map[reflect.Type]*pbType{}
 	must := func(t reflect.Type) *pbType {
 		s, err := protobufSchemaOf(t, cache)
@@ -151,7 +164,7 @@ func mustProtobufKinds() (map[pbKindKey]*pbType, *pbType, *pbType) {
 	for k, t := range discoveryProtobufTypes {
 		kinds[k] = must(t)
 	}
-	return kinds, must(reflect.TypeFor[meta.DeleteOptions]()), must(reflect.TypeFor[meta.Status]())
+	return &pbSchemas{kinds: kinds, deleteOptions: must(reflect.TypeFor[meta.DeleteOptions]()), status: must(reflect.TypeFor[meta.Status]())}
 }
 
 // reviewProtobufTypes are the Go types of the review kinds (never stored,
@@ -346,15 +359,16 @@ func wireTypeName(k pbKind) string {
 // registered in every version upstream serves them from (v1,
 // meta.k8s.io/v1 and the apiregistration group).
 func protobufSchemaFor(apiVersion, kind string) *pbType {
-	if t := protobufKinds[pbKindKey{apiVersion, kind}]; t != nil {
+	s := protobufSchemas()
+	if t := s.kinds[pbKindKey{apiVersion, kind}]; t != nil {
 		return t
 	}
 	if apiVersion == "v1" || strings.HasSuffix(apiVersion, "/v1") {
 		switch kind {
 		case "DeleteOptions":
-			return pbDeleteOptionsSchema
+			return s.deleteOptions
 		case "Status":
-			return pbStatusSchema
+			return s.status
 		}
 	}
 	return nil

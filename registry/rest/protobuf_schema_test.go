@@ -40,27 +40,27 @@ func TestProtobufKinds(t *testing.T) {
 	for _, k := range []pbKindKey{{"authentication.k8s.io/v1", "TokenReview"}, {"authentication.k8s.io/v1", "SelfSubjectReview"}, {"authentication.k8s.io/v1", "TokenRequest"},
 		{"authorization.k8s.io/v1", "SubjectAccessReview"}, {"authorization.k8s.io/v1", "LocalSubjectAccessReview"},
 		{"authorization.k8s.io/v1", "SelfSubjectAccessReview"}, {"authorization.k8s.io/v1", "SelfSubjectRulesReview"}} {
-		if protobufKinds[k] == nil {
+		if protobufSchemas().kinds[k] == nil {
 			t.Errorf("no schema for %v", k)
 		}
 	}
 	// The discovery documents, the core group's without apiVersion.
 	for _, k := range []pbKindKey{{"v1", "APIResourceList"}, {"", "APIResourceList"}, {"v1", "APIGroup"},
 		{"v1", "APIGroupList"}, {"", "APIVersions"}, {"v1", "APIVersions"}} {
-		if protobufKinds[k] == nil {
+		if protobufSchemas().kinds[k] == nil {
 			t.Errorf("no schema for %v", k)
 		}
 	}
 	// The RBAC kinds and lists.
 	for _, k := range []string{"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"} {
 		for _, kind := range []string{k, k + "List"} {
-			if protobufKinds[pbKindKey{"rbac.authorization.k8s.io/v1", kind}] == nil {
+			if protobufSchemas().kinds[pbKindKey{"rbac.authorization.k8s.io/v1", kind}] == nil {
 				t.Errorf("no schema for %s", kind)
 			}
 		}
 	}
-	if len(protobufKinds) != 39 {
-		t.Errorf("%d kinds, want 39: %v", len(protobufKinds), protobufKinds)
+	if len(protobufSchemas().kinds) != 39 {
+		t.Errorf("%d kinds, want 39: %v", len(protobufSchemas().kinds), protobufSchemas().kinds)
 	}
 	if protobufSchemaFor("apiregistration.k8s.io/v1", "Status") != pbStatus || protobufSchemaFor("meta.k8s.io/v1", "DeleteOptions") != pbDeleteOptions {
 		t.Error("Status and DeleteOptions are not served in every v1")

@@ -103,6 +103,8 @@ type Bolt struct {
 	writes  chan *boltWrite
 	quit    chan struct{}
 	stopped chan struct{}
+	// expect holds the writes announced by ExpectWrites (bbolt_expect.go).
+	expect writeExpect
 
 	watch *broadcaster
 }
@@ -195,6 +197,7 @@ func openBolt(path string, opts BoltOptions, cfg watchConfig) (*Bolt, error) {
 	s := &Bolt{db: db, path: path, watch: newBroadcaster(cfg, rev),
 		writes: make(chan *boltWrite, maxBatch), quit: make(chan struct{}), stopped: make(chan struct{})}
 	s.rev.Store(rev)
+	s.expect.init()
 	go s.commitLoop()
 	return s, nil
 }
@@ -401,17 +404,20 @@ func (s *Bolt) commitLoop() {
 		case <-s.quit:
 			return
 		case w := <-s.writes:
+			s.arrived()
 			batch = append(batch[:0], w)
 		}
 	more:
 		for len(batch) < maxBatch {
 			select {
 			case w := <-s.writes:
+				s.arrived()
 				batch = append(batch, w)
 			default:
 				break more
 			}
 		}
+		batch = s.linger(batch) // bbolt_expect.go
 		s.commit(batch)
 		clear(batch)
 	}

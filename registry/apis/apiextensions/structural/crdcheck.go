@@ -612,7 +612,7 @@ func mapListKeysMapSet(s *props, fldPath string) meta.FieldErrors {
 	return errs
 }
 
-var newlines = regexp.MustCompile(`[\n\r]+`)
+var newlines = lazyRegexp(`[\n\r]+`)
 
 // validationRuleErrors holds the static checks of x-kubernetes-validations
 // entries (the CEL compilation is the caller's).
@@ -626,9 +626,9 @@ func validationRuleErrors(s *props, fldPath string) meta.FieldErrors {
 			errs = append(errs, meta.Required(child(p, "rule"), "rule is not specified"))
 		case r.Message != "" && msg == "":
 			errs = append(errs, meta.Invalid(child(p, "message"), r.Message, "message must be non-empty if specified"))
-		case newlines.MatchString(msg):
+		case newlines().MatchString(msg):
 			errs = append(errs, meta.Invalid(child(p, "message"), r.Message, "message must not contain line breaks"))
-		case newlines.MatchString(rule) && msg == "":
+		case newlines().MatchString(rule) && msg == "":
 			errs = append(errs, meta.Required(child(p, "message"), "message must be specified if rule contains line breaks"))
 		}
 		if r.MessageExpression != "" && strings.TrimSpace(r.MessageExpression) == "" {
@@ -640,7 +640,7 @@ func validationRuleErrors(s *props, fldPath string) meta.FieldErrors {
 		if r.FieldPath != "" && strings.TrimSpace(r.FieldPath) == "" {
 			errs = append(errs, meta.Invalid(child(p, "fieldPath"), r.FieldPath, "fieldPath must be non-empty if specified"))
 		}
-		if newlines.MatchString(r.FieldPath) {
+		if newlines().MatchString(r.FieldPath) {
 			errs = append(errs, meta.Invalid(child(p, "fieldPath"), r.FieldPath, "fieldPath must not contain line breaks"))
 		}
 		if r.FieldPath != "" && !validFieldPath(s, r.FieldPath) {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -21,30 +22,31 @@ var supportedFormats = map[string]bool{
 	"byte": true, "password": true, "date": true, "duration": true, "datetime": true,
 }
 
+// The format checkers' expressions, compiled on first use (lazyRegexp).
 var (
-	rxHostname   = regexp.MustCompile(`^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$`)
-	rxUUID       = regexp.MustCompile(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$`)
-	rxUUID3      = regexp.MustCompile(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$`)
-	rxUUID4      = regexp.MustCompile(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$`)
-	rxUUID5      = regexp.MustCompile(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$`)
-	rxDateTime   = regexp.MustCompile(`^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$`)
-	rxBSON       = regexp.MustCompile(`^[0-9a-fA-F]{24}$`)
-	rxSSN        = regexp.MustCompile(`^\d{3}[- ]?\d{2}[- ]?\d{4}$`)
-	rxHexcolor   = regexp.MustCompile(`^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
-	rxRGBcolor   = regexp.MustCompile(`^rgb\(\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*\)$`)
-	rxBase64     = regexp.MustCompile(`^(?:[A-Za-z0-9+\/]{4})*(?:[A-Za-z0-9+\/]{2}==|[A-Za-z0-9+\/]{3}=|[A-Za-z0-9+\/]{4})$`)
-	rxISBN10     = regexp.MustCompile(`^(?:[0-9]{9}X|[0-9]{10})$`)
-	rxISBN13     = regexp.MustCompile(`^(?:[0-9]{13})$`)
-	rxCreditCard = regexp.MustCompile(`^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|(222[1-9]|22[3-9][0-9]|2[3-6][0-9]{2}|27[01][0-9]|2720)[0-9]{12}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11}|6[27][0-9]{14})$`)
-	rxDuration   = regexp.MustCompile(`((\d+)\s*([A-Za-zµ]+))`)
-	rxNotDigit   = regexp.MustCompile(`[^0-9]+`)
-	rxISBNStrip  = regexp.MustCompile(`[\s-]+`)
+	rxHostname   = lazyRegexp(`^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$`)
+	rxUUID       = lazyRegexp(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$`)
+	rxUUID3      = lazyRegexp(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$`)
+	rxUUID4      = lazyRegexp(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$`)
+	rxUUID5      = lazyRegexp(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$`)
+	rxDateTime   = lazyRegexp(`^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$`)
+	rxBSON       = lazyRegexp(`^[0-9a-fA-F]{24}$`)
+	rxSSN        = lazyRegexp(`^\d{3}[- ]?\d{2}[- ]?\d{4}$`)
+	rxHexcolor   = lazyRegexp(`^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
+	rxRGBcolor   = lazyRegexp(`^rgb\(\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*\)$`)
+	rxBase64     = lazyRegexp(`^(?:[A-Za-z0-9+\/]{4})*(?:[A-Za-z0-9+\/]{2}==|[A-Za-z0-9+\/]{3}=|[A-Za-z0-9+\/]{4})$`)
+	rxISBN10     = lazyRegexp(`^(?:[0-9]{9}X|[0-9]{10})$`)
+	rxISBN13     = lazyRegexp(`^(?:[0-9]{13})$`)
+	rxCreditCard = lazyRegexp(`^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|(222[1-9]|22[3-9][0-9]|2[3-6][0-9]{2}|27[01][0-9]|2720)[0-9]{12}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11}|6[27][0-9]{14})$`)
+	rxDuration   = lazyRegexp(`((\d+)\s*([A-Za-zµ]+))`)
+	rxNotDigit   = lazyRegexp(`[^0-9]+`)
+	rxISBNStrip  = lazyRegexp(`[\s-]+`)
 )
 
 // formatCheckers mirror kube-openapi's strfmt.Default checks (strfmt/default.go,
 // time.go, date.go, duration.go, with the asaskevich/govalidator checks it uses).
 var formatCheckers = map[string]func(string) bool{
-	"bsonobjectid": rxBSON.MatchString,
+	"bsonobjectid": func(s string) bool { return rxBSON().MatchString(s) },
 	"uri": func(s string) bool {
 		_, err := url.ParseRequestURI(s)
 		return err == nil
@@ -54,7 +56,7 @@ var formatCheckers = map[string]func(string) bool{
 		return err == nil && a.Address != ""
 	},
 	"hostname": func(s string) bool {
-		if !rxHostname.MatchString(s) || len(s) > 255 {
+		if !rxHostname().MatchString(s) || len(s) > 255 {
 			return false
 		}
 		for _, p := range strings.Split(s, ".") {
@@ -78,20 +80,20 @@ var formatCheckers = map[string]func(string) bool{
 		_, err := net.ParseMAC(s)
 		return err == nil
 	},
-	"uuid":       rxUUID.MatchString,
-	"uuid3":      rxUUID3.MatchString,
-	"uuid4":      rxUUID4.MatchString,
-	"uuid5":      rxUUID5.MatchString,
+	"uuid":       func(s string) bool { return rxUUID().MatchString(s) },
+	"uuid3":      func(s string) bool { return rxUUID3().MatchString(s) },
+	"uuid4":      func(s string) bool { return rxUUID4().MatchString(s) },
+	"uuid5":      func(s string) bool { return rxUUID5().MatchString(s) },
 	"isbn":       func(s string) bool { return isISBN(s, 10) || isISBN(s, 13) },
 	"isbn10":     func(s string) bool { return isISBN(s, 10) },
 	"isbn13":     func(s string) bool { return isISBN(s, 13) },
 	"creditcard": isCreditCard,
 	"ssn": func(s string) bool {
-		return s != "" && len(s) == 11 && rxSSN.MatchString(s)
+		return s != "" && len(s) == 11 && rxSSN().MatchString(s)
 	},
-	"hexcolor": rxHexcolor.MatchString,
-	"rgbcolor": rxRGBcolor.MatchString,
-	"byte":     rxBase64.MatchString,
+	"hexcolor": func(s string) bool { return rxHexcolor().MatchString(s) },
+	"rgbcolor": func(s string) bool { return rxRGBcolor().MatchString(s) },
+	"byte":     func(s string) bool { return rxBase64().MatchString(s) },
 	"password": func(string) bool { return true },
 	"date":     isDate,
 	"duration": isDuration,
@@ -103,7 +105,7 @@ var formatCheckers = map[string]func(string) bool{
 		if len(parts) < 2 || !isDate(parts[0]) {
 			return false
 		}
-		m := rxDateTime.FindStringSubmatch(parts[1])
+		m := rxDateTime().FindStringSubmatch(parts[1])
 		if len(m) == 0 {
 			return false
 		}
@@ -145,7 +147,7 @@ func isDuration(s string) bool {
 	if _, err := time.ParseDuration(s); err == nil {
 		return true
 	}
-	for _, m := range rxDuration.FindAllStringSubmatch(s, -1) {
+	for _, m := range rxDuration().FindAllStringSubmatch(s, -1) {
 		if _, err := strconv.Atoi(m[2]); err != nil {
 			return false
 		}
@@ -163,11 +165,11 @@ func isDuration(s string) bool {
 }
 
 func isISBN(s string, version int) bool {
-	sanitized := rxISBNStrip.ReplaceAllString(s, "")
+	sanitized := rxISBNStrip().ReplaceAllString(s, "")
 	var sum int32
 	switch version {
 	case 10:
-		if !rxISBN10.MatchString(sanitized) {
+		if !rxISBN10().MatchString(sanitized) {
 			return false
 		}
 		for i := 0; i < 9; i++ {
@@ -180,7 +182,7 @@ func isISBN(s string, version int) bool {
 		}
 		return sum%11 == 0
 	case 13:
-		if !rxISBN13.MatchString(sanitized) {
+		if !rxISBN13().MatchString(sanitized) {
 			return false
 		}
 		factor := []int32{1, 3}
@@ -193,8 +195,8 @@ func isISBN(s string, version int) bool {
 }
 
 func isCreditCard(s string) bool {
-	sanitized := rxNotDigit.ReplaceAllString(s, "")
-	if !rxCreditCard.MatchString(sanitized) {
+	sanitized := rxNotDigit().ReplaceAllString(s, "")
+	if !rxCreditCard().MatchString(sanitized) {
 		return false
 	}
 	var sum int64
@@ -211,4 +213,12 @@ func isCreditCard(s string) bool {
 		shouldDouble = !shouldDouble
 	}
 	return sum%10 == 0
+}
+
+// lazyRegexp returns expr compiled on first call, so that the package's
+// initialisation (run by every process start, also by starts that never
+// validate a CRD) compiles nothing; it panics on an invalid expr, as
+// regexp.MustCompile does.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
