@@ -542,5 +542,6 @@ func (c *apfConsumer) apply(ctx context.Context, name string, cond flowcontrol.F
 	if err != nil {
 		return err
 	}
-	return c.client.do(ctx, http.MethodPatch, apfPathPrefix+"flowschemas/"+name+"/status", consumerQuery, "application/apply-patch+yaml", body)
+	// body is encoding/json's: the apply takes it as its JSON form
+	return c.client.do(rest.WithJSONApplyBody(ctx), http.MethodPatch, apfPathPrefix+"flowschemas/"+name+"/status", consumerQuery, "application/apply-patch+yaml", body)
 }
