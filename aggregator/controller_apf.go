@@ -188,9 +188,11 @@ func (p *apfProducer) store(resource string) *registry.Store {
 	return p.api.Store(meta.GroupResource{Group: registry.GroupFlowControl, Resource: resource})
 }
 
-// writer writes k's objects as the producer (its managedFields manager).
+// writer writes k's objects as the producer (its managedFields manager);
+// a bootstrap object's create takes its fields from the generated table
+// (rbac_bootstrap_fields.go).
 func (p *apfProducer) writer(k apfKind) rest.ObjectWriter {
-	return rest.ObjectWriter{Store: p.store(k.resource), Manager: apfProducerManager}
+	return rest.ObjectWriter{Store: p.store(k.resource), Manager: apfProducerManager, CreateFields: bootstrapCreateFields(k.resource)}
 }
 
 // createMissing creates every bootstrap object that does not exist, all

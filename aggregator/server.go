@@ -752,14 +752,8 @@ var systemNamespaces = []string{"default", "kube-system", "kube-public", "kube-n
 // ensureSystemNamespaces creates the missing system namespaces, owned by
 // manager "kube-apiserver" as upstream's controller creates them.
 func (s *Server) ensureSystemNamespaces(ctx context.Context) error {
-	objs := make([]meta.Object, 0, len(systemNamespaces))
-	for _, name := range systemNamespaces {
-		objs = append(objs, &core.Namespace{
-			TypeMeta:   meta.TypeMeta{Kind: "Namespace", APIVersion: "v1"},
-			ObjectMeta: meta.ObjectMeta{Name: name},
-		})
-	}
-	return ensureObjects(ctx, rest.ObjectWriter{Store: s.api.Store(meta.GroupResource{Resource: "namespaces"}), Manager: "kube-apiserver"}, "namespace", objs, nil)
+	objs := systemNamespaceObjects() // rbac_bootstrap_fields.go
+	return ensureObjects(ctx, rest.ObjectWriter{Store: s.api.Store(meta.GroupResource{Resource: "namespaces"}), Manager: "kube-apiserver", CreateFields: bootstrapCreateFields("namespaces")}, "namespace", objs, nil)
 }
 
 // ensureLocalAPIServices creates the automanaged local APIServices that
@@ -770,7 +764,7 @@ func (s *Server) ensureLocalAPIServices(ctx context.Context) error {
 	for _, a := range s.localAPIServices() {
 		objs = append(objs, a)
 	}
-	return ensureObjects(ctx, rest.ObjectWriter{Store: s.api.Store(apiServicesResource), Manager: "kube-apiserver"}, "apiservice", objs, nil)
+	return ensureObjects(ctx, rest.ObjectWriter{Store: s.api.Store(apiServicesResource), Manager: "kube-apiserver", CreateFields: bootstrapCreateFields("apiservices")}, "apiservice", objs, nil)
 }
 
 // serviceIPRangeKey holds the service IP range, as kube-apiserver's service
