@@ -712,6 +712,13 @@ func encodeManagers(ms []*managerEntry) []meta.ManagedFieldsEntry {
 		e.FieldsV1 = m.set.fieldsV1()
 		out = append(out, e)
 	}
+	sortEntries(out)
+	return out
+}
+
+// sortEntries sorts entries as upstream's sortEncodedManagedFields
+// (encodeManagers).
+func sortEntries(out []meta.ManagedFieldsEntry) {
 	sort.SliceStable(out, func(i, j int) bool {
 		p, q := out[i], out[j]
 		if p.Operation != q.Operation {
@@ -735,7 +742,6 @@ func encodeManagers(ms []*managerEntry) []meta.ManagedFieldsEntry {
 		}
 		return p.Subresource < q.Subresource
 	})
-	return out
 }
 
 // findManager returns the entry of id in ms, or nil.
