@@ -8,6 +8,7 @@ import (
 
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/apis/rbac"
+	"github.com/aggsim/aggsim/registry/rest"
 )
 
 // clusterRoleAggregator keeps the rules of every ClusterRole with an
@@ -85,8 +86,11 @@ func (c *clusterRoleAggregator) sync(ctx context.Context) {
 			"apiVersion": rbac.GroupRBAC + "/v1", "kind": "ClusterRole",
 			"metadata": map[string]string{"name": r.Name}, "rules": want,
 		})
-		q := url.Values{"fieldManager": {"clusterrole-aggregation-controller"}, "force": {"true"}}.Encode()
-		if err := c.client.do(ctx, "PATCH", "/apis/rbac.authorization.k8s.io/v1/clusterroles/"+url.PathEscape(r.Name), q, "application/apply-patch+yaml", body); err != nil {
+		// fieldValidation=Ignore: body is encoding/json's encoding of
+		// typed rules, with no unknown or duplicate field to look for
+		q := url.Values{"fieldManager": {"clusterrole-aggregation-controller"}, "force": {"true"}, "fieldValidation": {"Ignore"}}.Encode()
+		// body is encoding/json's: the apply takes it as its JSON form
+		if err := c.client.do(rest.WithJSONApplyBody(ctx), "PATCH", "/apis/rbac.authorization.k8s.io/v1/clusterroles/"+url.PathEscape(r.Name), q, "application/apply-patch+yaml", body); err != nil {
 			c.logger.Warn("aggregate ClusterRole", "name", r.Name, "err", err)
 		}
 	}

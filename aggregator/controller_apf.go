@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -182,15 +183,22 @@ type apfProducer struct {
 	logger   *slog.Logger
 	now      func() time.Time
 	interval time.Duration
+	// created is set by createMissing when it created every bootstrap
+	// object (a fresh store): Run's first pass would find each as just
+	// written, so it waits for the interval (upstream's first pass is
+	// the one that creates them).
+	created bool
 }
 
 func (p *apfProducer) store(resource string) *registry.Store {
 	return p.api.Store(meta.GroupResource{Group: registry.GroupFlowControl, Resource: resource})
 }
 
-// writer writes k's objects as the producer (its managedFields manager).
+// writer writes k's objects as the producer (its managedFields manager);
+// a bootstrap object's create takes its fields from the generated table
+// (rbac_bootstrap_fields.go).
 func (p *apfProducer) writer(k apfKind) rest.ObjectWriter {
-	return rest.ObjectWriter{Store: p.store(k.resource), Manager: apfProducerManager}
+	return rest.ObjectWriter{Store: p.store(k.resource), Manager: apfProducerManager, CreateFields: bootstrapCreateFields(k.resource)}
 }
 
 // createMissing creates every bootstrap object that does not exist, all
@@ -199,6 +207,7 @@ func (p *apfProducer) writer(k apfKind) rest.ObjectWriter {
 func (p *apfProducer) createMissing(ctx context.Context) error {
 	ctx = registry.WithStatusOnCreate(ctx)
 	errs := make([]error, len(apfKinds))
+	fresh := make([]bool, len(apfKinds)) // every object of the kind was missing
 	var wg sync.WaitGroup
 	for i, k := range apfKinds {
 		wg.Add(1)
@@ -213,11 +222,20 @@ func (p *apfProducer) createMissing(ctx context.Context) error {
 				}
 				objs = append(objs, o)
 			}
-			errs[i] = ensureObjects(ctx, p.writer(k), k.kind, objs, nil)
+			w := p.writer(k)
+			missing, err := missingObjects(ctx, w, objs)
+			if err != nil {
+				errs[i] = fmt.Errorf("list %ss: %w", k.kind, err)
+				return
+			}
+			fresh[i] = len(missing) == len(objs)
+			errs[i] = ensureObjects(ctx, w, k.kind, missing, nil)
 		}()
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	err := errors.Join(errs...)
+	p.created = err == nil && !slices.Contains(fresh, false)
+	return err
 }
 
 var producerQuery = "fieldManager=" + url.QueryEscape(apfProducerManager)
@@ -378,9 +396,12 @@ func (p *apfProducer) revise(ctx context.Context, k apfKind, o *registry.Generic
 func (p *apfProducer) Run(ctx context.Context) {
 	t := time.NewTicker(p.interval)
 	defer t.Stop()
-	for {
-		if err := p.ensure(ctx); err != nil && ctx.Err() == nil {
-			p.logger.Error("ensure APF bootstrap configuration", "err", err)
+	for first := true; ; first = false {
+		// skipped first when createMissing wrote every object just now
+		if skip := first && p.created; !skip {
+			if err := p.ensure(ctx); err != nil && ctx.Err() == nil {
+				p.logger.Error("ensure APF bootstrap configuration", "err", err)
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -542,5 +563,6 @@ func (c *apfConsumer) apply(ctx context.Context, name string, cond flowcontrol.F
 	if err != nil {
 		return err
 	}
-	return c.client.do(ctx, http.MethodPatch, apfPathPrefix+"flowschemas/"+name+"/status", consumerQuery, "application/apply-patch+yaml", body)
+	// body is encoding/json's: the apply takes it as its JSON form
+	return c.client.do(rest.WithJSONApplyBody(ctx), http.MethodPatch, apfPathPrefix+"flowschemas/"+name+"/status", consumerQuery, "application/apply-patch+yaml", body)
 }

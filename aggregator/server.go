@@ -402,17 +402,23 @@ func New(opts Options) (*Server, error) {
 	s.endpoints = NewInformer(s.api.Store(meta.GroupResource{Resource: "endpoints"}), logger)
 	s.flowSchemas = NewInformer(s.api.Store(flowSchemasResource), logger)
 	s.priorityLevels = NewInformer(s.api.Store(priorityLevelsResource), logger)
-	// ClusterRole aggregation (controller_aggregation.go), in every mode
-	s.clusterRoles = NewInformer(s.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: "clusterroles"}), logger)
-	s.aggregator = newClusterRoleAggregator(s.clusterRoles, loopback{api: s.api}, logger)
 	s.crds = NewInformer(s.api.Store(crdResource), logger) // controller_crd.go
 	if rbacAuthz != nil {                                  // RBAC objects feed the authorizer's index
 		for _, res := range rbacResources {
 			inf := NewInformer(s.api.Store(res), logger)
 			inf.AddHandler(rbacAuthz.OnChange)
 			s.rbacInformers = append(s.rbacInformers, inf)
+			if res.Resource == "clusterroles" {
+				s.clusterRoles = inf // one list of the ClusterRoles, not two
+			}
 		}
 	}
+	// ClusterRole aggregation (controller_aggregation.go), in every mode:
+	// on the authorizer's ClusterRole informer, or one of its own
+	if s.clusterRoles == nil {
+		s.clusterRoles = NewInformer(s.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: "clusterroles"}), logger)
+	}
+	s.aggregator = newClusterRoleAggregator(s.clusterRoles, loopback{api: s.api}, logger)
 	loop := loopback{api: s.api}
 	s.apfProducer = &apfProducer{api: s.api, client: loop, logger: logger, now: now, interval: opts.APFEnsureInterval}
 	if s.apfProducer.interval <= 0 {
@@ -645,7 +651,10 @@ func (s *Server) Run(ctx context.Context) {
 	// same objects for a while, which preconditioned deletes and creates
 	// that meet AlreadyExists make harmless (upstream's controller manager
 	// exits instead).
-	runs := []func(context.Context){s.flowSchemas.Run, s.priorityLevels.Run, s.apfConsumer.Run, s.apfProducer.Run, s.clusterRoles.Run, s.aggregator.Run}
+	runs := []func(context.Context){s.flowSchemas.Run, s.priorityLevels.Run, s.apfConsumer.Run, s.apfProducer.Run, s.aggregator.Run}
+	if !slices.Contains(s.rbacInformers, s.clusterRoles) { // else it runs with them, before ready
+		runs = append(runs, s.clusterRoles.Run)
+	}
 	if s.opts.LeaderElection {
 		runs = append(runs, s.leader.Run)
 	}
@@ -754,14 +763,8 @@ var systemNamespaces = []string{"default", "kube-system", "kube-public", "kube-n
 // ensureSystemNamespaces creates the missing system namespaces, owned by
 // manager "kube-apiserver" as upstream's controller creates them.
 func (s *Server) ensureSystemNamespaces(ctx context.Context) error {
-	objs := make([]meta.Object, 0, len(systemNamespaces))
-	for _, name := range systemNamespaces {
-		objs = append(objs, &core.Namespace{
-			TypeMeta:   meta.TypeMeta{Kind: "Namespace", APIVersion: "v1"},
-			ObjectMeta: meta.ObjectMeta{Name: name},
-		})
-	}
-	return ensureObjects(ctx, rest.ObjectWriter{Store: s.api.Store(meta.GroupResource{Resource: "namespaces"}), Manager: "kube-apiserver"}, "namespace", objs, nil)
+	objs := systemNamespaceObjects() // rbac_bootstrap_fields.go
+	return ensureObjects(ctx, rest.ObjectWriter{Store: s.api.Store(meta.GroupResource{Resource: "namespaces"}), Manager: "kube-apiserver", CreateFields: bootstrapCreateFields("namespaces")}, "namespace", objs, nil)
 }
 
 // ensureLocalAPIServices creates the automanaged local APIServices that
@@ -772,7 +775,7 @@ func (s *Server) ensureLocalAPIServices(ctx context.Context) error {
 	for _, a := range s.localAPIServices() {
 		objs = append(objs, a)
 	}
-	return ensureObjects(ctx, rest.ObjectWriter{Store: s.api.Store(apiServicesResource), Manager: "kube-apiserver"}, "apiservice", objs, nil)
+	return ensureObjects(ctx, rest.ObjectWriter{Store: s.api.Store(apiServicesResource), Manager: "kube-apiserver", CreateFields: bootstrapCreateFields("apiservices")}, "apiservice", objs, nil)
 }
 
 // serviceIPRangeKey holds the service IP range, as kube-apiserver's service

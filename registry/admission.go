@@ -82,6 +82,13 @@ func WithAdmissionOptions(ctx context.Context, o AdmissionOptions) context.Conte
 // response's Warning headers.
 func AddWarnings(ctx context.Context, texts ...string) { warn(ctx, texts) }
 
+// plainCreateOptions and plainUpdateOptions are admissionOptions' answer
+// for a create or an update without options (TestAdmissionOptionsPlain).
+const (
+	plainCreateOptions = `{"kind":"CreateOptions","apiVersion":"meta.k8s.io/v1"}`
+	plainUpdateOptions = `{"kind":"UpdateOptions","apiVersion":"meta.k8s.io/v1"}`
+)
+
 // admissionOptions builds the options object of operation op from ctx:
 // {"kind":"CreateOptions","apiVersion":"meta.k8s.io/v1",...} with the
 // fields upstream's option types serialise (dryRun, fieldManager, ...).
@@ -99,6 +106,14 @@ func admissionOptions(ctx context.Context, op string) json.RawMessage {
 	kind := "CreateOptions"
 	if op == OperationUpdate {
 		kind = "UpdateOptions"
+	}
+	if len(o.DryRun) == 0 && o.FieldManager == "" && o.FieldValidation == "" {
+		// the server's own writes (the bootstrap objects, controllers):
+		// the encoding below, without marshalling it every time
+		if op == OperationUpdate {
+			return append(json.RawMessage(nil), plainUpdateOptions...)
+		}
+		return append(json.RawMessage(nil), plainCreateOptions...)
 	}
 	v := struct {
 		Kind            string   `json:"kind"`

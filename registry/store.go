@@ -16,6 +16,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -65,8 +66,24 @@ type StoreOptions struct {
 // of each merged list (without indices; embedded ObjectMeta as
 // "metadata") mapped to its key, "" for a list of scalars merged as a set.
 // Types are walked once per path; recursion stops at a type already on the
-// path.
+// path. The walk is done once per type (mergeKeysByType); each call
+// returns a map of its own.
 func MergeKeysOf(t reflect.Type) map[string]string {
+	if m, ok := mergeKeysByType.Load(t); ok {
+		return maps.Clone(m.(map[string]string))
+	}
+	out := mergeKeysWalk(t)
+	mergeKeysByType.Store(t, out)
+	return maps.Clone(out)
+}
+
+// mergeKeysByType holds MergeKeysOf's walks by type (never changed once
+// stored): every server a process starts (aggregatortest) builds its 40
+// stores from the same types.
+var mergeKeysByType sync.Map
+
+// mergeKeysWalk is MergeKeysOf's walk of t.
+func mergeKeysWalk(t reflect.Type) map[string]string {
 	out := map[string]string{}
 	walkWireFields(t, func(f reflect.StructField, p string) bool {
 		if f.Tag.Get("patchStrategy") == "merge" && f.Type.Kind() == reflect.Slice {

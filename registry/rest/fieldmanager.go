@@ -712,6 +712,13 @@ func encodeManagers(ms []*managerEntry) []meta.ManagedFieldsEntry {
 		e.FieldsV1 = m.set.fieldsV1()
 		out = append(out, e)
 	}
+	sortEntries(out)
+	return out
+}
+
+// sortEntries sorts entries as upstream's sortEncodedManagedFields
+// (encodeManagers).
+func sortEntries(out []meta.ManagedFieldsEntry) {
 	sort.SliceStable(out, func(i, j int) bool {
 		p, q := out[i], out[j]
 		if p.Operation != q.Operation {
@@ -735,7 +742,6 @@ func encodeManagers(ms []*managerEntry) []meta.ManagedFieldsEntry {
 		}
 		return p.Subresource < q.Subresource
 	})
-	return out
 }
 
 // findManager returns the entry of id in ms, or nil.
@@ -1125,7 +1131,8 @@ type ObjectWriter struct {
 	Manager string
 	// CreateFields, when set, returns the fieldsV1 a create of obj (after
 	// the scheme defaults) records for Manager, computed ahead of time, or
-	// false to compute them. The server's bootstrap objects use a
+	// false to compute them. Entries obj carries already are kept less
+	// those fields (createEntries). The server's bootstrap objects use a
 	// generated table of them: recording ownership is a JSON round trip and
 	// a walk per object, a third of the CPU of a fresh start-up with 127
 	// bootstrap RBAC objects. The entry written is the one trackUpdate
@@ -1148,25 +1155,41 @@ func (w ObjectWriter) Names(ctx context.Context, namespace string) ([]string, er
 // store's (AlreadyExists, Invalid, NotFound for a missing namespace).
 func (w ObjectWriter) Create(ctx context.Context, obj meta.Object) (meta.Object, error) {
 	applyDefaults(w.Store, obj)
-	if f, ok := w.createFields(obj); ok {
-		t := meta.NewTime(w.Store.Now())
-		obj.GetObjectMeta().ManagedFields = []meta.ManagedFieldsEntry{{
-			Manager: w.Manager, Operation: operationUpdate, APIVersion: w.Store.Info().APIVersion(),
-			Time: &t, FieldsType: "FieldsV1", FieldsV1: f,
-		}}
-	} else if err := trackUpdate(w.Store, nil, obj, w.Manager, ""); err != nil {
-		return nil, err
+	if !w.createFields(obj) {
+		if err := trackUpdate(w.Store, nil, obj, w.Manager, ""); err != nil {
+			return nil, err
+		}
 	}
 	return w.Store.Create(ctx, obj)
 }
 
-// createFields asks CreateFields, when set, for obj's precomputed fields.
-// A create that carries managedFields of its own computes them.
-func (w ObjectWriter) createFields(obj meta.Object) (meta.FieldsV1, bool) {
-	if w.CreateFields == nil || len(obj.GetObjectMeta().ManagedFields) != 0 {
-		return nil, false
+// createFields records obj's create from CreateFields, when set and it
+// knows obj, and says whether it did. An object that carries managedFields
+// of its own (a bootstrap FlowSchema's status entry) keeps them less the
+// fields the new entry owns (createEntries), as trackUpdate records it.
+func (w ObjectWriter) createFields(obj meta.Object) bool {
+	if w.CreateFields == nil {
+		return false
 	}
-	return w.CreateFields(obj)
+	f, ok := w.CreateFields(obj)
+	if !ok {
+		return false
+	}
+	now := w.Store.Now()
+	t := meta.NewTime(now)
+	id := meta.ManagedFieldsEntry{Manager: w.Manager, Operation: operationUpdate, APIVersion: w.Store.Info().APIVersion()}
+	m := obj.GetObjectMeta()
+	if len(m.ManagedFields) == 0 {
+		e := id
+		e.Time, e.FieldsType, e.FieldsV1 = &t, "FieldsV1", f
+		m.ManagedFields = []meta.ManagedFieldsEntry{e}
+		return true
+	}
+	mf, ok := createEntries(m.ManagedFields, id, f, now) // fieldmanager_create.go
+	if ok {
+		m.ManagedFields = mf
+	}
+	return ok
 }
 
 // Update records the change from live (the stored object obj replaces,

@@ -752,14 +752,20 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 	// The body is parsed once: its JSON form names the apiVersion and
 	// kind; only a body that does not convert is parsed again, for the
 	// error upstream gives it.
-	applied, err := BodyToJSON(negotiation.MediaYAML, body)
+	applied, err := applyBodyToJSON(r.Context(), body) // apply_inprocess.go
 	if err != nil {
 		if cerr := checkApplyObject(body, rq.store.Info()); cerr != nil {
 			return cerr
 		}
 		return err
 	}
-	if err := checkApplyType(applied, rq.store.Info()); err != nil {
+	// The applied configuration, parsed once: its apiVersion and kind
+	// are checked first (checkApplyObject's message when it is no object).
+	var cfg map[string]any
+	if err := unmarshalNumber(applied, &cfg); err != nil {
+		return meta.NewBadRequest("error decoding YAML: " + err.Error())
+	}
+	if err := checkApplyTypeOf(cfg, rq.store.Info()); err != nil {
 		return err
 	}
 	tmp, warnings, err := decodeNew(rq.store, applied, o, nil)
@@ -776,10 +782,6 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 		negotiation.AddWarning(w, wn)
 	}
 	// The applied configuration without the fields the server owns.
-	var cfg map[string]any
-	if err := unmarshalNumber(applied, &cfg); err != nil {
-		return meta.NewBadRequest(err.Error())
-	}
 	wantRV := ""
 	if md, ok := cfg["metadata"].(map[string]any); ok {
 		wantRV, _ = md["resourceVersion"].(string)
@@ -907,16 +909,6 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 func checkApplyObject(body []byte, info registry.ResourceInfo) error {
 	var obj map[string]any
 	if err := yaml.Unmarshal(body, &obj); err != nil {
-		return meta.NewBadRequest("error decoding YAML: " + err.Error())
-	}
-	return checkApplyTypeOf(obj, info)
-}
-
-// checkApplyType is checkApplyObject on the body's JSON form (a body
-// BodyToJSON converted).
-func checkApplyType(applied []byte, info registry.ResourceInfo) error {
-	var obj map[string]any
-	if err := json.Unmarshal(applied, &obj); err != nil {
 		return meta.NewBadRequest("error decoding YAML: " + err.Error())
 	}
 	return checkApplyTypeOf(obj, info)

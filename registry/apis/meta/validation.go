@@ -33,12 +33,10 @@ const (
 )
 
 var (
-	dns1123LabelRE     = regexp.MustCompile("^" + dns1123LabelFmt + "$")
-	dns1123SubdomainRE = regexp.MustCompile("^" + dns1123SubdomainFmt + "$")
-	dns1035LabelRE     = regexp.MustCompile("^" + dns1035LabelFmt + "$")
-	configMapKeyRE     = regexp.MustCompile("^" + configMapKeyFmt + "$")
-	ianaSvcNameLetter  = regexp.MustCompile("[a-z]")
-	ianaSvcNameChars   = regexp.MustCompile("^[-a-z0-9]+$")
+	dns1035LabelRE    = regexp.MustCompile("^" + dns1035LabelFmt + "$")
+	configMapKeyRE    = regexp.MustCompile("^" + configMapKeyFmt + "$")
+	ianaSvcNameLetter = regexp.MustCompile("[a-z]")
+	ianaSvcNameChars  = regexp.MustCompile("^[-a-z0-9]+$")
 )
 
 func regexError(msg, fmtRE string, examples ...string) string {
@@ -66,8 +64,8 @@ func IsDNS1123Label(value string) []string {
 	if len(value) > DNS1123LabelMaxLength {
 		errs = append(errs, maxLenError(DNS1123LabelMaxLength))
 	}
-	if !dns1123LabelRE.MatchString(value) {
-		if dns1123SubdomainRE.MatchString(value) {
+	if !matchDNS1123Label(value) {
+		if matchDNS1123Subdomain(value) {
 			errs = append(errs, "must not contain dots")
 		} else {
 			errs = append(errs, regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", dns1123LabelFmt, "my-name", "123-abc"))
@@ -84,7 +82,7 @@ func IsDNS1123Subdomain(value string) []string {
 	if len(value) > DNS1123SubdomainMaxLength {
 		errs = append(errs, maxLenError(DNS1123SubdomainMaxLength))
 	}
-	if !dns1123SubdomainRE.MatchString(value) {
+	if !matchDNS1123Subdomain(value) {
 		errs = append(errs, regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", dns1123SubdomainFmt, "example.com"))
 	}
 	return errs
@@ -308,11 +306,6 @@ const (
 	TotalAnnotationSizeLimitB = 256 * 1024
 )
 
-var (
-	qualifiedNameRE = regexp.MustCompile("^" + qualifiedNameFmt + "$")
-	labelValueRE    = regexp.MustCompile("^" + labelValueFmt + "$")
-)
-
 // IsQualifiedName reports why value is not a qualified name: an optional
 // DNS-1123 subdomain prefix and '/', then a name part of at most 63
 // alphanumerics, '-', '_' or '.' that starts and ends alphanumeric. Label
@@ -344,7 +337,7 @@ func IsQualifiedName(value string) []string {
 	} else if len(name) > QualifiedNameMaxLength {
 		errs = append(errs, "name part "+maxLenError(QualifiedNameMaxLength))
 	}
-	if !qualifiedNameRE.MatchString(name) {
+	if !matchQualifiedNamePart(name) {
 		errs = append(errs, "name part "+regexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc"))
 	}
 	return errs
@@ -358,7 +351,7 @@ func IsValidLabelValue(value string) []string {
 	if len(value) > LabelValueMaxLength {
 		errs = append(errs, maxLenError(LabelValueMaxLength))
 	}
-	if !labelValueRE.MatchString(value) {
+	if value != "" && !matchQualifiedNamePart(value) { // labelValueFmt
 		errs = append(errs, regexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"))
 	}
 	return errs
