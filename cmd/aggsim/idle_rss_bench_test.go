@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// idleSettle is how long after its banner an idle `aggsim serve` is
+// measured: releaseStartupMemory returns the start-up heap a second after
+// ready; five seconds leave the process idle and settled (issue 21 measures
+// idle RSS 6 s after the start).
+const idleSettle = 5 * time.Second
+
+// BenchmarkServeIdleRSS measures the idle resident set (issue 21's "idle
+// RSS" figure, goal ≤ 30 MiB) of `aggsim serve` started on a fresh data
+// dir, as a process built from this tree: each iteration starts one,
+// waits for its banner and idleSettle more, and reads VmRSS, RssAnon
+// (heap, stacks, runtime metadata) and RssFile (the pages of the binary
+// and libraries mapped in) from /proc/<pid>/status. The metrics are the
+// medians of the iterations, in kB; -benchtime 5x gives the median of 5
+// starts (make bench-rss). The time per op is the start plus idleSettle
+// and means nothing.
+func BenchmarkServeIdleRSS(b *testing.B) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		b.Skip("needs /proc")
+	}
+	bin := aggsimBinary(b)
+	var vm, anon, file []float64
+	for i := 0; i < b.N; i++ {
+		st := idleStatus(b, bin, filepath.Join(b.TempDir(), "data"))
+		vm = append(vm, st["VmRSS"])
+		anon = append(anon, st["RssAnon"])
+		file = append(file, st["RssFile"])
+	}
+	b.ReportMetric(medianOf(vm), "VmRSS-kB")
+	b.ReportMetric(medianOf(anon), "RssAnon-kB")
+	b.ReportMetric(medianOf(file), "RssFile-kB")
+}
+
+// idleStatus starts `bin serve` on dataDir, waits for its banner's last
+// line and idleSettle, and returns the kB fields of its /proc status. The
+// process is killed (by its PID) before it returns.
+func idleStatus(b *testing.B, bin, dataDir string) map[string]float64 {
+	b.Helper()
+	cmd := exec.Command(bin, "serve", "--secure-port", "0", "--data-dir", dataDir)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+	}()
+	banner := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		seen := false
+		for sc.Scan() {
+			if !seen && strings.HasPrefix(sc.Text(), "export KUBECONFIG=") {
+				seen = true
+				banner <- true
+			}
+		}
+		if !seen {
+			banner <- false
+		}
+	}()
+	select {
+	case ok := <-banner:
+		if !ok {
+			b.Fatal("aggsim serve exited before its banner")
+		}
+	case <-time.After(60 * time.Second):
+		b.Fatal("no banner within 60 s")
+	}
+	time.Sleep(idleSettle)
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := parseStatusKB(string(raw))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, k := range []string{"VmRSS", "RssAnon", "RssFile"} {
+		if _, ok := st[k]; !ok {
+			b.Fatalf("/proc/%d/status has no %s", cmd.Process.Pid, k)
+		}
+	}
+	return st
+}
+
+// parseStatusKB returns the fields of a /proc/<pid>/status text whose
+// value is a number of kB ("VmRSS:\t  36224 kB").
+func parseStatusKB(s string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for _, line := range strings.Split(s, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) != 2 || f[1] != "kB" {
+			continue
+		}
+		n, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = n
+	}
+	return out, nil
+}
+
+// medianOf returns the median of xs (the mean of the middle two when even),
+// or 0 for none.
+func medianOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
+}
+
+// TestParseStatusKB checks the /proc status fields BenchmarkServeIdleRSS
+// reports on a captured status text (cat /proc/<aggsim pid>/status,
+// trimmed), and the median it reports.
+func TestParseStatusKB(t *testing.T) {
+	const status = "Name:\taggsim\nUmask:\t0022\nState:\tS (sleeping)\nVmPeak:\t 1934488 kB\n" +
+		"VmRSS:\t   36224 kB\nRssAnon:\t   10872 kB\nRssFile:\t   25352 kB\nRssShmem:\t       0 kB\n" +
+		"Threads:\t8\nCpus_allowed_list:\t0-1\n"
+	st, err := parseStatusKB(status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"VmPeak": 1934488, "VmRSS": 36224, "RssAnon": 10872, "RssFile": 25352, "RssShmem": 0}
+	if len(st) != len(want) {
+		t.Fatalf("parsed %v, want %v", st, want)
+	}
+	for k, v := range want {
+		if st[k] != v {
+			t.Fatalf("%s = %v, want %v (parsed %v)", k, st[k], v, st)
+		}
+	}
+	if _, err := parseStatusKB("VmRSS:\t x kB\n"); err == nil {
+		t.Fatal("a non-numeric kB field parsed without error")
+	}
+	if got := medianOf([]float64{36904, 35912, 37572, 36876, 37220}); got != 36904 {
+		t.Fatalf("median of 5 = %v, want 36904", got)
+	}
+	if got := medianOf([]float64{3, 1, 4, 2}); got != 2.5 {
+		t.Fatalf("median of 4 = %v, want 2.5", got)
+	}
+}
