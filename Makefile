@@ -10,8 +10,10 @@ FUZZTIME  ?= 3s
 
 .PHONY: build run test unit fuzz bench bench-floor bench-rss lint clean e2e-sample-apiserver e2e-etcd e2e-reference capture-reference
 
+# CGO_ENABLED=0: a static binary (Go's own resolver; no libc mapped in),
+# 2 MB less idle RSS (issue 21; make bench-rss).
 build:
-	$(GO) build -o $(BIN) ./cmd/aggsim
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/aggsim
 
 run: build
 	$(BIN) serve --demo $(if $(DATA_DIR),--data-dir $(DATA_DIR))

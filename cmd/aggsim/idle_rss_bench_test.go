@@ -21,7 +21,8 @@ const idleSettle = 5 * time.Second
 
 // BenchmarkServeIdleRSS measures the idle resident set (issue 21's "idle
 // RSS" figure, goal ≤ 30 MiB) of `aggsim serve` started on a fresh data
-// dir, as a process built from this tree: each iteration starts one,
+// dir, as a process built from this tree as `make build` builds it
+// (CGO_ENABLED=0: a static binary, no libc mapped in): each iteration starts one,
 // waits for its banner and idleSettle more, and reads VmRSS, RssAnon
 // (heap, stacks, runtime metadata) and RssFile (the pages of the binary
 // and libraries mapped in) from /proc/<pid>/status. The metrics are the
@@ -32,7 +33,13 @@ func BenchmarkServeIdleRSS(b *testing.B) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		b.Skip("needs /proc")
 	}
-	bin := aggsimBinary(b)
+	bin := filepath.Join(b.TempDir(), "aggsim")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("CGO_ENABLED=0 go build: %v\n%s", err, out)
+	}
+	b.ResetTimer()
 	var vm, anon, file []float64
 	for i := 0; i < b.N; i++ {
 		st := idleStatus(b, bin, filepath.Join(b.TempDir(), "data"))
