@@ -50,25 +50,29 @@ type Call struct {
 // with NewRecent. aggsim's own; upstream keeps no such record.
 type Recent[T any] struct {
 	mu    sync.Mutex
-	items []T // items[next] is the oldest once full
+	size  int
+	items []T // grows to size as values come; then items[next] is the oldest
 	next  int
-	full  bool
 }
 
-// NewRecent returns a Recent keeping the last n values (n > 0).
+// NewRecent returns a Recent keeping the last n values (n > 0). Its
+// storage grows with the values added, up to n: an idle server keeps no
+// room for calls it never made (issue 21, idle RSS: the webhook call ring
+// of 500 held 64 KiB).
 func NewRecent[T any](n int) *Recent[T] {
-	return &Recent[T]{items: make([]T, n)}
+	return &Recent[T]{size: n}
 }
 
 // Add records v, dropping the oldest value when full.
 func (r *Recent[T]) Add(v T) {
 	r.mu.Lock()
-	r.items[r.next] = v
-	r.next = (r.next + 1) % len(r.items)
-	if r.next == 0 {
-		r.full = true
+	defer r.mu.Unlock()
+	if len(r.items) < r.size {
+		r.items = append(r.items, v)
+		return
 	}
-	r.mu.Unlock()
+	r.items[r.next] = v
+	r.next = (r.next + 1) % r.size
 }
 
 // All returns a copy of the kept values, oldest first; nil when none.
@@ -76,9 +80,7 @@ func (r *Recent[T]) All() []T {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []T
-	if r.full {
-		out = append(out, r.items[r.next:]...)
-	}
+	out = append(out, r.items[r.next:]...)
 	return append(out, r.items[:r.next]...)
 }
 

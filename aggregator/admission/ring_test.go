@@ -2,6 +2,7 @@ package admission
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -18,9 +19,29 @@ func TestRecent(t *testing.T) {
 			t.Errorf("after adding %d: %v, want %v", i+1, got, want)
 		}
 	}
+	if c := cap(r.items); c > 4 {
+		t.Errorf("storage capacity %d for a ring of 3", c)
+	}
 	got := r.All()
 	got[0] = 99
 	if r.All()[0] != 5 {
 		t.Error("All returned the ring's own storage")
+	}
+}
+
+// TestRecentGrowsLazily checks that a Recent holds no room for values not
+// yet added (issue 21, idle RSS) and keeps the order while it grows.
+func TestRecentGrowsLazily(t *testing.T) {
+	r := NewRecent[Call](DefaultRingSize)
+	if c := cap(r.items); c != 0 {
+		t.Fatalf("a new ring of %d has room for %d calls, want 0", DefaultRingSize, c)
+	}
+	for i := 0; i < DefaultRingSize+2; i++ {
+		r.Add(Call{Webhook: strconv.Itoa(i)})
+	}
+	got := r.All()
+	if len(got) != DefaultRingSize || got[0].Webhook != "2" || got[len(got)-1].Webhook != strconv.Itoa(DefaultRingSize+1) {
+		t.Fatalf("after %d adds: %d calls from %q to %q, want %d from \"2\" to %q", DefaultRingSize+2, len(got),
+			got[0].Webhook, got[len(got)-1].Webhook, DefaultRingSize, strconv.Itoa(DefaultRingSize+1))
 	}
 }

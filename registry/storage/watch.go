@@ -150,6 +150,16 @@ type watcher struct {
 	after  int64 // only events with a higher revision are sent
 	ch     chan Event
 	stop   func() bool // unregisters the context.AfterFunc that removes it
+
+	// limit is how many events the channel and the backlog may hold
+	// together (the replay and watchConfig.buffer); done is the watch's
+	// context's Done. backlog, pumping and removed are guarded by
+	// broadcaster.mu (watch_queue.go): while pumping, the pump closes ch.
+	limit   int
+	done    <-chan struct{}
+	backlog []Event
+	pumping bool
+	removed bool
 }
 
 // broadcaster fans committed events out to watchers and keeps a window of
@@ -218,9 +228,7 @@ func (b *broadcaster) publish(ev Event) {
 		if ev.Revision <= w.after || !strings.HasPrefix(ev.Key, w.prefix) {
 			continue
 		}
-		select {
-		case w.ch <- ev:
-		default:
+		if !b.deliverLocked(w, ev) {
 			// Too far behind: the caller re-lists and watches again.
 			b.removeLocked(w)
 		}
@@ -275,7 +283,8 @@ func (b *broadcaster) watch(ctx context.Context, prefix string, from int64) (<-c
 			replay = append(replay, we.ev)
 		}
 	}
-	w := &watcher{prefix: prefix, after: from, ch: make(chan Event, len(replay)+b.cfg.buffer)}
+	w := &watcher{prefix: prefix, after: from, limit: len(replay) + b.cfg.buffer, done: ctx.Done(),
+		ch: make(chan Event, len(replay)+min(b.cfg.buffer, watchChanInitial))}
 	for _, ev := range replay {
 		w.ch <- ev
 	}
@@ -294,7 +303,11 @@ func (b *broadcaster) removeLocked(w *watcher) {
 		return
 	}
 	delete(b.watchers, w)
-	close(w.ch)
+	if w.pumping {
+		w.removed = true // the pump closes ch after the backlog
+	} else {
+		close(w.ch)
+	}
 	w.stop()
 }
 

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bufio"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// idleSettle is how long after its banner an idle `aggsim serve` is
+// measured: releaseStartupMemory returns the start-up heap a second after
+// ready; five seconds leave the process idle and settled (issue 21 measures
+// idle RSS 6 s after the start).
+const idleSettle = 5 * time.Second
+
+// BenchmarkServeIdleRSS measures the idle resident set (issue 21's "idle
+// RSS" figure, goal ≤ 30 MiB) of `aggsim serve` started on a fresh data
+// dir, as a process built from this tree as `make build` builds it
+// (CGO_ENABLED=0: a static binary, no libc mapped in): each iteration starts one,
+// waits for its banner and idleSettle more, and reads VmRSS, RssAnon
+// (heap, stacks, runtime metadata) and RssFile (the pages of the binary
+// and libraries mapped in) from /proc/<pid>/status, then the live heap
+// (HeapAlloc), the heap's spans in use (HeapInuse: HeapAlloc plus the free
+// room in partly used spans) and the goroutine stacks (Stack) from the
+// runtime.MemStats that /debug/pprof/heap?debug=1 prints (read after the
+// status, with the admin credentials of the kubeconfig it wrote; the
+// request itself allocates a little). The metrics are the
+// medians of the iterations, in kB; -benchtime 5x gives the median of 5
+// starts (make bench-rss). The time per op is the start plus idleSettle
+// and means nothing.
+func BenchmarkServeIdleRSS(b *testing.B) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		b.Skip("needs /proc")
+	}
+	bin := filepath.Join(b.TempDir(), "aggsim")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("CGO_ENABLED=0 go build: %v\n%s", err, out)
+	}
+	b.ResetTimer()
+	names := []string{"VmRSS", "RssAnon", "RssFile", "HeapAlloc", "HeapInuse", "Stack"}
+	vals := map[string][]float64{}
+	for i := 0; i < b.N; i++ {
+		st := idleStatus(b, bin, filepath.Join(b.TempDir(), "data"))
+		for _, n := range names {
+			vals[n] = append(vals[n], st[n])
+		}
+	}
+	for _, n := range names {
+		b.ReportMetric(medianOf(vals[n]), n+"-kB")
+	}
+}
+
+// idleStatus starts `bin serve` on dataDir, waits for its banner's last
+// line and idleSettle, and returns the kB fields of its /proc status and
+// its heap figures (heapStats). The process is killed (by its PID) before
+// it returns.
+func idleStatus(b *testing.B, bin, dataDir string) map[string]float64 {
+	b.Helper()
+	cmd := exec.Command(bin, "serve", "--secure-port", "0", "--data-dir", dataDir)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+	}()
+	banner := make(chan string, 1) // the serving URL, "" if it exited first
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		url, seen := "", false
+		for sc.Scan() {
+			if m := bannerServing.FindStringSubmatch(sc.Text()); m != nil && url == "" {
+				url = m[1]
+			}
+			if !seen && strings.HasPrefix(sc.Text(), "export KUBECONFIG=") {
+				seen = true
+				banner <- url
+			}
+		}
+		if !seen {
+			banner <- ""
+		}
+	}()
+	var url string
+	select {
+	case url = <-banner:
+		if url == "" {
+			b.Fatal("aggsim serve exited before its banner")
+		}
+	case <-time.After(60 * time.Second):
+		b.Fatal("no banner within 60 s")
+	}
+	time.Sleep(idleSettle)
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := parseStatusKB(string(raw))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, k := range []string{"VmRSS", "RssAnon", "RssFile"} {
+		if _, ok := st[k]; !ok {
+			b.Fatalf("/proc/%d/status has no %s", cmd.Process.Pid, k)
+		}
+	}
+	heap, err := heapStats(url, dataDir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	maps.Copy(st, heap)
+	return st
+}
+
+// heapStats reads HeapAlloc, HeapInuse and Stack (in use) from the
+// runtime.MemStats lines ("# HeapAlloc = 3867264", "# Stack = 1409024 /
+// 1409024") of url's /debug/pprof/heap?debug=1, in kB, as the admin of
+// dataDir's PKI.
+func heapStats(url, dataDir string) (map[string]float64, error) {
+	pki := filepath.Join(dataDir, "pki")
+	cert, err := tls.LoadX509KeyPair(filepath.Join(pki, "admin.crt"), filepath.Join(pki, "admin.key"))
+	if err != nil {
+		return nil, err
+	}
+	caPEM, err := os.ReadFile(filepath.Join(pki, "ca.crt"))
+	if err != nil {
+		return nil, err
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(caPEM) {
+		return nil, fmt.Errorf("no certificate in %s", filepath.Join(pki, "ca.crt"))
+	}
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: roots},
+	}}
+	resp, err := c.Get(url + "/debug/pprof/heap?debug=1")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET /debug/pprof/heap?debug=1: %s: %s", resp.Status, body)
+	}
+	return parseMemStats(string(body))
+}
+
+// parseMemStats returns HeapAlloc, HeapInuse and Stack, in kB, from the
+// runtime.MemStats comment lines a debug=1 heap profile ends with.
+func parseMemStats(s string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for _, line := range strings.Split(s, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[0] != "#" || f[2] != "=" {
+			continue
+		}
+		switch f[1] {
+		case "HeapAlloc", "HeapInuse", "Stack":
+			n, err := strconv.ParseFloat(f[3], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", line, err)
+			}
+			out[f[1]] = n / 1024
+		}
+	}
+	for _, k := range []string{"HeapAlloc", "HeapInuse", "Stack"} {
+		if _, ok := out[k]; !ok {
+			return nil, fmt.Errorf("heap profile has no %s line", k)
+		}
+	}
+	return out, nil
+}
+
+// parseStatusKB returns the fields of a /proc/<pid>/status text whose
+// value is a number of kB ("VmRSS:\t  36224 kB").
+func parseStatusKB(s string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for _, line := range strings.Split(s, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) != 2 || f[1] != "kB" {
+			continue
+		}
+		n, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = n
+	}
+	return out, nil
+}
+
+// medianOf returns the median of xs (the mean of the middle two when even),
+// or 0 for none.
+func medianOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
+}
+
+// TestParseStatusKB checks the /proc status fields BenchmarkServeIdleRSS
+// reports on a captured status text (cat /proc/<aggsim pid>/status,
+// trimmed), and the median it reports.
+func TestParseStatusKB(t *testing.T) {
+	const status = "Name:\taggsim\nUmask:\t0022\nState:\tS (sleeping)\nVmPeak:\t 1934488 kB\n" +
+		"VmRSS:\t   36224 kB\nRssAnon:\t   10872 kB\nRssFile:\t   25352 kB\nRssShmem:\t       0 kB\n" +
+		"Threads:\t8\nCpus_allowed_list:\t0-1\n"
+	st, err := parseStatusKB(status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"VmPeak": 1934488, "VmRSS": 36224, "RssAnon": 10872, "RssFile": 25352, "RssShmem": 0}
+	if len(st) != len(want) {
+		t.Fatalf("parsed %v, want %v", st, want)
+	}
+	for k, v := range want {
+		if st[k] != v {
+			t.Fatalf("%s = %v, want %v (parsed %v)", k, st[k], v, st)
+		}
+	}
+	if _, err := parseStatusKB("VmRSS:\t x kB\n"); err == nil {
+		t.Fatal("a non-numeric kB field parsed without error")
+	}
+	// The tail of curl -sk --cert admin.crt --key admin.key
+	// https://127.0.0.1:PORT/debug/pprof/heap?debug=1 from aggsim serve.
+	const memstats = "# runtime.MemStats\n# Alloc = 3867264\n# Sys = 22649096\n# HeapAlloc = 3867264\n" +
+		"# HeapSys = 15368192\n# HeapIdle = 8650752\n# HeapInuse = 6717440\n# Stack = 1409024 / 1409024\n" +
+		"# MSpan = 142720 / 163200\n# NumGC = 3\n"
+	ms, err := parseMemStats(memstats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms["HeapAlloc"] != 3776.625 || ms["HeapInuse"] != 6560 || ms["Stack"] != 1376 || len(ms) != 3 {
+		t.Fatalf("parseMemStats = %v, want HeapAlloc 3776.625 HeapInuse 6560 Stack 1376 (kB)", ms)
+	}
+	if _, err := parseMemStats("# HeapAlloc = 1\n# Stack = 2 / 2\n"); err == nil {
+		t.Fatal("a profile without HeapInuse parsed without error")
+	}
+	if got := medianOf([]float64{36904, 35912, 37572, 36876, 37220}); got != 36904 {
+		t.Fatalf("median of 5 = %v, want 36904", got)
+	}
+	if got := medianOf([]float64{3, 1, 4, 2}); got != 2.5 {
+		t.Fatalf("median of 4 = %v, want 2.5", got)
+	}
+}
