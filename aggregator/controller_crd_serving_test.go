@@ -32,16 +32,19 @@ func readCaptured(t *testing.T, file string) []byte {
 	return []byte(strings.Join(lines[1:len(lines)-1], "\n"))
 }
 
-// waitFor polls cond every 5 ms for at most 10 s (a bound, not a timing
-// goal).
+// waitForCond polls cond (every 5 ms, backing off to 100 ms) until it
+// holds, for at most 10 s of wall-clock time and of this process's CPU
+// (loadBound; a bound, not a timing goal).
 func waitForCond(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	bound := newLoadBound(10 * time.Second)
+	var pause time.Duration
 	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10 s", what)
+		if bound.exceeded() {
+			t.Fatalf("%s: not within %v", what, bound)
 		}
-		time.Sleep(5 * time.Millisecond)
+		pause = pollBackoff(pause)
+		time.Sleep(pause)
 	}
 }
 

@@ -331,11 +331,16 @@ func (g *garbageCollector) runLocalMonitor(ctx context.Context, r gcResource, st
 	}
 }
 
-// watchLocal feeds the graph from st's watch from rv until it ends.
+// watchLocal feeds the graph from st's watch from rv until it ends. The
+// watch carries metadata only (registry.Store.WatchMeta): the store of a
+// custom resource may serve a version other than the storage version,
+// and decoding each event in full called the CRD's conversion webhook for
+// every change the collector saw (calls the webhook's owner did not ask
+// for, one failing conversion ending the watch).
 func (g *garbageCollector) watchLocal(ctx context.Context, r gcResource, st *registry.Store, rv string) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ch, err := st.Watch(wctx, "", registry.ListOptions{ResourceVersion: rv})
+	ch, err := st.WatchMeta(wctx, "", rv)
 	if err != nil {
 		return
 	}

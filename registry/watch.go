@@ -59,6 +59,12 @@ func NewResourceExpired(msg string) *meta.StatusError {
 // StoreOptions.BookmarkInterval. The channel closes when ctx ends, after
 // TimeoutSeconds, or when storage ends the watch (the client re-lists).
 func (s *Store) Watch(ctx context.Context, namespace string, opts ListOptions) (<-chan WatchEvent, error) {
+	return s.watch(ctx, namespace, opts, s.decode)
+}
+
+// watch is Watch with the decoder of its events' objects (initial events
+// are listed with s.decode).
+func (s *Store) watch(ctx context.Context, namespace string, opts ListOptions, decode func(value []byte, rev int64) (meta.Object, error)) (<-chan WatchEvent, error) {
 	sel, err := s.compileSelector(opts)
 	if err != nil {
 		return nil, err
@@ -112,7 +118,7 @@ func (s *Store) Watch(ctx context.Context, namespace string, opts ListOptions) (
 		cancel()
 		return nil, meta.NewInternalError(err)
 	}
-	w := &storeWatch{s: s, sel: sel, out: out, ctx: wctx, last: from}
+	w := &storeWatch{s: s, sel: sel, out: out, ctx: wctx, last: from, decode: decode}
 	go func() {
 		defer cancel()
 		defer close(out)
@@ -128,6 +134,9 @@ type storeWatch struct {
 	out  chan WatchEvent
 	ctx  context.Context
 	last int64 // revision of the last event delivered (or the start)
+	// decode turns an event's stored bytes into its object (Store.decode,
+	// or metadata only for WatchMeta)
+	decode func(value []byte, rev int64) (meta.Object, error)
 }
 
 // send delivers ev unless the watch ended; it reports whether to go on.
@@ -191,7 +200,7 @@ func (w *storeWatch) run(events <-chan storage.Event, initial []meta.Object, end
 // convert turns a storage event into a watch event, applying the
 // selector; ok is false when the event is filtered out.
 func (w *storeWatch) convert(ev storage.Event) (WatchEvent, bool) {
-	obj, err := w.s.decode(ev.Value, ev.Revision)
+	obj, err := w.decode(ev.Value, ev.Revision)
 	if err != nil {
 		st := internalErr(err).(*meta.StatusError).Status
 		return WatchEvent{Type: EventError, Status: &st}, true
@@ -205,7 +214,7 @@ func (w *storeWatch) convert(ev storage.Event) (WatchEvent, bool) {
 	}
 	prev, prevMatches := meta.Object(nil), true
 	if !w.sel.empty() {
-		if p, err := w.s.decode(ev.PrevValue, ev.Revision); err == nil {
+		if p, err := w.decode(ev.PrevValue, ev.Revision); err == nil {
 			prev, prevMatches = p, w.s.matches(w.sel, p)
 		}
 	}

@@ -347,6 +347,7 @@ func replayArmedSteps(t *testing.T, dir, file, refDir, host string, wh armedWebh
 				time.Sleep(time.Duration(d) * time.Second)
 			} else {
 				time.Sleep(200 * time.Millisecond)
+				settleCRDs(t, client, base)
 			}
 			continue
 		case "arm":

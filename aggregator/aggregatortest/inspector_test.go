@@ -2,6 +2,7 @@ package aggregatortest_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -101,39 +102,73 @@ func TestInspectorRecordsProxiedRequest(t *testing.T) {
 		t.Errorf("backend answer %d %v %q", rt.BackendCode, rt.ResponseHeader, rt.BackendCertificate)
 	}
 
-	// The ring keeps 3; the JSON filters.
-	for i := 0; i < 4; i++ {
-		r, err := srv.Client().Get(srv.URL + "/version")
+	// The ring keeps 3; the JSON filters. The controllers' loopback
+	// requests go through the chain as well and are recorded (with their
+	// own users): one recorded among the four requests of /version leaves
+	// fewer than three of them in the ring (seen once in 15 -race runs
+	// beside other test binaries: "ring holds 3, want 3 requests of
+	// /version"), so such a burst is sent again, at most five times.
+	for attempt := 1; ; attempt++ {
+		for i := 0; i < 4; i++ {
+			r, err := srv.Client().Get(srv.URL + "/version")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Body.Close()
+		}
+		// A request is recorded when its handler returns, which can be
+		// just after the client has read the answer: wait (bounded) for
+		// the last.
+		var reqs []*aggregator.InspectedRequest
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+			reqs = ins.Requests(aggregator.RequestFilter{})
+			if len(reqs) == 3 && reqs[2].Path == "/version" {
+				break
+			} else if time.Now().After(deadline) {
+				t.Fatalf("ring holds %d, want 3 ending with /version: %s", len(reqs), inspectedPaths(reqs))
+			}
+		}
+		if reqs[0].Path != "/version" || reqs[1].Path != "/version" || reqs[0].ID+2 != reqs[2].ID {
+			if attempt == 5 {
+				t.Fatalf("after %d bursts the ring holds %s, want 3 requests of /version", attempt, inspectedPaths(reqs))
+			}
+			continue
+		}
+		r, err := srv.Client().Get(srv.URL + aggregator.DebugRequestsPath + "?code=2xx&user=aggsim-admin")
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Body.Close()
-	}
-	// A request is recorded when its handler returns, which can be just
-	// after the client has read the answer: wait (bounded) for the last.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		reqs := ins.Requests(aggregator.RequestFilter{})
-		if n := len(reqs); n == 3 && reqs[2].Path == "/version" && reqs[0].Path == "/version" {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("ring holds %d, want 3 requests of /version", n)
+		var list struct {
+			Size  int
+			Items []aggregator.InspectedRequest
 		}
+		err = json.NewDecoder(r.Body).Decode(&list)
+		r.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if list.Size != 3 || len(list.Items) != 3 || list.Items[2].Path != "/version" || list.Items[0].ID+2 != list.Items[2].ID {
+			if attempt < 5 && list.Size == 3 && len(list.Items) < 3 {
+				continue // a controller's request was recorded meanwhile
+			}
+			t.Errorf("list %+v", list)
+		}
+		return
 	}
-	r, err := srv.Client().Get(srv.URL + aggregator.DebugRequestsPath + "?code=2xx&user=aggsim-admin")
-	if err != nil {
-		t.Fatal(err)
+}
+
+// inspectedPaths lists the user and path of each record, for failure
+// messages.
+func inspectedPaths(reqs []*aggregator.InspectedRequest) string {
+	var out []string
+	for _, r := range reqs {
+		user := ""
+		if u := r.Authentication.User; u != nil {
+			user = u.Username
+		}
+		out = append(out, fmt.Sprintf("#%d %s %s %s", r.ID, user, r.Method, r.Path))
 	}
-	defer r.Body.Close()
-	var list struct {
-		Size  int
-		Items []aggregator.InspectedRequest
-	}
-	if err := json.NewDecoder(r.Body).Decode(&list); err != nil {
-		t.Fatal(err)
-	}
-	if list.Size != 3 || len(list.Items) != 3 || list.Items[2].Path != "/version" || list.Items[0].ID+2 != list.Items[2].ID {
-		t.Errorf("list %+v", list)
-	}
+	return "[" + strings.Join(out, ", ") + "]"
 }
 
 // TestInspectorRecordsRefusals checks the step that refused a request and

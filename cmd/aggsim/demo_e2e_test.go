@@ -464,16 +464,14 @@ type demoServe struct {
 	done       chan struct{}
 }
 
-// startDemoServe builds aggsim into a temp dir and runs `aggsim serve
-// --demo --secure-port 0 --data-dir dataDir`; it returns once the banner's
-// KUBECONFIG line is printed. The process is killed by its PID at cleanup.
+// startDemoServe runs `aggsim serve --demo --secure-port 0 --data-dir
+// dataDir` with the binary aggsimBinary built (the walkthrough's
+// bin/aggsim lines run it too: one build per test run, not two); it
+// returns once the banner's KUBECONFIG line is printed. The process is
+// killed by its PID at cleanup.
 func startDemoServe(t *testing.T, dataDir string) *demoServe {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "aggsim")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	cmd := exec.Command(bin, "serve", "--demo", "--secure-port", "0", "--data-dir", dataDir)
+	cmd := exec.Command(aggsimBinary(t), "serve", "--demo", "--secure-port", "0", "--data-dir", dataDir)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -68,6 +68,19 @@ type testKindList struct {
 type undocumented struct{}
 
 func TestRegisterAndLookup(t *testing.T) {
+	// The registry is process-wide: forget this package's registration
+	// afterwards, so that -count=N runs register it afresh (the second
+	// run panicked "package registered twice").
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		delete(packages, "github.com/aggsim/aggsim/internal/apidoc")
+		for typ, ref := range types {
+			if ref.pkg.Types[0].Type.PkgPath() == "github.com/aggsim/aggsim/internal/apidoc" {
+				delete(types, typ)
+			}
+		}
+	})
 	Register(Package{
 		Markers: Markers{"upstreamPackage": {"k8s.io/api/test/v1"}},
 		Types: []Type{
