@@ -47,13 +47,19 @@ func newClusterRoleAggregator(roles *Informer, client loopback, logger *slog.Log
 // Run recomputes the aggregated ClusterRoles after every change until ctx
 // ends.
 func (c *clusterRoleAggregator) Run(ctx context.Context) {
+	first := true
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-c.kick:
 			if c.leading == nil || c.leading() {
-				c.sync(ctx)
+				if first { // in the start lane (start_lane.go)
+					inStartLane(ctx, func() { c.sync(ctx) })
+					first = false
+				} else {
+					c.sync(ctx)
+				}
 			}
 		}
 	}

@@ -314,10 +314,19 @@ type gcObject struct {
 // watch, re-listing when the watch ends.
 func (g *garbageCollector) runLocalMonitor(ctx context.Context, r gcResource, st *registry.Store) {
 	backoff := 10 * time.Millisecond
+	first := true
 	for ctx.Err() == nil {
 		// metadata only: the graph needs uids, ownerReferences and
 		// finalizers, not the objects (registry.Store.ListMeta)
-		metas, rv, err := st.ListMeta(ctx, "")
+		var metas []*meta.ObjectMeta
+		var rv string
+		var err error
+		if first { // in the start lane (start_lane.go)
+			inStartLane(ctx, func() { metas, rv, err = st.ListMeta(ctx, "") })
+			first = false
+		} else {
+			metas, rv, err = st.ListMeta(ctx, "")
+		}
 		if err != nil {
 			if !sleepCtx(ctx, backoff) {
 				return

@@ -79,8 +79,16 @@ func objectKey(namespace, name string) string {
 // Run lists and watches until ctx ends, re-listing whenever a watch ends.
 func (i *Informer) Run(ctx context.Context) {
 	backoff := 10 * time.Millisecond
+	first := true
 	for ctx.Err() == nil {
-		rv, err := i.relist(ctx)
+		var rv string
+		var err error
+		if first { // in the start lane of a controller started once ready (start_lane.go)
+			inStartLane(ctx, func() { rv, err = i.relist(ctx) })
+			first = false
+		} else {
+			rv, err = i.relist(ctx)
+		}
 		if err != nil {
 			i.logger.Warn("informer list failed", "resource", i.store.Info().Resource, "err", err)
 			select {

@@ -664,7 +664,8 @@ func (s *Server) Run(ctx context.Context) {
 	if s.nsController != nil {
 		runs = append(runs, s.nsController.Run)
 	}
-	goAfter(ctx, &wg, runs, s.ready)
+	laneCtx := withStartLane(ctx, startLaneWait) // their first passes one at a time (start_lane.go)
+	goAfter(laneCtx, &wg, runs, s.ready)
 	var leaderRuns []func(context.Context)
 	if s.gc != nil { // controller_gc.go
 		leaderRuns = append(leaderRuns, s.gc.Run)
@@ -672,7 +673,7 @@ func (s *Server) Run(ctx context.Context) {
 	if s.saController != nil { // controller_serviceaccount.go
 		leaderRuns = append(leaderRuns, s.saController.Run)
 	}
-	goAfter(ctx, &wg, leaderRuns, s.ready, s.leader.Started())
+	goAfter(laneCtx, &wg, leaderRuns, s.ready, s.leader.Started())
 	close(s.hooks.controllers)
 	go func() {
 		synced := []<-chan struct{}{s.services.Synced(), s.endpoints.Synced(), s.apiServices.Synced(), s.discovery.Synced()}

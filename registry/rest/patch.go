@@ -158,6 +158,12 @@ func strategicMerge(original, patch []byte, mergeKeys map[string]string, patchFi
 	if err := unmarshalNumber(patch, &p); err != nil {
 		return nil, err
 	}
+	return strategicMergeDecoded(o, p, mergeKeys, patchFirst)
+}
+
+// strategicMergeDecoded is strategicMerge on documents already decoded
+// (unmarshalNumber's form), which it may modify.
+func strategicMergeDecoded(o, p any, mergeKeys map[string]string, patchFirst bool) ([]byte, error) {
 	om, ok := o.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("original is not a JSON object")

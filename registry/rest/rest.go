@@ -789,7 +789,6 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 			delete(md, k)
 		}
 	}
-	cfgJSON, _ := json.Marshal(cfg)
 	ctx := o.ctx(r.Context())
 	sc := scopeOf(rq.store, rq.sub)
 	set := ownable(appliedFieldSet(cfg, sc.mergeKeys), rq.sub, rq.store.Info().HasStatus)
@@ -848,14 +847,10 @@ func (a *API) serveApply(w http.ResponseWriter, r *http.Request, rq resourceRequ
 			before := meta.ManagedFieldsEntry{Manager: beforeFirstApplyManager, Operation: operationUpdate, APIVersion: rq.store.Info().APIVersion(), Subresource: rq.sub}
 			ms = updateFields(nil, emptyDoc, liveDoc, before, sc, rq.store.Now())
 		}
-		liveJSON, err := json.Marshal(liveDoc)
-		if err != nil {
-			return err
-		}
 		// Lists merge by their +listMapKey fields (sc.mergeKeys), as
 		// structured-merge-diff merges them: Service ports by port and
 		// protocol, not by the strategic-merge-patch key port alone.
-		merged, err := applyMerge(liveJSON, cfgJSON, sc.mergeKeys)
+		merged, err := applyMergeDocs(liveDoc, cfg, sc.mergeKeys) // apply_docs.go
 		if err != nil {
 			return meta.NewBadRequest(err.Error())
 		}
