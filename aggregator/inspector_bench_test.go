@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/aggregator/request"
-	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/proxy"
 	"github.com/aggsim/aggsim/registry/apis/authentication"
 )
@@ -22,18 +21,7 @@ import (
 //
 //	go test -run '^$' -bench InspectorRecord -benchmem ./aggregator/
 func BenchmarkInspectorRecord(b *testing.B) {
-	ca, err := certs.NewCA("ca", certs.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	kp, err := ca.IssueClient("front-proxy-client", nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	tc, err := kp.TLSCertificate()
-	if err != nil {
-		b.Fatal(err)
-	}
+	tc := frontProxyTestCert(b)
 	in := NewInspector(DefaultInspectorRingSize, func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &tc, nil })
 	u := &authentication.UserInfo{Username: "admin", Groups: []string{"system:masters", "system:authenticated"},
 		Extra: map[string][]string{"authentication.kubernetes.io/credential-id": {"X509SHA256=7b4d03751b02e075b880f617744c05725fae3a3fffc3b44ba0a856f59fae8fdf"}}}

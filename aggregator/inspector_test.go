@@ -85,18 +85,7 @@ func TestRequestFilter(t *testing.T) {
 // bearer token's redaction built a new slice and string each time), and
 // that the ring does not keep the hop's references.
 func TestInspectorRecordingAllocs(t *testing.T) {
-	ca, err := certs.NewCA("ca", certs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kp, err := ca.IssueClient("front-proxy-client", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc, err := kp.TLSCertificate()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tc := frontProxyTestCert(t)
 	in := NewInspector(8, func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &tc, nil })
 	u := &authentication.UserInfo{Username: "admin", Groups: []string{"system:masters", "system:authenticated"}}
 	ri := &request.RequestInfo{Verb: "get", APIGroup: "wardle.example.com", APIVersion: "v1alpha1"}
@@ -137,4 +126,23 @@ func TestInspectorRecordingAllocs(t *testing.T) {
 	if h := st.insp.hop; h.RequestHeader != nil || h.ResponseHeader != nil {
 		t.Errorf("the ring keeps the hop: %+v", h)
 	}
+}
+
+// frontProxyTestCert is a front-proxy client certificate issued by a new
+// CA, for an Inspector's client-certificate callback in tests.
+func frontProxyTestCert(tb testing.TB) tls.Certificate {
+	tb.Helper()
+	ca, err := certs.NewCA("ca", certs.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	kp, err := ca.IssueClient("front-proxy-client", nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tc, err := kp.TLSCertificate()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tc
 }

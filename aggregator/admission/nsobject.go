@@ -2,10 +2,8 @@ package admission
 
 import (
 	"context"
-	"errors"
 
 	"github.com/aggsim/aggsim/registry"
-	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // NamespaceObjectSource is what a Source also implements to give
@@ -17,14 +15,8 @@ type NamespaceObjectSource interface {
 
 // NamespaceObject reads the stored Namespace name as JSON.
 func (s StoreSource) NamespaceObject(ctx context.Context, name string) (map[string]any, bool, error) {
-	if s.Namespaces == nil {
-		return nil, false, nil
-	}
-	obj, err := s.Namespaces.Get(ctx, "", name)
-	if errors.Is(err, meta.ErrNotFound) {
-		return nil, false, nil
-	}
-	if err != nil {
+	obj, found, err := s.namespace(ctx, name)
+	if !found || err != nil {
 		return nil, false, err
 	}
 	var m map[string]any

@@ -75,20 +75,27 @@ func (s StoreSource) ValidatingWebhookConfigurations(ctx context.Context) ([]*ad
 
 // NamespaceLabels reads the namespace's labels.
 func (s StoreSource) NamespaceLabels(ctx context.Context, name string) (map[string]string, bool, error) {
-	if s.Namespaces == nil {
-		return nil, false, nil
-	}
-	obj, err := s.Namespaces.Get(ctx, "", name)
-	if errors.Is(err, meta.ErrNotFound) {
-		return nil, false, nil
-	}
-	if err != nil {
+	obj, found, err := s.namespace(ctx, name)
+	if !found || err != nil {
 		return nil, false, err
 	}
 	if ns, ok := obj.(*core.Namespace); ok {
 		return ns.Labels, true, nil
 	}
 	return obj.GetObjectMeta().Labels, true, nil
+}
+
+// namespace reads the stored Namespace name; found is false when it does
+// not exist or the source has no Namespaces store.
+func (s StoreSource) namespace(ctx context.Context, name string) (obj meta.Object, found bool, err error) {
+	if s.Namespaces == nil {
+		return nil, false, nil
+	}
+	obj, err = s.Namespaces.Get(ctx, "", name)
+	if errors.Is(err, meta.ErrNotFound) {
+		return nil, false, nil
+	}
+	return obj, err == nil, err
 }
 
 // convert turns a stored object (a typed one or the registry's

@@ -1,20 +1,15 @@
 package main
 
 import (
-	"bufio"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"io"
 	"maps"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -44,17 +39,12 @@ func BenchmarkServeIdleRSS(b *testing.B) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		b.Skip("needs /proc")
 	}
-	bin := filepath.Join(b.TempDir(), "aggsim")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("CGO_ENABLED=0 go build: %v\n%s", err, out)
-	}
+	aggsimBinary(b) // built before the timer starts (startServe runs it)
 	b.ResetTimer()
 	names := []string{"VmRSS", "RssAnon", "RssFile", "HeapAlloc", "HeapInuse", "Stack"}
 	vals := map[string][]float64{}
 	for i := 0; i < b.N; i++ {
-		st := idleStatus(b, bin, filepath.Join(b.TempDir(), "data"))
+		st := idleStatus(b, filepath.Join(b.TempDir(), "data"))
 		for _, n := range names {
 			vals[n] = append(vals[n], st[n])
 		}
@@ -64,52 +54,16 @@ func BenchmarkServeIdleRSS(b *testing.B) {
 	}
 }
 
-// idleStatus starts `bin serve` on dataDir, waits for its banner's last
-// line and idleSettle, and returns the kB fields of its /proc status and
-// its heap figures (heapStats). The process is killed (by its PID) before
-// it returns.
-func idleStatus(b *testing.B, bin, dataDir string) map[string]float64 {
+// idleStatus starts `aggsim serve` on dataDir (startServe), waits
+// idleSettle after its banner, and returns the kB fields of its /proc
+// status and its heap figures (heapStats). The process is killed (by its
+// PID) before it returns.
+func idleStatus(b *testing.B, dataDir string) map[string]float64 {
 	b.Helper()
-	cmd := exec.Command(bin, "serve", "--secure-port", "0", "--data-dir", dataDir)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		_ = cmd.Wait()
-	}()
-	banner := make(chan string, 1) // the serving URL, "" if it exited first
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		url, seen := "", false
-		for sc.Scan() {
-			if m := bannerServing.FindStringSubmatch(sc.Text()); m != nil && url == "" {
-				url = m[1]
-			}
-			if !seen && strings.HasPrefix(sc.Text(), "export KUBECONFIG=") {
-				seen = true
-				banner <- url
-			}
-		}
-		if !seen {
-			banner <- ""
-		}
-	}()
-	var url string
-	select {
-	case url = <-banner:
-		if url == "" {
-			b.Fatal("aggsim serve exited before its banner")
-		}
-	case <-time.After(60 * time.Second):
-		b.Fatal("no banner within 60 s")
-	}
+	s := startServe(b, dataDir)
+	defer s.kill()
 	time.Sleep(idleSettle)
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/status")
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/status")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -119,10 +73,10 @@ func idleStatus(b *testing.B, bin, dataDir string) map[string]float64 {
 	}
 	for _, k := range []string{"VmRSS", "RssAnon", "RssFile"} {
 		if _, ok := st[k]; !ok {
-			b.Fatalf("/proc/%d/status has no %s", cmd.Process.Pid, k)
+			b.Fatalf("/proc/%d/status has no %s", s.cmd.Process.Pid, k)
 		}
 	}
-	heap, err := heapStats(url, dataDir)
+	heap, err := heapStats(adminClient(b, s.Kubeconfig), s.URL)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -132,25 +86,8 @@ func idleStatus(b *testing.B, bin, dataDir string) map[string]float64 {
 
 // heapStats reads HeapAlloc, HeapInuse and Stack (in use) from the
 // runtime.MemStats lines ("# HeapAlloc = 3867264", "# Stack = 1409024 /
-// 1409024") of url's /debug/pprof/heap?debug=1, in kB, as the admin of
-// dataDir's PKI.
-func heapStats(url, dataDir string) (map[string]float64, error) {
-	pki := filepath.Join(dataDir, "pki")
-	cert, err := tls.LoadX509KeyPair(filepath.Join(pki, "admin.crt"), filepath.Join(pki, "admin.key"))
-	if err != nil {
-		return nil, err
-	}
-	caPEM, err := os.ReadFile(filepath.Join(pki, "ca.crt"))
-	if err != nil {
-		return nil, err
-	}
-	roots := x509.NewCertPool()
-	if !roots.AppendCertsFromPEM(caPEM) {
-		return nil, fmt.Errorf("no certificate in %s", filepath.Join(pki, "ca.crt"))
-	}
-	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: roots},
-	}}
+// 1409024") of url's /debug/pprof/heap?debug=1, in kB, with client c.
+func heapStats(c *http.Client, url string) (map[string]float64, error) {
 	resp, err := c.Get(url + "/debug/pprof/heap?debug=1")
 	if err != nil {
 		return nil, err

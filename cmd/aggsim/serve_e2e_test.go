@@ -43,7 +43,8 @@ var (
 	buildErr  error
 )
 
-// aggsimBinary builds cmd/aggsim once per test binary run.
+// aggsimBinary builds cmd/aggsim once per test binary run, as `make build`
+// does (CGO_ENABLED=0).
 func aggsimBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -53,9 +54,12 @@ func aggsimBinary(t testing.TB) string {
 			return
 		}
 		builtBin = filepath.Join(dir, "aggsim")
-		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
+		// as `make build` builds it: static, no libc mapped in
+		build := exec.Command("go", "build", "-o", builtBin, ".")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := build.CombinedOutput()
 		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+			buildErr = fmt.Errorf("CGO_ENABLED=0 go build: %v\n%s", err, out)
 		}
 	})
 	if buildErr != nil {
@@ -78,7 +82,7 @@ var bannerServing = regexp.MustCompile(`serving on (https://\S+)`)
 
 // startServe runs `aggsim serve --secure-port 0 --data-dir dataDir extra...`
 // and waits for its banner. The process is killed (by its PID) at cleanup.
-func startServe(t *testing.T, dataDir string, extra ...string) *servedAggsim {
+func startServe(t testing.TB, dataDir string, extra ...string) *servedAggsim {
 	t.Helper()
 	args := append([]string{"serve", "--secure-port", "0", "--data-dir", dataDir}, extra...)
 	cmd := exec.Command(aggsimBinary(t), args...)
@@ -603,7 +607,7 @@ func TestServeSurvivesKill9(t *testing.T) {
 }
 
 // adminClient builds an HTTP client from the kubeconfig aggsim wrote.
-func adminClient(t *testing.T, kubeconfig string) *http.Client {
+func adminClient(t testing.TB, kubeconfig string) *http.Client {
 	t.Helper()
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {

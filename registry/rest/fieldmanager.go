@@ -778,9 +778,20 @@ func (sc fieldScope) compare(old, new map[string]any) comparison {
 // fields from others without recording an entry.
 func updateFields(ms []*managerEntry, liveDoc, newDoc map[string]any, id meta.ManagedFieldsEntry, sc fieldScope, now time.Time) []*managerEntry {
 	c := sc.compare(liveDoc, newDoc)
-	changed := union(c.added, c.modified)
+	return moveFields(ms, union(c.added, c.modified), c.removed, id, now)
+}
+
+// moveFields is updateFields' bookkeeping once the write's changed and
+// removed fields are known: changed fields move to id from every other
+// manager, removed ones (nil: none) leave every manager, and id's entry
+// (created if needed, unless id.Manager is empty) gets time now when it
+// gained fields.
+func moveFields(ms []*managerEntry, changed, removed *fieldSet, id meta.ManagedFieldsEntry, now time.Time) []*managerEntry {
 	for _, m := range ms {
-		m.set = difference(difference(m.set, changed), c.removed)
+		m.set = difference(m.set, changed)
+		if removed != nil {
+			m.set = difference(m.set, removed)
+		}
 	}
 	if changed != nil && id.Manager != "" {
 		me := findManager(ms, id)

@@ -40,20 +40,7 @@ func createEntriesDecoded(existing []meta.ManagedFieldsEntry, id meta.ManagedFie
 	if err != nil {
 		return nil, false
 	}
-	changed := set.compact()
-	for _, m := range ms {
-		m.set = difference(m.set, changed)
-	}
-	if changed != nil {
-		me := findManager(ms, id)
-		if me == nil {
-			me = &managerEntry{ManagedFieldsEntry: id}
-			ms = append(ms, me)
-		}
-		me.set = union(me.set, changed)
-		t := meta.NewTime(now)
-		me.Time = &t
-	}
+	ms = moveFields(ms, set.compact(), nil, id, now)
 	return encodeManagers(ms), true
 }
 

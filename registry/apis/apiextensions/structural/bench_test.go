@@ -2,6 +2,8 @@ package structural
 
 import (
 	"testing"
+
+	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
 // BenchmarkServiceMonitor measures Default+Prune+PruneNulls+Validate of
@@ -15,7 +17,7 @@ func BenchmarkServiceMonitor(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		o := deepCopy(obj).(map[string]any)
+		o := meta.DeepCopyJSONValue(obj).(map[string]any)
 		s.Default(o)
 		s.Prune(o)
 		s.PruneNulls(o)

@@ -380,7 +380,7 @@ func applyDefaults(x any, s *props) {
 		for _, k := range s.defaulted {
 			p := s.prop[k]
 			if v, found := x[k]; !found || isNonNullableNull(v, p) {
-				x[k] = deepCopy(p.defaultValue)
+				x[k] = meta.DeepCopyJSONValue(p.defaultValue)
 			}
 		}
 		for k, v := range x { // each key is visited once; order does not matter
@@ -389,7 +389,7 @@ func applyDefaults(x any, s *props) {
 			} else if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
 				ap := s.AdditionalProperties.Schema
 				if isNonNullableNull(v, ap) {
-					v = deepCopy(ap.defaultValue)
+					v = meta.DeepCopyJSONValue(ap.defaultValue)
 					x[k] = v
 				}
 				applyDefaults(v, ap)
@@ -402,7 +402,7 @@ func applyDefaults(x any, s *props) {
 		it := s.Items.Schema
 		for i := range x {
 			if isNonNullableNull(x[i], it) {
-				x[i] = deepCopy(it.defaultValue)
+				x[i] = meta.DeepCopyJSONValue(it.defaultValue)
 			}
 			applyDefaults(x[i], it)
 		}
@@ -454,24 +454,6 @@ func pruneNulls(x any, s *props) {
 	}
 }
 
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = deepCopy(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = deepCopy(e)
-		}
-		return out
-	}
-	return v
-}
-
 // validateDefaults mirrors defaulting/validation.go ValidateDefaults with
 // the schema as resource root: every default must validate against its
 // own node, be free of unknown fields (pruned), and, inside an object's
@@ -498,7 +480,7 @@ func defaultsAt(s *props, pth string, insideMeta bool) meta.FieldErrors {
 				errs = append(errs, verrs...)
 			}
 		} else {
-			pruned := deepCopy(s.defaultValue)
+			pruned := meta.DeepCopyJSONValue(s.defaultValue)
 			var unknown []string
 			prune(pruned, s, "", &unknown, s.XEmbeddedResource)
 			if len(unknown) > 0 {
