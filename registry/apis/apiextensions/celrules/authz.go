@@ -158,7 +158,25 @@ func AuthzLibrary() []cel.EnvOption {
 		})
 	}
 	S := cel.StringType
-	return []cel.EnvOption{
+	// the ResourceCheck builders that set one field from a string
+	setters := []struct {
+		name, overload string
+		set            func(c *AuthzCheck, s string)
+	}{
+		{"subresource", "resourcecheck_subresource", func(c *AuthzCheck, s string) { c.Subresource = s }},
+		{"namespace", "resourcecheck_namespace", func(c *AuthzCheck, s string) { c.Namespace = s }},
+		{"name", "resourcecheck_name", func(c *AuthzCheck, s string) { c.Name = s }},
+		{"fieldSelector", "authorizer_fieldselector", func(c *AuthzCheck, s string) { c.FieldSelector = s }},
+		{"labelSelector", "authorizer_labelselector", func(c *AuthzCheck, s string) { c.LabelSelector = s }},
+	}
+	opts := make([]cel.EnvOption, 0, len(setters))
+	for _, st := range setters {
+		opts = append(opts, cel.Function(st.name, cel.MemberOverload(st.overload, []*cel.Type{resourceCheckType, S}, resourceCheckType,
+			str(resourceCheckType, func(v *authzVal, s string) *authzVal {
+				return with(v, resourceCheckType, func(c *AuthzCheck) { st.set(c, s) })
+			}))))
+	}
+	return append(opts,
 		cel.Function("path", cel.MemberOverload("authorizer_path", []*cel.Type{authorizerType, S}, pathCheckType,
 			str(authorizerType, func(v *authzVal, s string) *authzVal {
 				return with(v, pathCheckType, func(c *AuthzCheck) { c.Path = s })
@@ -181,26 +199,6 @@ func AuthzLibrary() []cel.EnvOption {
 			str(groupCheckType, func(v *authzVal, s string) *authzVal {
 				return with(v, resourceCheckType, func(c *AuthzCheck) { c.Resource = s })
 			}))),
-		cel.Function("subresource", cel.MemberOverload("resourcecheck_subresource", []*cel.Type{resourceCheckType, S}, resourceCheckType,
-			str(resourceCheckType, func(v *authzVal, s string) *authzVal {
-				return with(v, resourceCheckType, func(c *AuthzCheck) { c.Subresource = s })
-			}))),
-		cel.Function("namespace", cel.MemberOverload("resourcecheck_namespace", []*cel.Type{resourceCheckType, S}, resourceCheckType,
-			str(resourceCheckType, func(v *authzVal, s string) *authzVal {
-				return with(v, resourceCheckType, func(c *AuthzCheck) { c.Namespace = s })
-			}))),
-		cel.Function("name", cel.MemberOverload("resourcecheck_name", []*cel.Type{resourceCheckType, S}, resourceCheckType,
-			str(resourceCheckType, func(v *authzVal, s string) *authzVal {
-				return with(v, resourceCheckType, func(c *AuthzCheck) { c.Name = s })
-			}))),
-		cel.Function("fieldSelector", cel.MemberOverload("authorizer_fieldselector", []*cel.Type{resourceCheckType, S}, resourceCheckType,
-			str(resourceCheckType, func(v *authzVal, s string) *authzVal {
-				return with(v, resourceCheckType, func(c *AuthzCheck) { c.FieldSelector = s })
-			}))),
-		cel.Function("labelSelector", cel.MemberOverload("authorizer_labelselector", []*cel.Type{resourceCheckType, S}, resourceCheckType,
-			str(resourceCheckType, func(v *authzVal, s string) *authzVal {
-				return with(v, resourceCheckType, func(c *AuthzCheck) { c.LabelSelector = s })
-			}))),
 		cel.Function("check",
 			cel.MemberOverload("pathcheck_check", []*cel.Type{pathCheckType, S}, decisionType, cel.BinaryBinding(check)),
 			cel.MemberOverload("resourcecheck_check", []*cel.Type{resourceCheckType, S}, decisionType, cel.BinaryBinding(check))),
@@ -217,5 +215,5 @@ func AuthzLibrary() []cel.EnvOption {
 			dec(func(d *authzVal) ref.Val { return types.Bool(d.allowed) }))),
 		cel.Function("reason", cel.MemberOverload("decision_reason", []*cel.Type{decisionType}, cel.StringType,
 			dec(func(d *authzVal) ref.Val { return types.String(d.reason) }))),
-	}
+	)
 }
