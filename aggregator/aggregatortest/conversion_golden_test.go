@@ -169,26 +169,14 @@ func (g *goldenConverter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		resp["convertedObjects"] = nil
 	}
 	review := map[string]any{"apiVersion": rev.APIVersion, "kind": "ConversionReview", "response": resp}
+	reviewEnvelopeFault(review, mode, "AdmissionReview")
 	switch mode {
 	case "v1beta1-answer":
 		review["apiVersion"] = "apiextensions.k8s.io/v1beta1"
 	case "v1-answer":
 		review["apiVersion"] = "apiextensions.k8s.io/v1"
-	case "foreign-version":
-		review["apiVersion"] = "example.com/v1"
-	case "no-typemeta":
-		delete(review, "apiVersion")
-		delete(review, "kind")
-	case "review-kind":
-		review["kind"] = "AdmissionReview"
-	case "no-response":
-		delete(review, "response")
 	case "crd-kind":
 		review["kind"] = "CustomResourceDefinition"
-	case "bad-apiversion":
-		review["apiVersion"] = "a/b/c"
-	case "no-kind-review":
-		delete(review, "kind")
 	case "core-version":
 		review["apiVersion"] = "v1"
 	}
@@ -444,5 +432,28 @@ func compareConversionStep(t *testing.T, refDir, name, gotCode, gotBody, gotCall
 	}
 	if !strings.HasPrefix(wantCode, "2") && !slices.Equal(g, w) {
 		t.Errorf("%s: webhook calls\n got %s\nwant %s", name, g, w)
+	}
+}
+
+// reviewEnvelopeFault applies to an answer review (a ConversionReview or
+// an AdmissionReview) the envelope faults both replays inject, for mode:
+// foreign-version, no-typemeta, no-kind-review, review-kind (kind
+// otherKind), bad-apiversion and no-response. Other modes leave it as it
+// is.
+func reviewEnvelopeFault(review map[string]any, mode, otherKind string) {
+	switch mode {
+	case "foreign-version":
+		review["apiVersion"] = "example.com/v1"
+	case "no-typemeta":
+		delete(review, "apiVersion")
+		delete(review, "kind")
+	case "no-kind-review":
+		delete(review, "kind")
+	case "review-kind":
+		review["kind"] = otherKind
+	case "bad-apiversion":
+		review["apiVersion"] = "a/b/c"
+	case "no-response":
+		delete(review, "response")
 	}
 }

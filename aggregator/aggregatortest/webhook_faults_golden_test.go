@@ -38,6 +38,7 @@ func (f *faultWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	resp := map[string]any{"uid": rev.Request.UID, "allowed": true}
 	review := map[string]any{"apiVersion": rev.APIVersion, "kind": "AdmissionReview", "response": resp}
+	reviewEnvelopeFault(review, mode, "ConversionReview")
 	patch := func(p string) {
 		resp["patchType"] = "JSONPatch"
 		resp["patch"] = []byte(p)
@@ -72,23 +73,10 @@ func (f *faultWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "text-403":
 		http.Error(w, "go away", http.StatusForbidden)
 		return
-	case "no-response":
-		delete(review, "response")
 	case "wronguid":
 		resp["uid"] = "not-the-uid"
 	case "v1beta1-answer":
 		review["apiVersion"] = "admission.k8s.io/v1beta1"
-	case "foreign-version":
-		review["apiVersion"] = "example.com/v1"
-	case "no-typemeta":
-		delete(review, "apiVersion")
-		delete(review, "kind")
-	case "no-kind-review":
-		delete(review, "kind")
-	case "review-kind":
-		review["kind"] = "ConversionReview"
-	case "bad-apiversion":
-		review["apiVersion"] = "a/b/c"
 	case "patch-no-type":
 		resp["patch"] = []byte(`[{"op":"add","path":"/data","value":{"x":"y"}}]`)
 	case "type-no-patch":
