@@ -195,9 +195,10 @@ var (
 
 // normalizeGolden blanks what differs between any two servers: uids,
 // timestamps, resourceVersions, generated names, the admin's name and
-// certificate hash.
+// certificate hash; managedFields entries, which only their blanked
+// times may order, are put in one order (sortManagedFieldsText).
 func normalizeGolden(s string) string {
-	s = goldenVolatile.ReplaceAllString(s, `"$1":"X"`)
+	s = sortManagedFieldsText(goldenVolatile.ReplaceAllString(s, `"$1":"X"`))
 	s = goldenUUID.ReplaceAllString(s, "UUID")
 	s = goldenGenName.ReplaceAllString(s, "gen-XXXXX")
 	s = goldenCredID.ReplaceAllString(s, "X509SHA256=X")
