@@ -262,14 +262,23 @@ func (v *certVerifier) verify(r *http.Request, pool *x509.CertPool) (*leafResult
 		return &leafResult{pool: pool, err: err}, err
 	}
 	chain := r.TLS.PeerCertificates
-	key := weak.Make(chain[0])
 	now := time.Now()
+	conn := connVerificationsFrom(r)
+	if conn != nil {
+		if res := conn.get(chain, pool, now); res != nil {
+			return res, res.err
+		}
+	}
+	key := weak.Make(chain[0])
 	v.mu.Lock()
 	e := v.byLeaf[key]
 	if e != nil && e.sameChain(chain[1:]) {
 		for _, res := range e.results {
 			if res.pool == pool && now.Before(res.exp) {
 				v.mu.Unlock()
+				if conn != nil {
+					conn.put(chain, pool, res)
+				}
 				return res, res.err
 			}
 		}
@@ -304,6 +313,9 @@ func (v *certVerifier) verify(r *http.Request, pool *x509.CertPool) (*leafResult
 		e.results = slices.Delete(e.results, 0, 1)
 	}
 	e.results = append(e.results, res)
+	if conn != nil {
+		conn.put(chain, pool, res)
+	}
 	return res, err
 }
 
@@ -483,20 +495,6 @@ func extraHeaders(h http.Header, prefixes []string) map[string][]string {
 	return out
 }
 
-// carriesCredentials reports whether h has an Authorization or a standard
-// front-proxy (X-Remote-*) field, in any case: the fields authenticate
-// removes when no other requestheader names are configured. Most requests
-// have none, and one pass over their few fields is cheaper than the
-// deletions.
-func carriesCredentials(h http.Header) bool {
-	for k := range h {
-		if strings.EqualFold(k, "Authorization") || (len(k) >= len("X-Remote-") && strings.EqualFold(k[:len("X-Remote-")], "X-Remote-")) {
-			return true
-		}
-	}
-	return false
-}
-
 func clearAuthHeaders(h http.Header, userH, uidH, groupH, extraP []string) {
 	for _, list := range [][]string{userH, uidH, groupH} {
 		for _, n := range list {
@@ -543,6 +541,8 @@ func WithAuthentication(h http.Handler, opts AuthnOptions, logger *slog.Logger) 
 type authenticator struct {
 	opts   AuthnOptions
 	logger *slog.Logger
+	// credentials are the fields removed from an authenticated request.
+	credentials *credentialFields
 }
 
 // newAuthenticator prepares opts for serving: one certificate cache for
@@ -556,7 +556,7 @@ func newAuthenticator(opts AuthnOptions, logger *slog.Logger) *authenticator {
 		rh.resolved = &[4][]string{u, uid, g, e}
 		opts.RequestHeader = &rh
 	}
-	return &authenticator{opts: opts, logger: logger}
+	return &authenticator{opts: opts, logger: logger, credentials: newCredentialFields(opts.RequestHeader)}
 }
 
 // authenticate authenticates r. On success it returns r with the user in
@@ -596,15 +596,7 @@ func (a *authenticator) authenticateUser(w http.ResponseWriter, r *http.Request)
 	if u.Username == UserAnonymous {
 		closeUnauthenticatedHTTP2(w, r)
 	}
-	if rh := opts.RequestHeader; rh != nil || carriesCredentials(r.Header) {
-		r.Header.Del("Authorization")
-		clearAuthHeaders(r.Header, standardRequestHeaders.UsernameHeaders, standardRequestHeaders.UIDHeaders,
-			standardRequestHeaders.GroupHeaders, standardRequestHeaders.ExtraHeaderPrefixes)
-		if rh != nil {
-			userH, uidH, groupH, extraP := rh.names()
-			clearAuthHeaders(r.Header, userH, uidH, groupH, extraP)
-		}
-	}
+	a.credentials.clear(r.Header)
 	noteUser(r.Context(), u, false)
 	return u, true
 }

@@ -35,7 +35,8 @@ const (
 // NewSecureServer returns the http.Server aggsim serves h with over TLS
 // (tlsConfig; its NextProtos should offer h2 and http/1.1): upstream's
 // idle, read-header and header-size limits, and HTTP/2 with upstream's
-// stream limit, frame size and upload buffers. errorLog receives the
+// stream limit, frame size and upload buffers; each connection's context
+// carries its client-certificate verifications (connVerifications). errorLog receives the
 // server's connection errors (nil: the log package's default logger).
 // The error is http2.ConfigureServer's.
 func NewSecureServer(h http.Handler, tlsConfig *tls.Config, errorLog *log.Logger) (*http.Server, error) {
@@ -46,6 +47,7 @@ func NewSecureServer(h http.Handler, tlsConfig *tls.Config, errorLog *log.Logger
 		IdleTimeout:       ServingIdleTimeout,
 		ReadHeaderTimeout: ServingReadHeaderTimeout,
 		ErrorLog:          errorLog,
+		ConnContext:       withConnVerifications, // authn_conncache.go
 	}
 	h2 := &http2.Server{
 		IdleTimeout:                  ServingIdleTimeout,

@@ -63,7 +63,9 @@ func matchKind(c negotiation.Clause) (mediaKind, bool) {
 // false when nothing is acceptable (406).
 func negotiateLegacy(r *http.Request) (negotiated, bool) {
 	header := r.Header.Get("Accept")
-	if strings.TrimSpace(header) == "" {
+	if header == contentTypeJSON || strings.TrimSpace(header) == "" {
+		// What ParseAccept's one clause of a bare application/json would
+		// pick, without parsing it (issue 21: most clients send exactly this).
 		return negotiated{kind: mediaJSON, pretty: negotiation.IsPrettyPrint(r)}, true
 	}
 	for _, c := range negotiation.ParseAccept(header) {

@@ -78,6 +78,37 @@ func splitPath(p string) []string {
 	return strings.Split(p, "/")
 }
 
+// segments is len(splitPath(p)) without splitting.
+func segments(p string) int {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return 0
+	}
+	return strings.Count(p, "/") + 1
+}
+
+// lowerMethod is strings.ToLower(m), without an allocation for the
+// standard methods.
+func lowerMethod(m string) string {
+	switch m {
+	case http.MethodGet:
+		return "get"
+	case http.MethodPost:
+		return "post"
+	case http.MethodPut:
+		return "put"
+	case http.MethodPatch:
+		return "patch"
+	case http.MethodDelete:
+		return "delete"
+	case http.MethodHead:
+		return "head"
+	case http.MethodOptions:
+		return "options"
+	}
+	return strings.ToLower(m)
+}
+
 // NewRequestInfo parses r's method, path and query as upstream's
 // RequestInfoFactory does with APIPrefixes {api, apis} and groupless prefix
 // api: `/apis/<g>/<v>[/namespaces/<ns>]/<resource>[/<name>[/<subresource>]]`,
@@ -89,11 +120,11 @@ func splitPath(p string) []string {
 // `/finalize` are subresources of the namespace. The only error is a
 // /watch/ or /proxy/ path with nothing after it.
 func NewRequestInfo(r *http.Request) (*RequestInfo, error) {
-	ri := &RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
-	parts := splitPath(r.URL.Path)
-	if len(parts) < 3 {
-		return ri, nil
+	ri := &RequestInfo{Path: r.URL.Path, Verb: lowerMethod(r.Method)}
+	if segments(r.URL.Path) < 3 {
+		return ri, nil // what the split below would return, without it (/apis, /healthz, ...)
 	}
+	parts := splitPath(r.URL.Path)
 	switch parts[0] {
 	case "api", "apis":
 	default:
