@@ -563,7 +563,7 @@ func newAuthenticator(opts AuthnOptions, logger *slog.Logger) *authenticator {
 // its context and every credential and front-proxy header removed; on
 // failure it has answered 401 and returns false.
 func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
-	u, ok := a.authenticateUser(w, r)
+	u, ok, _ := a.authenticateUser(w, r)
 	if !ok {
 		return r, false
 	}
@@ -572,14 +572,16 @@ func (a *authenticator) authenticate(w http.ResponseWriter, r *http.Request) (*h
 
 // authenticateUser is authenticate without putting the user into the
 // context: it returns the user (and has noted it for the access log), or
-// false once it has answered 401.
-func (a *authenticator) authenticateUser(w http.ResponseWriter, r *http.Request) (*authentication.UserInfo, bool) {
+// false once it has answered 401. impersonates tells whether r.Header,
+// once the credentials are removed, asks for impersonation
+// (asksImpersonation), found in the same pass.
+func (a *authenticator) authenticateUser(w http.ResponseWriter, r *http.Request) (u *authentication.UserInfo, ok, impersonates bool) {
 	opts := &a.opts
 	if u, ok := r.Context().Value(inProcessUserKey{}).(*authentication.UserInfo); ok {
 		// An in-process controller's request (withInProcessUser): only
 		// code in this process can put a value into a request's context.
 		noteUser(r.Context(), u, false)
-		return u, true
+		return u, true, asksImpersonation(r.Header)
 	}
 	u, ok, err := opts.AuthenticateRequest(r)
 	if err == nil && !ok && opts.Anonymous {
@@ -591,14 +593,14 @@ func (a *authenticator) authenticateUser(w http.ResponseWriter, r *http.Request)
 		}
 		closeUnauthenticatedHTTP2(w, r)
 		negotiation.WriteStatus(w, r, newUnauthorized())
-		return nil, false
+		return nil, false, false
 	}
 	if u.Username == UserAnonymous {
 		closeUnauthenticatedHTTP2(w, r)
 	}
-	a.credentials.clear(r.Header)
+	impersonates = a.credentials.clear(r.Header)
 	noteUser(r.Context(), u, false)
-	return u, true
+	return u, true, impersonates
 }
 
 // closeUnauthenticatedHTTP2 ends an HTTP/2 connection after this response

@@ -64,13 +64,18 @@ func containsString(l []string, s string) bool {
 	return false
 }
 
-// clear removes c's fields from h.
-func (c *credentialFields) clear(h http.Header) {
+// clear removes c's fields from h and reports whether a field that
+// asks for impersonation (asksImpersonation) is left, so that the chain
+// need not look for one in a second pass.
+func (c *credentialFields) clear(h http.Header) (impersonates bool) {
 	for k := range h {
 		if c.matches(k) {
 			delete(h, k)
+		} else if strings.HasPrefix(k, impersonatePrefix) {
+			impersonates = true
 		}
 	}
+	return impersonates
 }
 
 // matches reports whether the field named k is one of c's.

@@ -11,7 +11,8 @@ import (
 // http.Header.Del removes them, so a non-canonical key such as
 // "x-remote-user" set directly in the map stays), extra prefixes in any
 // case, the configured --requestheader-* names besides the standard ones;
-// everything else stays.
+// everything else stays. clear also tells whether an Impersonate-* field
+// is left, as asksImpersonation would after it.
 func TestCredentialFieldsClear(t *testing.T) {
 	header := func() http.Header {
 		return http.Header{
@@ -34,7 +35,10 @@ func TestCredentialFieldsClear(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		rh   *RequestHeaderOptions
+		add  http.Header
 		want []string
+		// impersonates is what clear and asksImpersonation must say.
+		impersonates bool
 	}{
 		{name: "no front proxy", want: []string{"Accept", "Audit-Id", "X-My-Extra-A", "X-My-User", "X-Remote-Other",
 			"authorization", "x-my-extra-b", "x-remote-user"}},
@@ -43,11 +47,25 @@ func TestCredentialFieldsClear(t *testing.T) {
 		{name: "front proxy, own names", rh: &RequestHeaderOptions{UsernameHeaders: []string{"x-my-user"},
 			ExtraHeaderPrefixes: []string{"X-My-Extra-"}}, want: []string{"Accept", "Audit-Id", "X-Remote-Other",
 			"authorization", "x-remote-user"}},
+		{name: "impersonation asked", add: http.Header{"Impersonate-User": {"bob"}}, want: []string{"Accept", "Audit-Id",
+			"Impersonate-User", "X-My-Extra-A", "X-My-User", "X-Remote-Other", "authorization", "x-my-extra-b", "x-remote-user"},
+			impersonates: true},
+		{name: "impersonation field removed as a credential", rh: &RequestHeaderOptions{ExtraHeaderPrefixes: []string{"Impersonate-"}},
+			add: http.Header{"Impersonate-User": {"bob"}}, want: []string{"Accept", "Audit-Id", "X-My-Extra-A",
+				"X-My-User", "X-Remote-Other", "authorization", "x-my-extra-b", "x-remote-user"}},
+		{name: "lower-case impersonation field is not asked", add: http.Header{"impersonate-user": {"bob"}}, want: []string{"Accept", "Audit-Id",
+			"X-My-Extra-A", "X-My-User", "X-Remote-Other", "authorization", "impersonate-user", "x-my-extra-b", "x-remote-user"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newAuthenticator(AuthnOptions{RequestHeader: tc.rh}, nil)
 			h := header()
-			a.credentials.clear(h)
+			for k, v := range tc.add {
+				h[k] = v
+			}
+			impersonates := a.credentials.clear(h)
+			if impersonates != tc.impersonates || asksImpersonation(h) != tc.impersonates {
+				t.Errorf("clear says impersonates %v, asksImpersonation after it %v; want %v", impersonates, asksImpersonation(h), tc.impersonates)
+			}
 			var got []string
 			for k := range h {
 				got = append(got, k)

@@ -295,11 +295,15 @@ func impersonateRequest(w http.ResponseWriter, r *http.Request, a Authorizer, lo
 	return impersonateAs(w, r, reqs, a, logger)
 }
 
+// impersonatePrefix starts the canonical names of the fields
+// buildImpersonationRequests reads.
+const impersonatePrefix = "Impersonate-"
+
 // asksImpersonation reports whether h has an Impersonate-* field (the
 // canonical names buildImpersonationRequests reads).
 func asksImpersonation(h http.Header) bool {
 	for k := range h {
-		if strings.HasPrefix(k, "Impersonate-") {
+		if strings.HasPrefix(k, impersonatePrefix) {
 			return true
 		}
 	}

@@ -190,7 +190,7 @@ func (c *handlerChain) serve(st *requestState, r *http.Request, h http.Handler, 
 	}
 	// The user goes into the chain's own context node (r's context is st):
 	// no context layer and request copy of its own.
-	u, ok := c.authn.authenticateUser(w, r)
+	u, ok, impersonates := c.authn.authenticateUser(w, r)
 	if !ok {
 		return
 	}
@@ -199,8 +199,10 @@ func (c *handlerChain) serve(st *requestState, r *http.Request, h http.Handler, 
 	if ins != nil {
 		ins.authenticated(r, u)
 	}
-	if r, ok = impersonateRequest(w, r, c.impersonation, c.logger); !ok {
-		return
+	if impersonates { // else impersonateRequest would return r as it is
+		if r, ok = impersonateRequest(w, r, c.impersonation, c.logger); !ok {
+			return
+		}
 	}
 	var note *InspectedAuthorization
 	if ins != nil {

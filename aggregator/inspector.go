@@ -324,12 +324,14 @@ func (in *Inspector) begin(st *requestState, r *http.Request, ri *request.Reques
 	ins.group, ins.version = ri.APIGroup, ri.APIVersion
 	// A flat copy sharing the values: the chain deletes fields from
 	// r.Header (credentials, Impersonate-*) but never changes a value.
-	ins.client, ins.clientNil = snapshotHeader(r.Header), r.Header == nil
+	var impersonates bool
+	ins.client, impersonates = snapshotHeader(r.Header)
+	ins.clientNil = r.Header == nil
 	rec.Client = InspectedClient{RemoteAddr: r.RemoteAddr, Protocol: r.Proto}
 	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
 		rec.Client.Certificate = in.describe(r.TLS.PeerCertificates[0])
 	}
-	if asksImpersonation(r.Header) {
+	if impersonates {
 		req := http.Header{}
 		for k, v := range r.Header {
 			if strings.HasPrefix(k, "Impersonate-") {
@@ -457,19 +459,23 @@ type headerField struct {
 type headerFields []headerField
 
 // snapshotHeader returns h's fields (values shared with h) with secrets
-// redacted as redactHeader redacts them; nil for an empty h.
-func snapshotHeader(h http.Header) headerFields {
+// redacted as redactHeader redacts them, nil for an empty h, and whether
+// h asks for impersonation (asksImpersonation), found in the same pass.
+func snapshotHeader(h http.Header) (fields headerFields, impersonates bool) {
 	if len(h) == 0 {
-		return nil
+		return nil, false
 	}
 	out := make(headerFields, 0, len(h))
 	for k, vv := range h {
 		if secretHeader(k) {
 			vv = redactedValues(k, vv)
 		}
+		if strings.HasPrefix(k, impersonatePrefix) {
+			impersonates = true
+		}
 		out = append(out, headerField{k, vv})
 	}
-	return out
+	return out, impersonates
 }
 
 // get is http.Header.Get: the first value of the field name (any case).
