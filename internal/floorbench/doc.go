@@ -12,6 +12,11 @@
 //     through aggsim (authentication, authorization, routing, Service
 //     resolution, identity headers, metrics);
 //   - the same GET straight to the backend, for reference;
+//   - two diagnostic legs that are no floors: the bare proxy sending the
+//     request headers aggsim (and kube-apiserver) sends, and the static
+//     server answering /apis with the response headers aggsim adds (a new
+//     Audit-Id, Cache-Control), to show what those headers cost each
+//     process;
 //
 // and prints each leg's requests per second (median of the rounds), the
 // CPU time per request of the answering process, the backend and the load

@@ -281,6 +281,10 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 	if err != nil {
 		return err
 	}
+	staticSameAddr, err := s.startRole("static", append(serving, "-body", apisFile, "-same-headers")...)
+	if err != nil {
+		return err
+	}
 
 	// One HTTP/2 connection per leg.
 	h2Admin := func() (*http.Client, error) { return adminClient(dataDir, true) }
@@ -292,7 +296,7 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 	if err != nil {
 		return err
 	}
-	staticProc, proxyProc, sameProc, beProc := s.children[2], s.children[3], s.children[4], s.children[1]
+	staticProc, proxyProc, sameProc, staticSameProc, beProc := s.children[2], s.children[3], s.children[4], s.children[5], s.children[1]
 	legs := []*leg{
 		{name: "/apis static server", url: "https://" + staticAddr + "/apis", want: len(apis), server: staticProc},
 		{name: "/apis aggsim", url: aggURL + "/apis", want: len(apis), server: agg},
@@ -302,6 +306,10 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 		// Not a floor: the bare proxy sending aggsim's (upstream's)
 		// headers, to show what they cost the three processes.
 		{name: "GET proxy+aggsim hdrs", url: "https://" + sameAddr + objectPath, want: len(object), server: sameProc},
+		// Not a floor either: the static server answering /apis with the
+		// headers aggsim (and upstream) adds, a new Audit-Id and
+		// Cache-Control, to show what they cost it and the load generator.
+		{name: "/apis static+aggsim hdrs", url: "https://" + staticSameAddr + "/apis", want: len(apis), server: staticSameProc},
 	}
 	for _, l := range legs {
 		if l.client == nil {

@@ -30,7 +30,7 @@ type roleFlags struct {
 	proxyCert      string // reverseproxy: client pair presented to the backend
 	proxyKey       string
 	requireCertsCN string // backend: required client certificate CN
-	sameHeaders    bool   // reverseproxy: also send aggsim's headers (diagnostic leg)
+	sameHeaders    bool   // reverseproxy, static: also send aggsim's headers (diagnostic legs)
 }
 
 func (f *roleFlags) register() {
@@ -45,7 +45,7 @@ func (f *roleFlags) register() {
 	flag.StringVar(&f.proxyCert, "proxy-cert", "", "reverseproxy: client certificate for the backend")
 	flag.StringVar(&f.proxyKey, "proxy-key", "", "reverseproxy: client key for the backend")
 	flag.StringVar(&f.requireCertsCN, "require-cn", "", "backend: required client certificate common name")
-	flag.BoolVar(&f.sameHeaders, "same-headers", false, "reverseproxy: add the headers aggsim adds (Audit-Id, X-Forwarded-*, X-Remote-Extra-*, Cache-Control) to see what they cost")
+	flag.BoolVar(&f.sameHeaders, "same-headers", false, "reverseproxy, static: add the headers aggsim adds (Audit-Id, X-Forwarded-*, X-Remote-Extra-*, Cache-Control; static: Audit-Id, Cache-Control) to see what they cost")
 }
 
 // runRole serves role on a free loopback port, prints "listening on
@@ -68,7 +68,7 @@ func runRole(role string, f roleFlags) error {
 	case "backend":
 		h = backendHandler(f.requireCertsCN)
 	case "static":
-		if h, err = staticHandler(f.body, f.contentType); err != nil {
+		if h, err = staticHandler(f.body, f.contentType, f.sameHeaders); err != nil {
 			return err
 		}
 	case "reverseproxy":
@@ -112,13 +112,19 @@ func backendHandler(cn string) http.Handler {
 	})
 }
 
-// staticHandler answers the file's bytes to every request.
-func staticHandler(path, contentType string) (http.Handler, error) {
+// staticHandler answers the file's bytes to every request; with
+// sameHeaders also a new Audit-Id and Cache-Control, as aggsim answers
+// /apis.
+func staticHandler(path, contentType string, sameHeaders bool) (http.Handler, error) {
 	body, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if sameHeaders {
+			w.Header().Set("Audit-Id", auditID())
+			w.Header().Set("Cache-Control", "no-cache, private")
+		}
 		w.Header().Set("Content-Type", contentType)
 		_, _ = w.Write(body)
 	}), nil
