@@ -15,7 +15,7 @@ import (
 // verifier's lock and weak-pointer lookups (two per request before: the
 // front-proxy CA, then the client CA; 20% of the chain's CPU for GET
 // /apis, issue 21). NewSecureServer puts one into every connection's
-// context (withConnVerifications); requests without one use the verifier
+// context (ConnContext); requests without one use the verifier
 // alone. A connection's TLS state, and so its presented chain, does not
 // change after the handshake; each entry still records the chain it
 // verified and is used only for that exact chain (same certificates, by
@@ -38,9 +38,14 @@ const maxConnVerifications = 4
 
 type connVerificationsKey struct{}
 
-// withConnVerifications gives the connection whose context ctx is its own
-// cache; http.Server.ConnContext.
-func withConnVerifications(ctx context.Context, _ net.Conn) context.Context {
+// ConnContext is an http.Server.ConnContext: it gives the connection
+// whose context is ctx its own connVerifications, so that the chain
+// verifies a connection's client certificate chain once per CA pool
+// rather than looking the verification up for every request.
+// NewSecureServer sets it; a server of aggsim's chain built otherwise can
+// set it too. aggsim's own (upstream caches verifications in its x509
+// authenticator by chain hash, for every request).
+func ConnContext(ctx context.Context, _ net.Conn) context.Context {
 	return context.WithValue(ctx, connVerificationsKey{}, &connVerifications{})
 }
 

@@ -21,7 +21,7 @@ import (
 func TestConnVerifications(t *testing.T) {
 	ca1, ca2 := newTestCA(t, "one"), newTestCA(t, "two")
 	carol, other := ca1.issue(t, "carol"), ca2.issue(t, "other")
-	ctx := withConnVerifications(context.Background(), nil)
+	ctx := ConnContext(context.Background(), nil)
 	state := &tls.ConnectionState{PeerCertificates: []*x509.Certificate{carol.Leaf}}
 	req := httptest.NewRequestWithContext(ctx, "GET", "/x", nil)
 	req.TLS = state

@@ -72,7 +72,7 @@ func BenchmarkChainServeAPIs(b *testing.B) {
 	state := &tls.ConnectionState{PeerCertificates: []*x509.Certificate{admin.Cert}, HandshakeComplete: true}
 	w := &discardWriter{h: http.Header{}}
 	// The connection's context as NewSecureServer gives it.
-	tmpl := httptest.NewRequestWithContext(withConnVerifications(context.Background(), nil), http.MethodGet, "/apis", nil)
+	tmpl := httptest.NewRequestWithContext(ConnContext(context.Background(), nil), http.MethodGet, "/apis", nil)
 	tmpl.Proto, tmpl.ProtoMajor, tmpl.ProtoMinor = "HTTP/2.0", 2, 0
 	tmpl.TLS = state
 	accept := []string{"application/json"}

@@ -47,7 +47,7 @@ func NewSecureServer(h http.Handler, tlsConfig *tls.Config, errorLog *log.Logger
 		IdleTimeout:       ServingIdleTimeout,
 		ReadHeaderTimeout: ServingReadHeaderTimeout,
 		ErrorLog:          errorLog,
-		ConnContext:       withConnVerifications, // authn_conncache.go
+		ConnContext:       ConnContext, // authn_conncache.go
 	}
 	h2 := &http2.Server{
 		IdleTimeout:                  ServingIdleTimeout,

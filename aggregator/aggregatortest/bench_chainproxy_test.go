@@ -1,6 +1,7 @@
 package aggregatortest_test
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
@@ -38,7 +39,7 @@ func (w *proxyDiscardWriter) Flush()                      {}
 // router, Service/Endpoints resolution and the proxy handler, sending over
 // the shared HTTP/2 transport to a real loopback TLS backend. There is no
 // front TLS or HTTP/2 server: requests are handed to the chain in-process,
-// one at a time. allocs/op and B/op count the whole process, so they
+// one at a time, all in one connection's context (aggregator.ConnContext). allocs/op and B/op count the whole process, so they
 // include the backend server's share (the same before and after a change
 // to aggsim's side), and so does cpu-µs/op, the process's user+system
 // CPU time per request (getrusage), which unlike ns/op does not move with
@@ -70,8 +71,9 @@ func BenchmarkChainProxyGET(b *testing.B) {
 	h := srv.Aggregator().Handler()
 	w := &proxyDiscardWriter{h: http.Header{}}
 	const path = "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders/bench"
+	connCtx := aggregator.ConnContext(context.Background(), nil) // one connection, as NewSecureServer gives it
 	get := func() {
-		r := httptest.NewRequest(http.MethodGet, path, nil)
+		r := httptest.NewRequestWithContext(connCtx, http.MethodGet, path, nil)
 		r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/2.0", 2, 0
 		r.Header["Accept"] = []string{"application/json"}
 		r.Header["Accept-Encoding"] = []string{"gzip"}
