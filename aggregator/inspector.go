@@ -370,12 +370,13 @@ func authnMethod(r *http.Request, h headerFields, u *authentication.UserInfo) st
 		return "anonymous"
 	}
 	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
-		if slices.ContainsFunc(standardRequestHeaders.UsernameHeaders, func(k string) bool { return h.get(k) == u.Username && u.Username != "" }) &&
-			r.TLS.PeerCertificates[0].Subject.CommonName != u.Username {
-			return "front-proxy headers"
-		}
 		if r.TLS.PeerCertificates[0].Subject.CommonName == u.Username {
+			// Checked first: the front-proxy headers name another user
+			// than the proxy's certificate, so they cannot match here.
 			return "x509 client certificate"
+		}
+		if slices.ContainsFunc(standardRequestHeaders.UsernameHeaders, func(k string) bool { return h.get(k) == u.Username && u.Username != "" }) {
+			return "front-proxy headers"
 		}
 	}
 	if strings.HasPrefix(h.get("Authorization"), "Bearer ") { // kept by redactHeader
