@@ -36,9 +36,9 @@ const (
 // (tlsConfig; its NextProtos should offer h2 and http/1.1): upstream's
 // idle, read-header and header-size limits, and HTTP/2 with upstream's
 // stream limit, frame size and upload buffers; each connection's context
-// carries its client-certificate verifications (connVerifications). errorLog receives the
-// server's connection errors (nil: the log package's default logger).
-// The error is http2.ConfigureServer's.
+// carries its client-certificate verifications (ConnContext). errorLog
+// receives the server's connection errors (nil: the log package's default
+// logger). The error is http2.ConfigureServer's.
 func NewSecureServer(h http.Handler, tlsConfig *tls.Config, errorLog *log.Logger) (*http.Server, error) {
 	s := &http.Server{
 		Handler:           h,
