@@ -3,6 +3,7 @@ package aggregator
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -173,4 +174,15 @@ func storedMatches(tmpl string, b []byte) bool {
 		}
 		b = b[end:]
 	}
+}
+
+// namespacesOf returns the namespaces of objs, each once.
+func namespacesOf(objs []meta.Object) []string {
+	var out []string
+	for _, o := range objs {
+		if ns := o.GetObjectMeta().Namespace; ns != "" && !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package aggregator
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"go/format"
@@ -17,6 +18,7 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/apis/rbac"
 	"github.com/aggsim/aggsim/registry/rest"
+	"github.com/aggsim/aggsim/registry/storage"
 )
 
 var updateBootstrapStored = flag.Bool("update-bootstrap-stored", false, "rewrite zz_generated.bootstrapstored.go")
@@ -221,5 +223,59 @@ func TestStoredMatches(t *testing.T) {
 		if got := storedMatches(tmpl, []byte(c.b)); got != c.want {
 			t.Errorf("storedMatches(%s) = %v, want %v", c.b, got, c.want)
 		}
+	}
+}
+
+// On a fresh store the bootstrap Roles and RoleBindings of kube-system and
+// kube-public are written without waiting for their namespaces (one
+// transaction with them); on any other store they wait, and a create into
+// a missing namespace fails as before.
+func TestFreshBootstrapPolicyWritesRolesWithTheirNamespaces(t *testing.T) {
+	for _, fresh := range []bool{true, false} {
+		srv, err := New(Options{Storage: storage.NewMemory()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		timeout := 10 * time.Second
+		if !fresh {
+			timeout = 100 * time.Millisecond
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		bootCtx := ctx
+		if fresh {
+			bootCtx = withFreshStore(ctx)
+		}
+		never := make(chan struct{}) // the namespaces are not created here
+		err = srv.ensureBootstrapPolicy(bootCtx, never)
+		cancel()
+		if err != nil {
+			t.Fatalf("fresh %v: %v", fresh, err)
+		}
+		for _, res := range []string{"roles", "rolebindings"} {
+			names, err := srv.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: res}).Names(context.Background(), "kube-system")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fresh != (len(names) > 0) {
+				t.Errorf("fresh %v: %d %s in kube-system before the namespace exists", fresh, len(names), res)
+			}
+		}
+		names, err := srv.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: "clusterroles"}).Names(context.Background(), "")
+		if err != nil || len(names) < 60 {
+			t.Errorf("fresh %v: %d clusterroles, %v", fresh, len(names), err)
+		}
+	}
+	// Outside the bootstrap, the namespace is checked.
+	srv, err := New(Options{Storage: storage.NewMemory()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := rbac.BootstrapPolicy()
+	ow := rest.ObjectWriter{Store: srv.api.Store(meta.GroupResource{Group: rbac.GroupRBAC, Resource: "roles"}), Manager: "kube-apiserver", CreateFields: bootstrapCreateFields("roles")}
+	if _, err := createBootstrap(context.Background(), ow, &p.Roles[0]); !errors.Is(err, meta.ErrNotFound) {
+		t.Errorf("a Role into a missing namespace, not fresh: %v, want NotFound", err)
+	}
+	if _, err := createBootstrap(withFreshStore(context.Background()), ow, &p.Roles[0]); !errors.Is(err, meta.ErrNotFound) {
+		t.Errorf("a Role into a missing namespace through the table, not created together: %v, want NotFound", err)
 	}
 }
