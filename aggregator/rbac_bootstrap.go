@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/aggsim/aggsim/registry"
 	"github.com/aggsim/aggsim/registry/apis/meta"
 	"github.com/aggsim/aggsim/registry/apis/rbac"
 	"github.com/aggsim/aggsim/registry/rest"
@@ -23,7 +24,8 @@ import (
 // aggregationRule) and subjects it lacks are added.
 //
 // The Roles and RoleBindings are written once namespacesDone is closed
-// (their namespaces kube-system and kube-public exist then).
+// (their namespaces kube-system and kube-public exist then), or, on a
+// fresh store, together with the namespaces.
 func (s *Server) ensureBootstrapPolicy(ctx context.Context, namespacesDone <-chan struct{}) error {
 	p := rbac.BootstrapPolicy()
 	var wg sync.WaitGroup
@@ -41,7 +43,14 @@ func (s *Server) ensureBootstrapPolicy(ctx context.Context, namespacesDone <-cha
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if w.namespaced {
+			ctx := ctx
+			switch {
+			case w.namespaced && ctx.Value(freshStoreKey{}) != nil:
+				// A fresh store's: written in the transaction that
+				// creates their namespaces (bootstrap_stored.go), one
+				// commit fewer before ready.
+				ctx = registry.WithNamespaceCreatedTogether(ctx, namespacesOf(w.objs)...)
+			case w.namespaced:
 				select {
 				case <-namespacesDone:
 				case <-ctx.Done():

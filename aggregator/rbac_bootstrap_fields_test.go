@@ -38,7 +38,7 @@ type bootstrapSet struct {
 // consumer's status entry).
 func bootstrapSets(t *testing.T) []bootstrapSet {
 	t.Helper()
-	srv, err := New(Options{Storage: storage.NewMemory()})
+	srv, err := New(Options{Storage: storage.NewMemory(), Clock: bootstrapTestClock}) // the APF status times
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,9 +72,12 @@ func bootstrapSets(t *testing.T) []bootstrapSet {
 	return sets
 }
 
+// bootstrapTestClock is the fixed clock of bootstrapSets and bootstrapTestAPI.
+func bootstrapTestClock() time.Time { return time.Unix(1700000000, 0) }
+
 // bootstrapTestAPI is a fresh API over a memory store with a fixed clock.
 func bootstrapTestAPI() *rest.API {
-	now := func() time.Time { return time.Unix(1700000000, 0) }
+	now := bootstrapTestClock
 	return rest.NewAPI(storage.NewMemory(), registry.Strategies(now), registry.StoreOptions{Clock: now})
 }
 

@@ -14,6 +14,7 @@ import (
 	"math"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -644,10 +645,11 @@ func WithStatusOnCreate(ctx context.Context) context.Context {
 }
 
 // WithNamespaceCreatedTogether returns a copy of ctx under which a create
-// into namespace ns skips the check that ns exists: the caller creates ns
-// in the same batch of writes (the bootstrap objects of the "default"
-// namespace, written in one transaction with it).
-func WithNamespaceCreatedTogether(ctx context.Context, ns string) context.Context {
+// into one of the namespaces ns skips the check that it exists: the
+// caller creates them in the same batch of writes (the bootstrap objects
+// of the "default" namespace, written in one transaction with it; a fresh
+// store's bootstrap Roles of kube-system and kube-public).
+func WithNamespaceCreatedTogether(ctx context.Context, ns ...string) context.Context {
 	return context.WithValue(ctx, namespaceCreatedKey{}, ns)
 }
 
@@ -659,7 +661,7 @@ func (s *Store) checkNamespace(ctx context.Context, ns, name string) error {
 	if !s.info.Namespaced || (s.nsExists == nil && s.nsTerm == nil) {
 		return nil
 	}
-	if v, _ := ctx.Value(namespaceCreatedKey{}).(string); v == ns && ns != "" {
+	if v, _ := ctx.Value(namespaceCreatedKey{}).([]string); ns != "" && slices.Contains(v, ns) {
 		return nil
 	}
 	var ok, term bool

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"github.com/aggsim/aggsim/aggregator"
 	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/registry/storage"
 )
@@ -34,6 +35,7 @@ func (o *serveOptions) openStorage(dataDir string, logger *slog.Logger) (storage
 // opens the store at the same time: on a fresh data dir both wait for the
 // disk (the PKI's directory sync, bbolt's file creation and first
 // commits), so overlapping them takes the shorter wait off the start-up.
+// The store's first writes (aggregator.PrepareStorage) are made then too.
 // The PKI's error comes first, as when they ran one after the other; a
 // store opened for nothing is closed (bbolt holds a file lock). mark
 // records the two phases ("pki", then "storage").
@@ -45,6 +47,13 @@ func (o *serveOptions) preparePKIAndStorage(pkiDir, dataDir string, pkiOpts cert
 	ch := make(chan opened, 1)
 	go func() {
 		st, err := o.openStorage(dataDir, logger)
+		if err == nil {
+			// a fresh store's first commit, while the PKI is made
+			if err = aggregator.PrepareStorage(st); err != nil {
+				st.Close()
+				st = nil
+			}
+		}
 		ch <- opened{st, err}
 	}()
 	pki, pkiErr := certs.EnsurePKI(pkiDir, pkiOpts)
