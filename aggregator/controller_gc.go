@@ -341,28 +341,24 @@ func (g *garbageCollector) runLocalMonitor(ctx context.Context, r gcResource, st
 }
 
 // watchLocal feeds the graph from st's watch from rv until it ends. The
-// watch carries metadata only (registry.Store.WatchMeta): the store of a
+// watch carries metadata only (registry.Store.WatchMetaFunc): the store of a
 // custom resource may serve a version other than the storage version,
 // and decoding each event in full called the CRD's conversion webhook for
 // every change the collector saw (calls the webhook's owner did not ask
 // for, one failing conversion ending the watch).
 func (g *garbageCollector) watchLocal(ctx context.Context, r gcResource, st *registry.Store, rv string) {
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ch, err := st.WatchMeta(wctx, "", rv)
-	if err != nil {
-		return
-	}
-	for ev := range ch {
+	// in this goroutine (no watch goroutine per monitor: issue 21's idle RSS)
+	_ = st.WatchMetaFunc(ctx, "", rv, func(ev registry.WatchEvent) bool {
 		switch ev.Type {
 		case "ADDED", "MODIFIED":
 			g.observe(r, ev.Object.GetObjectMeta(), false)
 		case "DELETED":
 			g.observe(r, ev.Object.GetObjectMeta(), true)
 		case "ERROR":
-			return
+			return false
 		}
-	}
+		return true
+	})
 }
 
 // runRemoteMonitor feeds the graph from an aggregated resource: a list and
