@@ -122,6 +122,9 @@ type garbageCollector struct {
 	logger *slog.Logger
 	queue  *nsQueue
 	resync chan struct{}
+	// discovery is the last aggregated discovery syncMonitors processed
+	// (syncMonitors' goroutine only)
+	discovery discoveryMemo
 
 	mu         sync.Mutex
 	nodes      map[string]*gcNode             // uid -> node
@@ -218,7 +221,7 @@ func (g *garbageCollector) Run(ctx context.Context) {
 // delete, list and watch (what is monitored). Stale group versions are
 // returned in a discoveryFailedError.
 func (g *garbageCollector) discover(ctx context.Context) (mapping map[string]gcResource, monitored []gcResource, err error) {
-	resources, err := readAggregatedDiscovery(ctx, g.client)
+	resources, err := g.discovery.readDiscovery(ctx, g.client)
 	var df discoveryFailedError
 	if err != nil && !errors.As(err, &df) {
 		return nil, nil, err
@@ -248,6 +251,9 @@ func (g *garbageCollector) discover(ctx context.Context) (mapping map[string]gcR
 // version whose discovery fails are kept (upstream keeps them too).
 func (g *garbageCollector) syncMonitors(ctx context.Context) {
 	mapping, monitored, err := g.discover(ctx)
+	if errors.Is(err, errDiscoveryUnchanged) {
+		return // the same documents as the last pass: nothing to do
+	}
 	var df discoveryFailedError
 	if err != nil && !errors.As(err, &df) {
 		if ctx.Err() == nil {
@@ -303,6 +309,7 @@ func (g *garbageCollector) syncMonitors(ctx context.Context) {
 			g.queue.add(uid, 0)
 		}
 	}
+	g.discovery.processed()
 }
 
 // objectMetaOf is the metadata part of any object the collector reads.
