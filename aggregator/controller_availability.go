@@ -499,6 +499,9 @@ func (c *availabilityController) sync(ctx context.Context, name string) error {
 	cond.LastTransitionTime = meta.NewTime(c.now())
 	c.metrics.setUnavailable(name, cond.Status != apiregistration.ConditionTrue)
 
+	if a.HasCondition(cond) {
+		return nil // nothing to write: no copy of the object (issue 21's idle heap)
+	}
 	store := c.status
 	for attempt := 0; ; attempt++ {
 		cp := a.DeepCopy()

@@ -122,6 +122,9 @@ type garbageCollector struct {
 	logger *slog.Logger
 	queue  *nsQueue
 	resync chan struct{}
+	// discovery is the last aggregated discovery syncMonitors processed
+	// (syncMonitors' goroutine only)
+	discovery discoveryMemo
 
 	mu         sync.Mutex
 	nodes      map[string]*gcNode             // uid -> node
@@ -218,7 +221,7 @@ func (g *garbageCollector) Run(ctx context.Context) {
 // delete, list and watch (what is monitored). Stale group versions are
 // returned in a discoveryFailedError.
 func (g *garbageCollector) discover(ctx context.Context) (mapping map[string]gcResource, monitored []gcResource, err error) {
-	resources, err := readAggregatedDiscovery(ctx, g.client)
+	resources, err := g.discovery.readDiscovery(ctx, g.client)
 	var df discoveryFailedError
 	if err != nil && !errors.As(err, &df) {
 		return nil, nil, err
@@ -248,6 +251,9 @@ func (g *garbageCollector) discover(ctx context.Context) (mapping map[string]gcR
 // version whose discovery fails are kept (upstream keeps them too).
 func (g *garbageCollector) syncMonitors(ctx context.Context) {
 	mapping, monitored, err := g.discover(ctx)
+	if errors.Is(err, errDiscoveryUnchanged) {
+		return // the same documents as the last pass: nothing to do
+	}
 	var df discoveryFailedError
 	if err != nil && !errors.As(err, &df) {
 		if ctx.Err() == nil {
@@ -303,6 +309,7 @@ func (g *garbageCollector) syncMonitors(ctx context.Context) {
 			g.queue.add(uid, 0)
 		}
 	}
+	g.discovery.processed()
 }
 
 // objectMetaOf is the metadata part of any object the collector reads.
@@ -341,28 +348,24 @@ func (g *garbageCollector) runLocalMonitor(ctx context.Context, r gcResource, st
 }
 
 // watchLocal feeds the graph from st's watch from rv until it ends. The
-// watch carries metadata only (registry.Store.WatchMeta): the store of a
+// watch carries metadata only (registry.Store.WatchMetaFunc): the store of a
 // custom resource may serve a version other than the storage version,
 // and decoding each event in full called the CRD's conversion webhook for
 // every change the collector saw (calls the webhook's owner did not ask
 // for, one failing conversion ending the watch).
 func (g *garbageCollector) watchLocal(ctx context.Context, r gcResource, st *registry.Store, rv string) {
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ch, err := st.WatchMeta(wctx, "", rv)
-	if err != nil {
-		return
-	}
-	for ev := range ch {
+	// in this goroutine (no watch goroutine per monitor: issue 21's idle RSS)
+	_ = st.WatchMetaFunc(ctx, "", rv, func(ev registry.WatchEvent) bool {
 		switch ev.Type {
 		case "ADDED", "MODIFIED":
 			g.observe(r, ev.Object.GetObjectMeta(), false)
 		case "DELETED":
 			g.observe(r, ev.Object.GetObjectMeta(), true)
 		case "ERROR":
-			return
+			return false
 		}
-	}
+		return true
+	})
 }
 
 // runRemoteMonitor feeds the graph from an aggregated resource: a list and

@@ -55,7 +55,7 @@ type discoveredResource struct {
 func readAggregatedDiscovery(ctx context.Context, client loopback) ([]discoveredResource, error) {
 	var out []discoveredResource
 	failed := discoveryFailedError{}
-	for _, root := range []string{"/api", "/apis"} {
+	for _, root := range discoveryRoots {
 		code, body, err := client.send(ctx, http.MethodGet, root, "", "", aggregatedDiscoveryAccept, nil)
 		if err != nil {
 			return out, err
@@ -63,31 +63,44 @@ func readAggregatedDiscovery(ctx context.Context, client loopback) ([]discovered
 		if code != http.StatusOK {
 			return out, statusErrorOf(code, body)
 		}
-		var doc aggregatedDiscovery
-		if err := json.Unmarshal(body, &doc); err != nil {
-			return out, fmt.Errorf("%s: %w", root, err)
-		}
-		for _, g := range doc.Items {
-			seen := map[string]bool{}
-			for _, v := range g.Versions {
-				if v.Freshness == "Stale" {
-					gv := g.Metadata.Name + "/" + v.Version
-					if g.Metadata.Name == "" {
-						gv = v.Version
-					}
-					failed[gv] = "stale GroupVersion discovery: " + gv
-					continue
-				}
-				for _, r := range v.Resources {
-					out = append(out, discoveredResource{group: g.Metadata.Name, version: v.Version, resource: r.Resource,
-						kind: r.ResponseKind.Kind, namespaced: r.Scope == "Namespaced", verbs: r.Verbs, preferred: !seen[r.Resource]})
-					seen[r.Resource] = true
-				}
-			}
+		if out, err = appendDiscovered(out, failed, root, body); err != nil {
+			return out, err
 		}
 	}
 	if len(failed) > 0 {
 		return out, failed
+	}
+	return out, nil
+}
+
+// discoveryRoots are the roots aggregated discovery is read from, in order.
+var discoveryRoots = [2]string{"/api", "/apis"}
+
+// appendDiscovered appends the resources of root's aggregated discovery
+// document body to out, in discovery order, and records its stale group
+// versions in failed.
+func appendDiscovered(out []discoveredResource, failed discoveryFailedError, root string, body []byte) ([]discoveredResource, error) {
+	var doc aggregatedDiscovery
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return out, fmt.Errorf("%s: %w", root, err)
+	}
+	for _, g := range doc.Items {
+		seen := map[string]bool{}
+		for _, v := range g.Versions {
+			if v.Freshness == "Stale" {
+				gv := g.Metadata.Name + "/" + v.Version
+				if g.Metadata.Name == "" {
+					gv = v.Version
+				}
+				failed[gv] = "stale GroupVersion discovery: " + gv
+				continue
+			}
+			for _, r := range v.Resources {
+				out = append(out, discoveredResource{group: g.Metadata.Name, version: v.Version, resource: r.Resource,
+					kind: r.ResponseKind.Kind, namespaced: r.Scope == "Namespaced", verbs: r.Verbs, preferred: !seen[r.Resource]})
+				seen[r.Resource] = true
+			}
+		}
 	}
 	return out, nil
 }

@@ -81,6 +81,9 @@ type extensionAuthWriter struct {
 	interval  time.Duration
 	now       func() time.Time
 	logger    *slog.Logger
+	// seen is what the last sync that wrote nothing read (nil: sync
+	// next time); Run's goroutine only
+	seen *extensionAuthSeen
 }
 
 // newExtensionAuthWriter builds the writer of s (configmaps and namespaces
@@ -171,6 +174,11 @@ func (w *extensionAuthWriter) syncRetrying(ctx context.Context) error {
 // sync writes the ConfigMap when its combined content differs from what
 // is stored, creating kube-system first if needed.
 func (w *extensionAuthWriter) sync(ctx context.Context) error {
+	in := w.extensionAuthInputs(w.configMaps.Revision())
+	if w.seen.unchanged(in, w.now()) { // extension_configmap_seen.go
+		return nil
+	}
+	w.seen = nil
 	var cm *core.ConfigMap
 	obj, err := w.configMaps.Get(ctx, ExtensionAuthConfigMapNamespace, ExtensionAuthConfigMapName)
 	switch {
@@ -184,8 +192,11 @@ func (w *extensionAuthWriter) sync(ctx context.Context) error {
 	if cm != nil {
 		existing = infoFromData(cm.Data)
 	}
-	data := dataFor(combineInfo(existing, w.required(), w.now()))
+	req := w.required()
+	data := dataFor(combineInfo(existing, req, w.now()))
 	if cm != nil && maps.Equal(cm.Data, data) {
+		in.until = earliestExpiry(existing, req)
+		w.seen = &in
 		return nil
 	}
 	if err := w.ensureNamespace(ctx); err != nil {

@@ -142,20 +142,14 @@ func (i *Informer) relist(ctx context.Context) (string, error) {
 }
 
 func (i *Informer) watch(ctx context.Context, rv string) {
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ch, err := i.store.Watch(wctx, "", registry.ListOptions{ResourceVersion: rv})
-	if err != nil {
-		return
-	}
-	for ev := range ch {
+	// in this goroutine (no watch goroutine per informer: issue 21's idle RSS)
+	_ = i.store.WatchFunc(ctx, "", registry.ListOptions{ResourceVersion: rv}, func(ev registry.WatchEvent) bool {
 		switch ev.Type {
 		case "ADDED", "MODIFIED", "DELETED":
-		default: // BOOKMARK needs nothing; ERROR (e.g. 410 Expired) means re-list
-			if ev.Type == "ERROR" {
-				return
-			}
-			continue
+		case "ERROR": // e.g. 410 Expired: re-list
+			return false
+		default: // BOOKMARK needs nothing
+			return true
 		}
 		m := ev.Object.GetObjectMeta()
 		k := objectKey(m.Namespace, m.Name)
@@ -173,5 +167,6 @@ func (i *Informer) watch(ctx context.Context, rv string) {
 		for _, h := range handlers {
 			h(prev, cur)
 		}
-	}
+		return true
+	})
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/aggsim/aggsim/registry/apis/meta"
 )
 
-// WatchMeta is Watch from resourceVersion rv without selectors or
+// WatchMetaFunc is WatchFunc from resourceVersion rv without selectors or
 // bookmarks, whose events carry each object's metadata only, read from
 // the stored bytes as ListMeta reads them: as a PartialObjectMetadata
 // with the resource's kind and apiVersion and the event's
@@ -19,8 +19,8 @@ import (
 // watches metadata only, through metadata informers). rv "" or "0"
 // starts with one ADDED event per current object (decoded in full, as
 // Watch lists them); errors are Watch's.
-func (s *Store) WatchMeta(ctx context.Context, namespace, rv string) (<-chan WatchEvent, error) {
-	return s.watch(ctx, namespace, ListOptions{ResourceVersion: rv}, s.decodeMeta)
+func (s *Store) WatchMetaFunc(ctx context.Context, namespace, rv string, fn func(WatchEvent) bool) error {
+	return s.watchFunc(ctx, namespace, ListOptions{ResourceVersion: rv}, s.decodeMeta, fn)
 }
 
 // decodeMeta turns stored bytes into a PartialObjectMetadata of the

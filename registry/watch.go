@@ -65,15 +65,38 @@ func (s *Store) Watch(ctx context.Context, namespace string, opts ListOptions) (
 // watch is Watch with the decoder of its events' objects (initial events
 // are listed with s.decode).
 func (s *Store) watch(ctx context.Context, namespace string, opts ListOptions, decode func(value []byte, rev int64) (meta.Object, error)) (<-chan WatchEvent, error) {
-	sel, err := s.compileSelector(opts)
+	w, expired, err := s.openWatch(ctx, namespace, opts, decode)
 	if err != nil {
 		return nil, err
+	}
+	out := make(chan WatchEvent, 16)
+	if w == nil {
+		out <- expired
+		close(out)
+		return out, nil
+	}
+	w.out = out
+	go func() {
+		defer w.cancel()
+		defer close(out)
+		w.run()
+	}()
+	return out, nil
+}
+
+// openWatch starts a watch: its initial list and its storage watch. When
+// the starting revision is older than the kept history it returns no
+// watch but the one ERROR event (410 Expired) the watch answers with.
+func (s *Store) openWatch(ctx context.Context, namespace string, opts ListOptions, decode func(value []byte, rev int64) (meta.Object, error)) (*storeWatch, WatchEvent, error) {
+	sel, err := s.compileSelector(opts)
+	if err != nil {
+		return nil, WatchEvent{}, err
 	}
 	from, err := parseResourceVersion(opts.ResourceVersion)
 	if err != nil {
 		// upstream's watch path answers a resourceVersion that does not
 		// parse with a bare 500 (no reason) carrying the parse error.
-		return nil, meta.NewStatusError(http.StatusInternalServerError, "", err.Error())
+		return nil, WatchEvent{}, meta.NewStatusError(http.StatusInternalServerError, "", err.Error())
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
@@ -87,14 +110,13 @@ func (s *Store) watch(ctx context.Context, namespace string, opts ListOptions, d
 		r, err := s.ListPage(wctx, namespace, ListOptions{LabelSelector: opts.LabelSelector, FieldSelector: opts.FieldSelector})
 		if err != nil {
 			cancel()
-			return nil, err
+			return nil, WatchEvent{}, err
 		}
 		initial = r.Items
 		from, _ = strconv.ParseInt(r.ResourceVersion, 10, 64)
 	} else if from == 0 {
 		from = s.st.Revision()
 	}
-	out := make(chan WatchEvent, 16)
 	var events <-chan storage.Event
 	if from < s.started {
 		// The watch cache began at s.started (upstream: oldest-1).
@@ -110,37 +132,44 @@ func (s *Store) watch(ctx context.Context, namespace string, opts ListOptions, d
 			floor = ce.Floor
 		}
 		st := NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", from, floor)).Status
-		out <- WatchEvent{Type: EventError, Status: &st}
-		close(out)
-		return out, nil
+		return nil, WatchEvent{Type: EventError, Status: &st}, nil
 	}
 	if err != nil {
 		cancel()
-		return nil, meta.NewInternalError(err)
+		return nil, WatchEvent{}, meta.NewInternalError(err)
 	}
-	w := &storeWatch{s: s, sel: sel, out: out, ctx: wctx, last: from, decode: decode}
-	go func() {
-		defer cancel()
-		defer close(out)
-		w.run(events, initial, sendInitial, opts.AllowWatchBookmarks)
-	}()
-	return out, nil
+	return &storeWatch{s: s, sel: sel, ctx: wctx, cancel: cancel, last: from, decode: decode,
+		events: events, initial: initial, endBookmark: sendInitial, bookmarks: opts.AllowWatchBookmarks}, WatchEvent{}, nil
 }
 
 // storeWatch is the state of one running Store.Watch.
 type storeWatch struct {
-	s    *Store
-	sel  selector
-	out  chan WatchEvent
-	ctx  context.Context
-	last int64 // revision of the last event delivered (or the start)
+	s   *Store
+	sel selector
+	// out receives the events (Watch); nil when fn does (WatchFunc)
+	out chan WatchEvent
+	// fn is called with each event in the watcher's own goroutine
+	// (WatchFunc); false ends the watch
+	fn     func(WatchEvent) bool
+	ctx    context.Context
+	cancel context.CancelFunc
+	last   int64 // revision of the last event delivered (or the start)
+	// events is the storage watch; initial the objects sent first as
+	// ADDED, then a BOOKMARK annotated initial-events-end if endBookmark;
+	// bookmarks asks for a BOOKMARK every StoreOptions.BookmarkInterval
+	events                 <-chan storage.Event
+	initial                []meta.Object
+	endBookmark, bookmarks bool
 	// decode turns an event's stored bytes into its object (Store.decode,
-	// or metadata only for WatchMeta)
+	// or metadata only for WatchMetaFunc)
 	decode func(value []byte, rev int64) (meta.Object, error)
 }
 
 // send delivers ev unless the watch ended; it reports whether to go on.
 func (w *storeWatch) send(ev WatchEvent) bool {
+	if w.fn != nil {
+		return w.ctx.Err() == nil && w.fn(ev)
+	}
 	select {
 	case w.out <- ev:
 		return true
@@ -161,7 +190,12 @@ func (w *storeWatch) bookmark(annotate bool) WatchEvent {
 	return WatchEvent{Type: EventBookmark, Object: obj}
 }
 
-func (w *storeWatch) run(events <-chan storage.Event, initial []meta.Object, endBookmark, bookmarks bool) {
+// run delivers the initial events, then the storage watch's, until the
+// watch ends.
+func (w *storeWatch) run() {
+	events, endBookmark, bookmarks := w.events, w.endBookmark, w.bookmarks
+	initial := w.initial
+	w.initial = nil // delivered below; not kept for the watch's life
 	for _, obj := range initial {
 		if !w.send(WatchEvent{Type: EventAdded, Object: obj}) {
 			return

@@ -31,17 +31,25 @@ const idleSettle = 5 * time.Second
 // room in partly used spans) and the goroutine stacks (Stack) from the
 // runtime.MemStats that /debug/pprof/heap?debug=1 prints (read after the
 // status, with the admin credentials of the kubeconfig it wrote; the
-// request itself allocates a little). The metrics are the
-// medians of the iterations, in kB; -benchtime 5x gives the median of 5
-// starts (make bench-rss). The time per op is the start plus idleSettle
-// and means nothing.
+// request itself allocates a little), the number of goroutines
+// (/debug/pprof/goroutine?debug=1) and the CPU the process used until
+// then (start-up and idleSettle; its threads' /proc schedstat, in ms).
+// RssFile depends on the page cache as well as on aggsim: the kernel maps
+// the cached pages around each page faulted in, and reading the freshly
+// built binary through once (os.ReadFile) before the starts raised it by
+// 2.1 MB (24,496 -> 26,612 kB, same binary): compare binaries built and
+// cached alike, interleaved.
+// The metrics are the medians of the iterations, in kB (goroutines and
+// cpu-ms as counted); -benchtime 5x gives the median of 5 starts (make
+// bench-rss). The time per op is the start plus idleSettle and means
+// nothing.
 func BenchmarkServeIdleRSS(b *testing.B) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		b.Skip("needs /proc")
 	}
 	aggsimBinary(b) // built before the timer starts (startServe runs it)
 	b.ResetTimer()
-	names := []string{"VmRSS", "RssAnon", "RssFile", "HeapAlloc", "HeapInuse", "Stack"}
+	names := []string{"VmRSS", "RssAnon", "RssFile", "HeapAlloc", "HeapInuse", "Stack", "goroutines", "cpu-ms"}
 	vals := map[string][]float64{}
 	for i := 0; i < b.N; i++ {
 		st := idleStatus(b, filepath.Join(b.TempDir(), "data"))
@@ -50,7 +58,11 @@ func BenchmarkServeIdleRSS(b *testing.B) {
 		}
 	}
 	for _, n := range names {
-		b.ReportMetric(medianOf(vals[n]), n+"-kB")
+		unit := n + "-kB"
+		if n == "goroutines" || n == "cpu-ms" {
+			unit = n
+		}
+		b.ReportMetric(medianOf(vals[n]), unit)
 	}
 }
 
@@ -63,6 +75,10 @@ func idleStatus(b *testing.B, dataDir string) map[string]float64 {
 	s := startServe(b, dataDir)
 	defer s.kill()
 	time.Sleep(idleSettle)
+	cpu, err := childCPU(s.cmd.Process.Pid)
+	if err != nil {
+		b.Fatal(err)
+	}
 	raw, err := os.ReadFile("/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/status")
 	if err != nil {
 		b.Fatal(err)
@@ -76,12 +92,84 @@ func idleStatus(b *testing.B, dataDir string) map[string]float64 {
 			b.Fatalf("/proc/%d/status has no %s", s.cmd.Process.Pid, k)
 		}
 	}
-	heap, err := heapStats(adminClient(b, s.Kubeconfig), s.URL)
+	c := adminClient(b, s.Kubeconfig)
+	heap, err := heapStats(c, s.URL)
 	if err != nil {
 		b.Fatal(err)
 	}
 	maps.Copy(st, heap)
+	if st["goroutines"], err = goroutineCount(c, s.URL); err != nil {
+		b.Fatal(err)
+	}
+	st["cpu-ms"] = cpu
 	return st
+}
+
+// childCPU returns the CPU time, in ms, the threads of process pid have
+// run so far: the sum of the first field (ns on the CPU) of each
+// /proc/<pid>/task/<tid>/schedstat.
+func childCPU(pid int) (float64, error) {
+	tasks, err := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/schedstat")
+	if err != nil || len(tasks) == 0 {
+		return 0, fmt.Errorf("no schedstat for process %d: %v", pid, err)
+	}
+	var texts []string
+	for _, t := range tasks {
+		raw, err := os.ReadFile(t)
+		if err != nil {
+			return 0, err
+		}
+		texts = append(texts, string(raw))
+	}
+	return sumSchedstatMS(texts)
+}
+
+// sumSchedstatMS adds the first fields (ns) of schedstat texts
+// ("123456789 2345 67\n"), in ms.
+func sumSchedstatMS(texts []string) (float64, error) {
+	var ns float64
+	for _, t := range texts {
+		f := strings.Fields(t)
+		if len(f) != 3 {
+			return 0, fmt.Errorf("schedstat %q: want 3 fields", t)
+		}
+		n, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			return 0, fmt.Errorf("schedstat %q: %v", t, err)
+		}
+		ns += n
+	}
+	return ns / 1e6, nil
+}
+
+// goroutineCount reads the number of goroutines from the first line
+// ("goroutine profile: total 75") of url's /debug/pprof/goroutine?debug=1,
+// with client c.
+func goroutineCount(c *http.Client, url string) (float64, error) {
+	resp, err := c.Get(url + "/debug/pprof/goroutine?debug=1")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("GET /debug/pprof/goroutine?debug=1: %s: %s", resp.Status, body)
+	}
+	return parseGoroutineTotal(string(body))
+}
+
+// parseGoroutineTotal returns N of a goroutine profile's first line,
+// "goroutine profile: total N".
+func parseGoroutineTotal(s string) (float64, error) {
+	first, _, _ := strings.Cut(s, "\n")
+	n, ok := strings.CutPrefix(first, "goroutine profile: total ")
+	if !ok {
+		return 0, fmt.Errorf("goroutine profile starts %q", first)
+	}
+	return strconv.ParseFloat(n, 64)
 }
 
 // heapStats reads HeapAlloc, HeapInuse and Stack (in use) from the
@@ -202,6 +290,20 @@ func TestParseStatusKB(t *testing.T) {
 	}
 	if _, err := parseMemStats("# HeapAlloc = 1\n# Stack = 2 / 2\n"); err == nil {
 		t.Fatal("a profile without HeapInuse parsed without error")
+	}
+	// head -1 of curl ... /debug/pprof/goroutine?debug=1 from aggsim serve
+	if n, err := parseGoroutineTotal("goroutine profile: total 75\n29 @ 0x48dd2e 0x469e65\n"); err != nil || n != 75 {
+		t.Fatalf("parseGoroutineTotal = %v, %v; want 75", n, err)
+	}
+	if _, err := parseGoroutineTotal("404 page not found\n"); err == nil {
+		t.Fatal("a body that is no goroutine profile parsed without error")
+	}
+	// cat /proc/<aggsim pid>/task/*/schedstat (two of its threads)
+	if ms, err := sumSchedstatMS([]string{"45731228 3456192 161\n", "6268772 1032714 39\n"}); err != nil || ms != 52 {
+		t.Fatalf("sumSchedstatMS = %v, %v; want 52", ms, err)
+	}
+	if _, err := sumSchedstatMS([]string{"x 1 2\n"}); err == nil {
+		t.Fatal("a non-numeric schedstat parsed without error")
 	}
 	if got := medianOf([]float64{36904, 35912, 37572, 36876, 37220}); got != 36904 {
 		t.Fatalf("median of 5 = %v, want 36904", got)

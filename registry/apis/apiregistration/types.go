@@ -226,7 +226,7 @@ func (a *APIService) SetCondition(c APIServiceCondition) bool {
 		a.Status.Conditions = append(a.Status.Conditions, c)
 		return true
 	}
-	if existing.Status == c.Status && existing.Reason == c.Reason && existing.Message == c.Message {
+	if a.HasCondition(c) {
 		return false
 	}
 	if existing.Status == c.Status {
@@ -234,6 +234,15 @@ func (a *APIService) SetCondition(c APIServiceCondition) bool {
 	}
 	*existing = c
 	return true
+}
+
+// HasCondition reports whether a carries a condition of c's type with c's
+// status, reason and message: then SetCondition(c) changes nothing (the
+// transition time is not compared). It does not modify a, so a controller
+// can ask it of a shared (informer) object before copying it.
+func (a *APIService) HasCondition(c APIServiceCondition) bool {
+	existing := a.GetCondition(c.Type)
+	return existing != nil && existing.Status == c.Status && existing.Reason == c.Reason && existing.Message == c.Message
 }
 
 // NewLocalAvailableCondition is the condition every local APIService
