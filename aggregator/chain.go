@@ -3,13 +3,10 @@ package aggregator
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"runtime"
@@ -18,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aggsim/aggsim/aggregator/request"
+	"github.com/aggsim/aggsim/internal/uuid4"
 	"github.com/aggsim/aggsim/proxy"
 	"github.com/aggsim/aggsim/registry/apis/authentication"
 	"github.com/aggsim/aggsim/registry/apis/meta"
@@ -283,7 +281,7 @@ func beginRequest(w http.ResponseWriter, r *http.Request) *requestState {
 	st := &requestState{Context: r.Context(), start: time.Now()}
 	ids := r.Header[HeaderAuditID]
 	if len(ids) == 0 || ids[0] == "" {
-		st.auditID[0] = newUUID()
+		st.auditID[0] = uuid4.New()
 		ids = st.auditID[:]
 		r.Header[HeaderAuditID] = ids // forwarded to backends, as upstream
 	}
@@ -647,30 +645,6 @@ func noteUser(ctx context.Context, u *authentication.UserInfo, impersonated bool
 		rec.impersonator = rec.user
 	}
 	rec.user = u.Username
-}
-
-// newUUID returns a random RFC 4122 version 4 UUID. The bytes come from
-// math/rand/v2's ChaCha8 generator (seeded by the runtime, per thread),
-// not crypto/rand: an audit ID must be unique, not secret, and crypto/rand
-// costs a getrandom system call per request, which is slow in sandboxes
-// such as gVisor.
-func newUUID() string {
-	var b [16]byte
-	binary.LittleEndian.PutUint64(b[0:8], rand.Uint64())
-	binary.LittleEndian.PutUint64(b[8:16], rand.Uint64())
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	var out [36]byte
-	hex.Encode(out[0:8], b[0:4])
-	out[8] = '-'
-	hex.Encode(out[9:13], b[4:6])
-	out[13] = '-'
-	hex.Encode(out[14:18], b[6:8])
-	out[18] = '-'
-	hex.Encode(out[19:23], b[8:10])
-	out[23] = '-'
-	hex.Encode(out[24:36], b[10:16])
-	return string(out[:])
 }
 
 // WithRequestLog gives every request an id and logs it when done, mirroring

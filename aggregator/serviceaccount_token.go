@@ -20,6 +20,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
+	"github.com/aggsim/aggsim/internal/uuid4"
 	"github.com/aggsim/aggsim/registry/apis/authentication"
 	"github.com/aggsim/aggsim/registry/apis/core"
 )
@@ -178,7 +179,7 @@ func (t *serviceAccountTokens) issue(sa *core.ServiceAccount, audiences []string
 		IssuedAt:  jwt.NewNumericDate(now),
 		NotBefore: jwt.NewNumericDate(now),
 		Expiry:    jwt.NewNumericDate(now.Add(time.Duration(expirationSeconds) * time.Second)),
-		ID:        newUUID(),
+		ID:        uuid4.New(),
 	}
 	private := serviceAccountClaims{Kubernetes: kubernetesClaims{Namespace: sa.Namespace, Svcacct: claimRef{Name: sa.Name, UID: sa.UID}}}
 	// aud is always an array, as upstream's go-jose v2 writes it (v4's

@@ -53,6 +53,7 @@ var rank = map[string]int{
 	"internal/apigen":                     95, // go:generate tool, imported by nothing
 	"internal/floorbench":                 95, // issue 21 benchmark command, imported by nothing
 	"internal/stackstart":                 5,  // issue 21: the goroutine starting-stack ballast `aggsim serve` runs
+	"internal/uuid4":                      5,  // version 4 UUIDs: Audit-Id, metadata.uid
 	"internal/archtest":                   1,
 
 	"registry/apis/apiextensions/structural": 11, // the CRD schema engine: pure, imports no wire types

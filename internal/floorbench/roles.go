@@ -3,13 +3,10 @@ package main
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -17,6 +14,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/aggsim/aggsim/internal/uuid4"
 )
 
 // roleFlags are the settings of the server roles.
@@ -123,7 +122,7 @@ func staticHandler(path, contentType string, sameHeaders bool) (http.Handler, er
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if sameHeaders {
-			w.Header().Set("Audit-Id", auditID())
+			w.Header().Set("Audit-Id", uuid4.New())
 			w.Header().Set("Cache-Control", "no-cache, private")
 		}
 		w.Header().Set("Content-Type", contentType)
@@ -162,7 +161,7 @@ func reverseProxy(f roleFlags) (http.Handler, error) {
 				// What aggsim adds, as upstream does: a request id, the
 				// forwarding headers, the credential id of the caller's
 				// certificate and a second group.
-				id := auditID()
+				id := uuid4.New()
 				pr.Out.Header.Set("Audit-Id", id)
 				pr.Out.Header.Add("X-Remote-Group", "system:authenticated")
 				pr.Out.Header.Set("X-Remote-Extra-Authentication.kubernetes.io%2fcredential-Id", "X509SHA256=7b4d03751b02e075b880f617744c05725fae3a3fffc3b44ba0a856f59fae8fdf")
@@ -185,26 +184,4 @@ func reverseProxy(f roleFlags) (http.Handler, error) {
 			ForceAttemptHTTP2: true,
 		},
 	}, nil
-}
-
-// auditID returns a random RFC 4122 version 4 UUID string, as aggsim's
-// request ids, formatted as cheaply as aggsim formats them (fmt.Sprintf
-// cost the diagnostic legs about a microsecond per request of their own).
-func auditID() string {
-	var b [16]byte
-	binary.LittleEndian.PutUint64(b[0:8], rand.Uint64())
-	binary.LittleEndian.PutUint64(b[8:16], rand.Uint64())
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	var out [36]byte
-	hex.Encode(out[0:8], b[0:4])
-	out[8] = '-'
-	hex.Encode(out[9:13], b[4:6])
-	out[13] = '-'
-	hex.Encode(out[14:18], b[6:8])
-	out[18] = '-'
-	hex.Encode(out[19:23], b[8:10])
-	out[23] = '-'
-	hex.Encode(out[24:36], b[10:16])
-	return string(out[:])
 }
