@@ -14,7 +14,7 @@ import (
 func (o *serveOptions) openStorage(dataDir string, logger *slog.Logger) (storage.Storage, error) {
 	switch o.storage {
 	case "bbolt":
-		st, err := storage.OpenBolt(filepath.Join(dataDir, "aggsim.db"), storage.BoltOptions{})
+		st, err := storage.OpenBolt(filepath.Join(dataDir, "aggsim.db"), storage.BoltOptions{StageFresh: true}) // bbolt_stage.go: unsynced until ready
 		if err != nil {
 			return nil, err
 		}
