@@ -622,6 +622,7 @@ func (s *Server) Run(ctx context.Context) {
 		close(s.hooks.autoregistration)
 	}()
 	boot.Wait()
+	persisted := s.persistStoreAsync() // beside the informers' first lists (store_persist.go)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -693,7 +694,7 @@ func (s *Server) Run(ctx context.Context) {
 				return
 			}
 		}
-		if !s.persistStore() { // store_persist.go
+		if !waitPersisted(ctx, persisted) { // store_persist.go
 			return
 		}
 		s.readyOnce.Do(func() { close(s.ready) })
