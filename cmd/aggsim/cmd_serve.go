@@ -23,6 +23,7 @@ import (
 	"github.com/aggsim/aggsim/aggregator"
 	"github.com/aggsim/aggsim/certs"
 	"github.com/aggsim/aggsim/internal/stackstart"
+	"github.com/aggsim/aggsim/registry/storage"
 )
 
 // serveOptions are the flags of `aggsim serve`, named as kube-apiserver
@@ -181,57 +182,22 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	}
 	phases := newStartupPhases(started)
 	pkiDir := filepath.Join(dataDir, "pki")
-	pki, st, err := o.preparePKIAndStorage(pkiDir, dataDir, certs.Options{ExtraIPs: extraServingIPs(o.bindAddress)}, logger, phases.mark) // serve_start.go
+	// The port first: aggregator.New, made while the PKI is prepared, needs
+	// it. Connections wait in the listen backlog until the kubeconfig exists.
+	ln, err := net.Listen("tcp", net.JoinHostPort(o.bindAddress, strconv.Itoa(o.securePort)))
 	if err != nil {
-		return err
+		return fmt.Errorf("listen: %w", err)
 	}
-	defer st.Close()
-	orDefault := func(v, d string) string {
-		if v == "" {
-			return d
-		}
-		return v
-	}
-	servingCert := orDefault(o.tlsCertFile, pki.ServingCert)
-	servingKey := orDefault(o.tlsPrivateKeyFile, pki.ServingKey)
-	clientCA := orDefault(o.clientCAFile, pki.CACert)
-	proxyCert := orDefault(o.proxyClientCertFile, pki.FrontProxyClientCert)
-	proxyKey := orDefault(o.proxyClientKeyFile, pki.FrontProxyClientKey)
+	addr := ln.Addr().(*net.TCPAddr)
+	host := hostForURL(o.bindAddress, addr.Port)
+	server := "https://" + host
 
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	defer cancelRun()
 
-	serving, err := certs.NewDynamicCertificate(servingCert, servingKey, certs.ReloadOptions{Logger: logger})
-	if err != nil {
-		return fmt.Errorf("serving certificate: %w", err)
-	}
-	go serving.Run(runCtx)
-	proxyClient, err := certs.NewDynamicCertificate(proxyCert, proxyKey, certs.ReloadOptions{Logger: logger})
-	if err != nil {
-		return fmt.Errorf("proxy client certificate: %w", err)
-	}
-	go proxyClient.Run(runCtx)
-	clientCAs, err := certs.NewDynamicCAFile(clientCA, certs.ReloadOptions{Logger: logger})
-	if err != nil {
-		return fmt.Errorf("--client-ca-file: %w", err)
-	}
-	go clientCAs.Run(runCtx)
-	// The front-proxy CA is what backends trust the proxy client certificate
-	// by; it is published in extension-apiserver-authentication and
-	// reloaded like the other certificate files.
-	frontProxyCA, err := certs.NewDynamicCAFile(pki.FrontProxyCACert, certs.ReloadOptions{Logger: logger})
-	if err != nil {
-		return fmt.Errorf("front-proxy CA: %w", err)
-	}
-	go frontProxyCA.Run(runCtx)
-
 	aopts := aggregator.Options{
-		Storage:                   st,
 		Logger:                    logger,
-		ClientCA:                  clientCAs.Pool,
 		Anonymous:                 o.anonymousAuth,
-		ProxyClientCertificate:    proxyClient.GetClientCertificate,
-		OnProxyClientCertChange:   proxyClient.AddListener,
 		AvailabilityCheckInterval: o.availabilityCheckInterval,
 		RequestTimeout:            o.requestTimeout,
 		DiscoveryRefreshInterval:  o.discoveryRefreshInterval,
@@ -248,16 +214,20 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 			MaxExpiration: o.serviceAccountMaxTokenExpiry,
 			JWKSURI:       o.serviceAccountJWKSURI,
 		},
-		ClientCAPEM:       clientCAs.PEM,
-		FrontProxyCAPEM:   frontProxyCA.PEM,
 		Version:           version,
 		InspectorRingSize: o.inspector.ringSize,
 		FeatureGates:      featureGates,
 		RuntimeConfig:     runtimeConfig,
+		// The default/kubernetes Service and Endpoints point at this address.
+		SecurePort: addr.Port,
 	}
+	aopts.AdvertiseAddress, _, _ = net.SplitHostPort(host)
+	lc := &lateCerts{} // the PKI's certificate holders, loaded once it exists (serve_start.go)
+	lc.bind(&aopts)
 	if o.requestheaderClientCAFile != "" {
 		rhCA, err := certs.NewDynamicCAFile(o.requestheaderClientCAFile, certs.ReloadOptions{Logger: logger})
 		if err != nil {
+			ln.Close()
 			return fmt.Errorf("--requestheader-client-ca-file: %w", err)
 		}
 		go rhCA.Run(runCtx)
@@ -270,22 +240,24 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 			ExtraHeaderPrefixes: o.requestheaderExtraHeadersPrefix,
 		}
 	}
-	phases.mark("certificates")
-	ln, err := net.Listen("tcp", net.JoinHostPort(o.bindAddress, strconv.Itoa(o.securePort)))
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	addr := ln.Addr().(*net.TCPAddr)
-	host := hostForURL(o.bindAddress, addr.Port)
-	server := "https://" + host
-	// The default/kubernetes Service and Endpoints point at this address.
-	aopts.SecurePort = addr.Port
-	aopts.AdvertiseAddress, _, _ = net.SplitHostPort(host)
-	srv, err := aggregator.New(aopts)
+	// aggregator.New runs once the store is open, while the PKI is
+	// prepared; the certificate files are read once the PKI exists.
+	var srv *aggregator.Server
+	pki, st, err := o.prepareStart(pkiDir, dataDir, certs.Options{ExtraIPs: extraServingIPs(o.bindAddress)}, logger, phases.mark,
+		func(st storage.Storage) (err error) {
+			opts := aopts
+			opts.Storage = st
+			srv, err = aggregator.New(opts)
+			return err
+		},
+		func(pki *certs.PKI) error { return lc.load(o, pki, logger) }) // serve_start.go
 	if err != nil {
 		ln.Close()
 		return err
 	}
+	defer st.Close()
+	lc.start(runCtx)
+	serving := lc.serving
 	phases.mark("aggregator")
 
 	httpServer, err := aggregator.NewSecureServer(srv.Handler(), &tls.Config{

@@ -58,6 +58,17 @@ type BoltOptions struct {
 	// WatchBuffer is a watcher's channel capacity beyond its replay; a
 	// watcher that lets it fill up is closed. 0 means DefaultWatchBuffer.
 	WatchBuffer int
+	// StageFresh builds a store that does not exist yet under a temporary
+	// name, unsynced, until Persist (bbolt_stage.go).
+	StageFresh bool
+}
+
+// lockTimeout is LockTimeout with its default applied.
+func (o BoltOptions) lockTimeout() time.Duration {
+	if o.LockTimeout == 0 {
+		return DefaultLockTimeout
+	}
+	return o.LockTimeout
 }
 
 // watchConfig checks o and returns its window with defaults applied.
@@ -95,6 +106,10 @@ type Bolt struct {
 	mu     sync.Mutex
 	rev    atomic.Int64 // revision of the last committed write
 	closed atomic.Bool  // set by Close
+	// stage is set while a fresh store is built under its temporary name
+	// (bbolt_stage.go), guarded by mu; staged reports it without mu.
+	stage  *boltStage
+	staged atomic.Bool
 
 	// writes carries writes to the committer goroutine (commitLoop), which
 	// commits every write waiting at that moment in one transaction: one
@@ -144,10 +159,16 @@ func OpenBolt(path string, opts BoltOptions) (*Bolt, error) {
 // openBolt is OpenBolt with the watch window given directly (tests use
 // windows that BoltOptions cannot express).
 func openBolt(path string, opts BoltOptions, cfg watchConfig) (*Bolt, error) {
-	timeout := opts.LockTimeout
-	if timeout == 0 {
-		timeout = DefaultLockTimeout
+	if opts.StageFresh {
+		return openBoltStaged(path, opts, cfg) // bbolt_stage.go
 	}
+	return openBoltFile(path, path, false, opts, cfg)
+}
+
+// openBoltFile opens the store of path from file (path itself, or its
+// temporary name: bbolt_stage.go); unsynced commits without fdatasync.
+func openBoltFile(path, file string, unsynced bool, opts BoltOptions, cfg watchConfig) (*Bolt, error) {
+	timeout := opts.lockTimeout()
 	mode := opts.FileMode
 	if mode == 0 {
 		mode = 0o600
@@ -157,7 +178,7 @@ func openBolt(path string, opts BoltOptions, cfg watchConfig) (*Bolt, error) {
 	// once instead of three times (each a truncate and an fsync, 32 KiB
 	// doubling), and no commit remaps the file (a remap waits for every
 	// open read transaction).
-	db, err := bolt.Open(path, mode, &bolt.Options{Timeout: timeout, InitialMmapSize: initialMmapSize})
+	db, err := bolt.Open(file, mode, &bolt.Options{Timeout: timeout, InitialMmapSize: initialMmapSize, NoSync: unsynced, NoGrowSync: unsynced})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("%w: %s (lock not acquired within %s)", ErrInUse, path, timeout)
 	}
@@ -339,10 +360,14 @@ func (s *Bolt) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.watch.close()
+	perr := s.persistLocked() // a fresh store closed before Persist (bbolt_stage.go)
+	if s.stage != nil {
+		s.stage.dir.Close()
+	}
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("storage: close %s: %w", s.path, err)
 	}
-	return nil
+	return perr
 }
 
 // view runs fn in a read transaction. Values must be copied out of the
@@ -374,6 +399,11 @@ func (s *Bolt) write(ctx context.Context, key string, fn func(data *bolt.Bucket,
 	}
 	if s.closed.Load() {
 		return Event{}, ErrClosed
+	}
+	if s.staged.Load() && !startupWrites(ctx) { // acknowledged only once durable (bbolt_stage.go)
+		if err := s.Persist(); err != nil {
+			return Event{}, err
+		}
 	}
 	w := &boltWrite{fn: fn, done: make(chan struct{})}
 	select {

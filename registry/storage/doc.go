@@ -14,4 +14,9 @@
 //     only after its write is durable (bbolt: committed and fsynced; etcd:
 //     committed by etcd and seen on the replica's shared watch);
 //   - a write that returned nil survives a crash (kill -9) of the process.
+//
+// The exception, asked for explicitly: on a bbolt store opened with
+// BoltOptions.StageFresh that did not exist yet, writes whose context
+// carries WithStartupWrites (and their events) precede durability until
+// Persist; a crash before it leaves no store at all (bbolt_stage.go).
 package storage
