@@ -1,11 +1,9 @@
 package storage
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,18 +37,7 @@ func TestStageFreshKill9(t *testing.T) {
 	for _, point := range []string{"before-rename", "after-rename", "persisted"} {
 		t.Run(point, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "aggsim.db")
-			cmd := exec.Command(os.Args[0], "-test.run=^TestStageFreshChild$", "-test.count=1")
-			cmd.Env = append(os.Environ(), stageChildEnv+"="+point+" "+path)
-			cmd.Stderr = os.Stderr
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill() // the child we started; a no-op once waited for
-			sc := bufio.NewScanner(out)
+			cmd, sc := startChild(t, "TestStageFreshChild", stageChildEnv+"="+point+" "+path)
 			reached := false
 			for sc.Scan() {
 				if sc.Text() == "at "+point {

@@ -1,10 +1,8 @@
 package storage
 
 import (
-	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,19 +31,7 @@ func TestCrashDurability(t *testing.T) {
 		t.Skip("re-executes the test binary")
 	}
 	path := filepath.Join(t.TempDir(), "aggsim.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// On an early t.Fatal, do not leave the child writing; a no-op once
-	// Wait has returned.
-	defer cmd.Process.Kill()
+	cmd, sc := startChild(t, "TestCrashChild", crashChildEnv+"="+path)
 	type ack struct {
 		rev   int64
 		value string
@@ -53,7 +39,6 @@ func TestCrashDurability(t *testing.T) {
 	acks := map[string]ack{} // key → its last acknowledged write
 	var maxRev int64
 	n := 0
-	sc := bufio.NewScanner(out)
 	for sc.Scan() {
 		var key, value string
 		var rev int64
