@@ -3,6 +3,7 @@ package aggregator
 import (
 	"net/http"
 	"net/textproto"
+	"slices"
 	"strings"
 )
 
@@ -30,7 +31,7 @@ func newCredentialFields(rh *RequestHeaderOptions) *credentialFields {
 		for _, l := range lists {
 			for _, n := range l {
 				n = textproto.CanonicalMIMEHeaderKey(n)
-				if !containsString(c.names, n) {
+				if !slices.Contains(c.names, n) {
 					c.names = append(c.names, n)
 				}
 			}
@@ -38,7 +39,7 @@ func newCredentialFields(rh *RequestHeaderOptions) *credentialFields {
 	}
 	addPrefixes := func(l []string) {
 		for _, p := range l {
-			if !containsString(c.prefixes, p) {
+			if !slices.Contains(c.prefixes, p) {
 				c.prefixes = append(c.prefixes, p)
 			}
 		}
@@ -52,16 +53,6 @@ func newCredentialFields(rh *RequestHeaderOptions) *credentialFields {
 		addPrefixes(e)
 	}
 	return c
-}
-
-// containsString reports whether l holds s (exactly).
-func containsString(l []string, s string) bool {
-	for _, v := range l {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // clear removes c's fields from h and reports whether a field that

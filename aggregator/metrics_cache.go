@@ -19,64 +19,32 @@ const maxCachedSeries = 4096
 // metrics were a quarter of the chain's CPU for GET /apis (issue 21;
 // BenchmarkChainServeAPIs). The children are the vectors' own, so
 // /metrics reads the same series; nothing deletes series from these
-// vectors. Safe for concurrent use: a lookup of a series known for a
-// while reads an immutable map without a lock (the requests of both
-// cores otherwise took turns on one read-lock counter); new series wait
-// in a small locked map until there are enough of them to fold into a
-// new immutable map (copies in all: a few times the final size).
+// vectors. Safe for concurrent use: a sync.Map, whose lookups of a known
+// series take no lock (the requests of both cores otherwise took turns on
+// one read-lock counter).
 type seriesCache[K comparable, V any] struct {
-	stable atomic.Pointer[map[K]V] // never changed once stored
-	mu     sync.Mutex              // guards recent and replacing stable
-	recent map[K]V                 // series not yet in stable
+	m sync.Map     // K → V
+	n atomic.Int32 // series stored in m
 }
 
 // get returns the cached children for k, or ok false.
 func (c *seriesCache[K, V]) get(k K) (v V, ok bool) {
-	if m := c.stable.Load(); m != nil {
-		if v, ok = (*m)[k]; ok {
-			return v, true
-		}
+	x, ok := c.m.Load(k)
+	if !ok {
+		return v, false
 	}
-	// Under the lock stable and recent are consistent: a fold may have
-	// moved k from recent into a stable map newer than the one read above.
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if m := c.stable.Load(); m != nil {
-		if v, ok = (*m)[k]; ok {
-			return v, true
-		}
-	}
-	v, ok = c.recent[k]
-	return v, ok
+	return x.(V), true
 }
 
-// put caches v for k unless the cache is full.
+// put caches v for k unless the cache is full (it may pass the bound by
+// as many series as there are concurrent puts).
 func (c *seriesCache[K, V]) put(k K, v V) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var stable map[K]V
-	if p := c.stable.Load(); p != nil {
-		stable = *p
-	}
-	if _, ok := stable[k]; ok || len(stable)+len(c.recent) >= maxCachedSeries {
+	if c.n.Load() >= maxCachedSeries {
 		return
 	}
-	if c.recent == nil {
-		c.recent = make(map[K]V)
+	if _, loaded := c.m.LoadOrStore(k, v); !loaded {
+		c.n.Add(1)
 	}
-	c.recent[k] = v
-	if len(c.recent) < len(stable)/4 { // folding at a quarter keeps the copies linear in all
-		return
-	}
-	next := make(map[K]V, len(stable)+len(c.recent))
-	for sk, sv := range stable {
-		next[sk] = sv
-	}
-	for rk, rv := range c.recent {
-		next[rk] = rv
-	}
-	c.stable.Store(&next)
-	c.recent = nil
 }
 
 // requestSeries are the children of apiserver_request_duration_seconds
