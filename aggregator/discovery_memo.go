@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net/http"
 )
 
 // errDiscoveryUnchanged is discoveryMemo.read's answer when aggregated
@@ -34,14 +33,10 @@ type discoveryMemo struct {
 func (m *discoveryMemo) readDiscovery(ctx context.Context, client loopback) ([]discoveredResource, error) {
 	var bodies [2][]byte
 	for i, root := range discoveryRoots {
-		code, body, err := client.send(ctx, http.MethodGet, root, "", "", aggregatedDiscoveryAccept, nil)
-		if err != nil {
+		var err error
+		if bodies[i], err = fetchDiscovery(ctx, client, root); err != nil {
 			return nil, err
 		}
-		if code != http.StatusOK {
-			return nil, statusErrorOf(code, body)
-		}
-		bodies[i] = body
 	}
 	if m.valid && bytes.Equal(bodies[0], m.done[0]) && bytes.Equal(bodies[1], m.done[1]) {
 		return nil, errDiscoveryUnchanged

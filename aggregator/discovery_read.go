@@ -56,12 +56,9 @@ func readAggregatedDiscovery(ctx context.Context, client loopback) ([]discovered
 	var out []discoveredResource
 	failed := discoveryFailedError{}
 	for _, root := range discoveryRoots {
-		code, body, err := client.send(ctx, http.MethodGet, root, "", "", aggregatedDiscoveryAccept, nil)
+		body, err := fetchDiscovery(ctx, client, root)
 		if err != nil {
 			return out, err
-		}
-		if code != http.StatusOK {
-			return out, statusErrorOf(code, body)
 		}
 		if out, err = appendDiscovered(out, failed, root, body); err != nil {
 			return out, err
@@ -75,6 +72,19 @@ func readAggregatedDiscovery(ctx context.Context, client loopback) ([]discovered
 
 // discoveryRoots are the roots aggregated discovery is read from, in order.
 var discoveryRoots = [2]string{"/api", "/apis"}
+
+// fetchDiscovery returns root's aggregated discovery document; an answer
+// other than 200 is returned as its Status error.
+func fetchDiscovery(ctx context.Context, client loopback, root string) ([]byte, error) {
+	code, body, err := client.send(ctx, http.MethodGet, root, "", "", aggregatedDiscoveryAccept, nil)
+	if err != nil {
+		return nil, err
+	}
+	if code != http.StatusOK {
+		return nil, statusErrorOf(code, body)
+	}
+	return body, nil
+}
 
 // appendDiscovered appends the resources of root's aggregated discovery
 // document body to out, in discovery order, and records its stale group
