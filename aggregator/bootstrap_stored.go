@@ -66,6 +66,11 @@ func withFreshStore(ctx context.Context) context.Context {
 	return context.WithValue(ctx, freshStoreKey{}, true)
 }
 
+// isFreshStart reports whether ctx is marked by withFreshStore.
+func isFreshStart(ctx context.Context) bool {
+	return ctx.Value(freshStoreKey{}) != nil
+}
+
 // freshStore reports whether st, the namespaces' store, is empty: no
 // start has completed on it (every start creates the system namespaces
 // before it is ready, and they cannot be deleted), so no admission webhook
@@ -95,7 +100,7 @@ func storedEntry(w bootstrapWriter, obj meta.Object) (rest.ObjectWriter, string,
 // is a fresh store's (withFreshStore) and the table holds obj, else by
 // w.Create. The table's path returns obj as given.
 func createBootstrap(ctx context.Context, w bootstrapWriter, obj meta.Object) (meta.Object, error) {
-	if ctx.Value(freshStoreKey{}) != nil {
+	if isFreshStart(ctx) {
 		if ow, tmpl, ok := storedEntry(w, obj); ok {
 			m := obj.GetObjectMeta()
 			b := fillStored(tmpl, registry.NewUID(), ow.Store.Now())

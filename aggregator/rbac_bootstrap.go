@@ -45,7 +45,7 @@ func (s *Server) ensureBootstrapPolicy(ctx context.Context, namespacesDone <-cha
 			defer wg.Done()
 			ctx := ctx
 			switch {
-			case w.namespaced && ctx.Value(freshStoreKey{}) != nil:
+			case w.namespaced && isFreshStart(ctx):
 				// A fresh store's: written in the transaction that
 				// creates their namespaces (bootstrap_stored.go), one
 				// commit fewer before ready.

@@ -146,19 +146,29 @@ func sumSchedstatMS(texts []string) (float64, error) {
 // ("goroutine profile: total 75") of url's /debug/pprof/goroutine?debug=1,
 // with client c.
 func goroutineCount(c *http.Client, url string) (float64, error) {
-	resp, err := c.Get(url + "/debug/pprof/goroutine?debug=1")
+	body, err := getDebug(c, url, "/debug/pprof/goroutine?debug=1")
 	if err != nil {
 		return 0, err
+	}
+	return parseGoroutineTotal(body)
+}
+
+// getDebug GETs path from url with client c and returns the body of a 200
+// answer; any other status is an error carrying the body.
+func getDebug(c *http.Client, url, path string) (string, error) {
+	resp, err := c.Get(url + path)
+	if err != nil {
+		return "", err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return 0, err
+		return "", err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("GET /debug/pprof/goroutine?debug=1: %s: %s", resp.Status, body)
+		return "", fmt.Errorf("GET %s: %s: %s", path, resp.Status, body)
 	}
-	return parseGoroutineTotal(string(body))
+	return string(body), nil
 }
 
 // parseGoroutineTotal returns N of a goroutine profile's first line,
@@ -176,19 +186,11 @@ func parseGoroutineTotal(s string) (float64, error) {
 // runtime.MemStats lines ("# HeapAlloc = 3867264", "# Stack = 1409024 /
 // 1409024") of url's /debug/pprof/heap?debug=1, in kB, with client c.
 func heapStats(c *http.Client, url string) (map[string]float64, error) {
-	resp, err := c.Get(url + "/debug/pprof/heap?debug=1")
+	body, err := getDebug(c, url, "/debug/pprof/heap?debug=1")
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET /debug/pprof/heap?debug=1: %s: %s", resp.Status, body)
-	}
-	return parseMemStats(string(body))
+	return parseMemStats(body)
 }
 
 // parseMemStats returns HeapAlloc, HeapInuse and Stack, in kB, from the
