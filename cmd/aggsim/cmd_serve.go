@@ -303,8 +303,7 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	}
 	phases.mark("ready")
 	restoreGC()
-	go releaseStartupMemory(runCtx)
-	go stackstart.Keep(runCtx) // new goroutines start with 8 KiB of stack (issue 21)
+	go releaseStartupMemory(runCtx) // and keeps new goroutines' stacks at 8 KiB (internal/stackstart)
 	logger.Debug("start-up phases", phases.attrs()...)
 	fmt.Fprintf(out, "aggsim %s (Kubernetes %s) serving on %s\n", version, kubeGitVersion(), server)
 	fmt.Fprintf(out, "data dir: %s (storage: %s)\n", dataDir, o.storage)
@@ -390,11 +389,10 @@ func (p *startupPhases) attrs() []any {
 // ready) to the operating system once, a second after ready: without it
 // the idle process keeps its start-up peak in RSS until the runtime's
 // scavenger gets to it, minutes later. One forced GC of a few MiB of live
-// heap, off the serving path.
+// heap, off the serving path. It also runs the stack ballast
+// (stackstart.KeepSettling, until ctx ends): sized at ready, resized just
+// before that GC to the goroutines the controllers have started by then,
+// so that the GC returns the replaced ballast's stack too (issue 21).
 func releaseStartupMemory(ctx context.Context) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(time.Second):
-		debug.FreeOSMemory()
-	}
+	stackstart.KeepSettling(ctx, time.After(time.Second), debug.FreeOSMemory)
 }

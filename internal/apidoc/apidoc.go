@@ -73,6 +73,9 @@ var (
 	mu       sync.RWMutex
 	packages = map[string]*Package{}       // by import path
 	types    = map[reflect.Type]*typeRef{} // every registered type
+	// pending are the packages registered with RegisterFunc and not yet
+	// looked up, by import path: their builders.
+	pending = map[string]func() Package{}
 )
 
 type typeRef struct {
@@ -80,13 +83,56 @@ type typeRef struct {
 	pkg *Package
 }
 
-// Register records the documentation of one package. The generated
-// zz_generated.docs.go of each API package calls it from init. It panics
-// when the types are not all from one package, or when that package or a
-// type is registered twice (a programming error, found at start-up).
+// Register records the documentation of one package now (the generated
+// files use RegisterFunc; tests register their own packages with this).
+// It panics when the types are not all from one package, or when that
+// package or a type is registered twice (a programming error).
 func Register(p Package) {
 	mu.Lock()
 	defer mu.Unlock()
+	register(p, "")
+}
+
+// RegisterFunc records build as the documentation of the package that
+// sibling belongs to; build runs on the first Lookup, TypeByName or
+// FieldDoc of a type of that package, once. The generated
+// zz_generated.docs.go of each API package calls it from init, so that a
+// process builds only the documentation it reads (issue 21: an idle
+// `aggsim serve` reads that of three packages of twelve; building all at
+// init allocated about 250 kB and ran 130 kB of init code). It panics when
+// the package is registered twice; build's result panics as Register's
+// argument does, and when its types are not sibling's package.
+func RegisterFunc(sibling reflect.Type, build func() Package) {
+	mu.Lock()
+	defer mu.Unlock()
+	path := sibling.PkgPath()
+	if _, dup := pending[path]; dup || packages[path] != nil {
+		panic("apidoc: package registered twice: " + path)
+	}
+	pending[path] = build
+}
+
+// load builds the package at path if it was registered with RegisterFunc
+// and not yet built.
+func load(path string) {
+	mu.RLock()
+	build := pending[path]
+	mu.RUnlock()
+	if build == nil {
+		return
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if build = pending[path]; build == nil {
+		return // built meanwhile
+	}
+	delete(pending, path)
+	register(build(), path)
+}
+
+// register records p (the lock held); want, when not "", is the import
+// path p's types must have.
+func register(p Package, want string) {
 	path := ""
 	for _, t := range p.Types {
 		if path == "" {
@@ -99,7 +145,10 @@ func Register(p Package) {
 	if path == "" {
 		panic("apidoc: Register without types")
 	}
-	if _, dup := packages[path]; dup {
+	if want != "" && path != want {
+		panic(fmt.Sprintf("apidoc: package of %v is not %s", p.Types[0].Type, want))
+	}
+	if _, dup := packages[path]; dup || pending[path] != nil {
 		panic("apidoc: package registered twice: " + path)
 	}
 	pkg := &p
@@ -117,6 +166,7 @@ func Register(p Package) {
 // when t's package registered none, and the Type is nil when the package
 // did not document t. The results must not be modified.
 func Lookup(t reflect.Type) (*Type, *Package) {
+	load(t.PkgPath())
 	mu.RLock()
 	defer mu.RUnlock()
 	if r, ok := types[t]; ok {
@@ -128,6 +178,7 @@ func Lookup(t reflect.Type) (*Type, *Package) {
 // TypeByName returns the documented type called name in the package of
 // sibling (e.g. the list type "NamespaceList" next to Namespace), or nil.
 func TypeByName(sibling reflect.Type, name string) reflect.Type {
+	load(sibling.PkgPath())
 	mu.RLock()
 	defer mu.RUnlock()
 	p := packages[sibling.PkgPath()]

@@ -1,6 +1,7 @@
 // Package apidoc holds the descriptions and markers of aggsim's wire types,
 // read from their doc comments by internal/apigen and compiled into each
-// API package as zz_generated.docs.go, which registers them here at init.
+// API package as zz_generated.docs.go, which registers them here at init
+// (as a function that builds them on the package's first lookup).
 // It is the data that, with the Go types themselves (reflection: field
 // order, types, json and protobuf struct tags), lets other packages derive
 // protobuf field tables (registry/rest) and OpenAPI schemas

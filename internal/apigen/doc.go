@@ -1,7 +1,7 @@
 // Command apigen writes zz_generated.docs.go into an API package: the
 // descriptions and markers of the package's wire types, read from their
 // doc comments with go/ast (conventions: internal/apidoc's package
-// comment), registered with internal/apidoc at init. Protobuf field tables
+// comment), registered with internal/apidoc at init (built on first lookup). Protobuf field tables
 // and OpenAPI schemas are then derived from the Go types plus that data
 // (registry/rest, registry/openapi), so a type is described once, in Go.
 //

@@ -108,7 +108,13 @@ import (
 )
 
 func init() {
-	apidoc.Register(apidoc.Package{
+	apidoc.RegisterFunc(reflect.TypeFor[Thing](), generatedDocs)
+}
+
+// generatedDocs returns the documentation of this package's types;
+// internal/apidoc calls it on the package's first lookup.
+func generatedDocs() apidoc.Package {
+	return apidoc.Package{
 		Markers: apidoc.Markers{"upstreamPackage": {"k8s.io/api/x/v1"}},
 		Types: []apidoc.Type{
 			{
@@ -125,7 +131,7 @@ func init() {
 				Doc:  "Empty carries nothing.",
 			},
 		},
-	})
+	}
 }
 `
 	if string(got) != want {

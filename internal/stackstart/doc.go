@@ -4,5 +4,6 @@
 // idle goroutines would otherwise keep it at 2 KiB, and Grow takes one
 // goroutine that is about to go deep to 16 KiB in a single step.
 //
-// It imports no aggsim package and holds no state but Keep's ballast.
+// It imports no aggsim package and holds no state but Keep's ballast
+// (and its size, for tests).
 package stackstart

@@ -9,7 +9,13 @@ import (
 )
 
 func init() {
-	apidoc.Register(apidoc.Package{
+	apidoc.RegisterFunc(reflect.TypeFor[SubjectAccessReview](), generatedDocs)
+}
+
+// generatedDocs returns the documentation of this package's types;
+// internal/apidoc calls it on the package's first lookup.
+func generatedDocs() apidoc.Package {
+	return apidoc.Package{
 		Markers: apidoc.Markers{"upstreamPackage": {"k8s.io/api/authorization/v1"}},
 		Types: []apidoc.Type{
 			{
@@ -153,5 +159,5 @@ func init() {
 				},
 			},
 		},
-	})
+	}
 }

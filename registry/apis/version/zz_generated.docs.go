@@ -9,7 +9,13 @@ import (
 )
 
 func init() {
-	apidoc.Register(apidoc.Package{
+	apidoc.RegisterFunc(reflect.TypeFor[Info](), generatedDocs)
+}
+
+// generatedDocs returns the documentation of this package's types;
+// internal/apidoc calls it on the package's first lookup.
+func generatedDocs() apidoc.Package {
+	return apidoc.Package{
 		Markers: apidoc.Markers{"upstreamPackage": {"k8s.io/apimachinery/pkg/version"}},
 		Types: []apidoc.Type{
 			{
@@ -25,5 +31,5 @@ func init() {
 				},
 			},
 		},
-	})
+	}
 }
