@@ -154,10 +154,11 @@ type handlerChain struct {
 func (c *handlerChain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer recoverPanic(w, r, c.logger)
 	st := beginRequest(w, r)
-	r = r.WithContext(st)
+	r = st.withRequest(r)
 	defer st.finish(r, c.logger)
-	ri, riErr := request.NewRequestInfo(r)
-	if riErr != nil || ri == nil {
+	ri := &st.riBuf
+	riErr := request.ParseRequestInfo(r, ri)
+	if riErr != nil {
 		ri = &request.RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
 	} else {
 		st.ri = ri
@@ -248,6 +249,18 @@ type requestState struct {
 	// completed is set when everything inside the access log returned
 	// normally (not set: the handler panicked).
 	completed bool
+	// req and riBuf back the chain's copy of the request (withRequest) and
+	// its RequestInfo: one allocation with the state instead of two of
+	// their own (issue 21).
+	req   http.Request
+	riBuf request.RequestInfo
+}
+
+// withRequest returns a copy of r whose context is s, as r.WithContext(s)
+// would, kept in s.
+func (s *requestState) withRequest(r *http.Request) *http.Request {
+	s.req = *r.WithContext(s)
+	return &s.req
 }
 
 // Value answers requestRecordKey, request.RequestInfoKey (once parsed),
