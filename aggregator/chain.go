@@ -263,13 +263,15 @@ func (s *requestState) withRequest(r *http.Request) *http.Request {
 	return &s.req
 }
 
-// Value answers requestRecordKey, request.RequestInfoKey (once parsed),
+// Value answers requestRecordKey, requestTimeKey, request.RequestInfoKey (once parsed),
 // request.UserKey (once authenticated) and, when the inspector records,
 // proxy.HopKey, and delegates every other key.
 func (s *requestState) Value(key any) any {
 	switch key.(type) {
 	case requestRecordKey:
 		return &s.rec
+	case requestTimeKey:
+		return &s.start
 	case request.RequestInfoKey:
 		if s.ri != nil {
 			return s.ri
@@ -285,6 +287,24 @@ func (s *requestState) Value(key any) any {
 	}
 	return s.Context.Value(key)
 }
+
+// requestTime is the time r entered the chain (its requestState's start),
+// or now outside the chain: the certificate verifications' expiry is
+// checked against it, so that a request through the chain reads the clock
+// once instead of once more per CA pool it tries (time.Now costs about
+// 80 ns here; issue 21).
+func requestTime(r *http.Request) time.Time {
+	if st, ok := r.Context().(*requestState); ok {
+		return st.start
+	}
+	if t, ok := r.Context().Value(requestTimeKey{}).(*time.Time); ok {
+		return *t
+	}
+	return time.Now()
+}
+
+// requestTimeKey finds a requestState's start under other contexts.
+type requestTimeKey struct{}
 
 // beginRequest is the request id step (WithRequestLog): it picks the
 // Audit-Id (the client's, else a new UUID), sets it on the request and the
