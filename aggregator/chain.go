@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/internal/uuid4"
@@ -243,9 +244,6 @@ type requestState struct {
 	user            *authentication.UserInfo // nil until authenticated
 	insp            *inspection              // the inspector's record, nil when it is off
 	start           time.Time
-	// auditID backs the Audit-Id values beginRequest sets when the client
-	// sent none (one allocation with the state instead of its own).
-	auditID [1]string
 	// completed is set when everything inside the access log returned
 	// normally (not set: the handler panicked).
 	completed bool
@@ -314,8 +312,7 @@ func beginRequest(w http.ResponseWriter, r *http.Request) *requestState {
 	st := &requestState{Context: r.Context(), start: time.Now()}
 	ids := r.Header[HeaderAuditID]
 	if len(ids) == 0 || ids[0] == "" {
-		st.auditID[0] = uuid4.New()
-		ids = st.auditID[:]
+		ids = newAuditID()
 		r.Header[HeaderAuditID] = ids // forwarded to backends, as upstream
 	}
 	id := ids[0]
@@ -329,6 +326,26 @@ func beginRequest(w http.ResponseWriter, r *http.Request) *requestState {
 	st.rec.id = id
 	st.sw.ResponseWriter = w
 	return st
+}
+
+// generatedAuditID is a new Audit-Id's header value and its text in one
+// allocation. It is not part of the requestState: the inspector's ring
+// keeps the client's header values, this one among them, for its last
+// DefaultInspectorRingSize requests, and a value inside the state kept
+// the whole state alive with them (its copy of the request, the stream
+// its body reads from; issue 21).
+type generatedAuditID struct {
+	value [1]string
+	text  [36]byte
+}
+
+// newAuditID returns the header value of a new random Audit-Id (a
+// version 4 UUID, as upstream's uuid.New), never appended to in place.
+func newAuditID() []string {
+	id := new(generatedAuditID)
+	uuid4.NewInto(&id.text)
+	id.value[0] = unsafe.String(&id.text[0], len(id.text)) // text is never written again
+	return id.value[:]
 }
 
 // finish writes the access-log record: one debug-level "HTTP" record with
