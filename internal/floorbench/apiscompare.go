@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -106,9 +107,31 @@ func measureAPIsCompare(oldBin, newBin, work string, rounds int, d time.Duration
 		fmt.Printf("  %-22s %10.0f %12.1f %12.1f   %v\n", l.name, median(l.rps), median(l.cpu[0]), median(l.cpu[2]), rounded(l.cpu[0]))
 	}
 	st, old, nw := legs[0], legs[1], legs[2]
+	// The same round's legs ran within seconds of each other: their
+	// difference is steadier than the medians' when the machine's load
+	// changes between rounds.
+	var diffs []float64
+	var shown []int
+	for r := range min(len(old.cpu[0]), len(nw.cpu[0])) {
+		diffs = append(diffs, nw.cpu[0][r]-old.cpu[0][r])
+		shown = append(shown, int(math.Round(diffs[r])))
+	}
+	fmt.Printf("\n  server µs per request new − old, per round: %v; median %+.1f, mean %+.1f\n", shown, median(diffs), mean(diffs))
 	fmt.Printf("\n  rps new / old = %.3f×; CPU per request new / old: server %.3f×, server + loadgen %.3f×\n",
 		median(nw.rps)/median(old.rps), median(nw.cpu[0])/median(old.cpu[0]), nw.totalCPU()/old.totalCPU())
 	fmt.Printf("  rps aggsim / static server: old %.2f×, new %.2f×; CPU ratio static / aggsim (server + loadgen): old %.2f×, new %.2f×\n",
 		median(old.rps)/median(st.rps), median(nw.rps)/median(st.rps), st.totalCPU()/old.totalCPU(), st.totalCPU()/nw.totalCPU())
 	return nil
+}
+
+// mean returns the arithmetic mean of xs (0 for none).
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
 }
