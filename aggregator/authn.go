@@ -262,7 +262,7 @@ func (v *certVerifier) verify(r *http.Request, pool *x509.CertPool) (*leafResult
 		return &leafResult{pool: pool, err: err}, err
 	}
 	chain := r.TLS.PeerCertificates
-	now := time.Now()
+	now := requestTime(r)
 	conn := connVerificationsFrom(r)
 	if conn != nil {
 		if res := conn.get(chain, pool, now); res != nil {

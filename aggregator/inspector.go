@@ -215,6 +215,10 @@ type Inspector struct {
 	// certs caches describe's answers by certificate.
 	certs     sync.Map // *x509.Certificate → *InspectedCertificate
 	certCount atomic.Int32
+	// free and viewing recycle the inspections the ring drops
+	// (inspector_recycle.go).
+	free    sync.Pool // *inspection
+	viewing int       // Requests calls reading ring entries outside mu; guarded by mu
 }
 
 // NewInspector returns an Inspector keeping the last size requests
@@ -241,7 +245,9 @@ func (in *Inspector) Requests(f RequestFilter) []*InspectedRequest {
 			recs = append(recs, ins)
 		}
 	}
+	in.viewing++ // no entry is recycled while the views are built
 	in.mu.Unlock()
+	defer in.doneViewing()
 	out := []*InspectedRequest{}
 	for _, ins := range recs {
 		if r := ins.view(); f.Match(r) {
@@ -272,6 +278,7 @@ func (in *Inspector) add(ins *inspection) {
 	in.mu.Lock()
 	in.seq++
 	ins.rec.ID = in.seq
+	in.recycle(in.ring[in.next])
 	in.ring[in.next] = ins
 	in.next = (in.next + 1) % len(in.ring)
 	if len(in.subs) > 0 {
@@ -299,6 +306,9 @@ type inspection struct {
 	// already redacted); clientNil is set when that header was nil.
 	client    headerFields
 	clientNil bool
+	// clientBuf backs client when the client sent at most
+	// len(clientBuf) fields.
+	clientBuf [inlineHeaderFields]headerField
 	// group and version are the RequestInfo's, for GroupVersion.
 	group, version string
 	// sent and answered are the headers exchanged with the backend (the
@@ -317,7 +327,8 @@ type inspection struct {
 
 // begin starts st's record: called by the chain before authentication.
 func (in *Inspector) begin(st *requestState, r *http.Request, ri *request.RequestInfo, proxied bool) {
-	ins := &inspection{proxied: proxied, stage: "authentication"}
+	ins := in.newInspection()
+	ins.proxied, ins.stage = proxied, "authentication"
 	rec := &ins.rec
 	rec.AuditID, rec.Time, rec.Method = st.rec.id, st.start, r.Method
 	rec.Verb, rec.Path, rec.Query = ri.Verb, r.URL.Path, redactQuery(r.URL.RawQuery)
@@ -325,7 +336,7 @@ func (in *Inspector) begin(st *requestState, r *http.Request, ri *request.Reques
 	// A flat copy sharing the values: the chain deletes fields from
 	// r.Header (credentials, Impersonate-*) but never changes a value.
 	var impersonates bool
-	ins.client, impersonates = snapshotHeader(r.Header)
+	ins.client, impersonates = snapshotHeader(r.Header, ins.clientBuf[:])
 	ins.clientNil = r.Header == nil
 	rec.Client = InspectedClient{RemoteAddr: r.RemoteAddr, Protocol: r.Proto}
 	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
@@ -429,10 +440,19 @@ func (in *Inspector) finish(st *requestState, r *http.Request) {
 // view builds the InspectedRequest ins records: a copy of rec with the
 // group/version, the client's header, and for a proxied request the
 // redacted headers sent and answered and the client fields removed. The
-// copy shares the users, the impersonation and the authorization with the
-// ring, which nothing changes.
+// users, the impersonation and the authorization are copies too (the
+// record's point into ins, which the Inspector reuses once the ring drops
+// it); their values (groups, extra, headers) are shared, and nothing
+// changes them.
 func (ins *inspection) view() *InspectedRequest {
 	r := ins.rec
+	r.Authentication.User = copyOf(r.Authentication.User)
+	r.Authorization = copyOf(r.Authorization)
+	if r.Impersonation != nil {
+		imp := *r.Impersonation
+		imp.User = copyOf(imp.User)
+		r.Impersonation = &imp
+	}
 	if ins.version != "" {
 		r.GroupVersion = ins.version
 		if ins.group != "" {
@@ -462,11 +482,17 @@ type headerFields []headerField
 // snapshotHeader returns h's fields (values shared with h) with secrets
 // redacted as redactHeader redacts them, nil for an empty h, and whether
 // h asks for impersonation (asksImpersonation), found in the same pass.
-func snapshotHeader(h http.Header) (fields headerFields, impersonates bool) {
+// The fields go into buf[:0] when they fit in its capacity (the
+// inspection's own array: no allocation of their own for the few fields
+// most clients send).
+func snapshotHeader(h http.Header, buf headerFields) (fields headerFields, impersonates bool) {
 	if len(h) == 0 {
 		return nil, false
 	}
-	out := make(headerFields, 0, len(h))
+	out := buf[:0]
+	if cap(buf) < len(h) {
+		out = make(headerFields, 0, len(h))
+	}
 	for k, vv := range h {
 		if secretHeader(k) {
 			vv = redactedValues(k, vv)
@@ -478,6 +504,12 @@ func snapshotHeader(h http.Header) (fields headerFields, impersonates bool) {
 	}
 	return out, impersonates
 }
+
+// inlineHeaderFields is how many client header fields an inspection
+// keeps without an allocation of their own: Go's HTTP/2 client sends
+// three (Accept-Encoding, User-Agent and the caller's Accept), kubectl
+// five, and the chain adds Audit-Id.
+const inlineHeaderFields = 6
 
 // get is http.Header.Get: the first value of the field name (any case).
 func (f headerFields) get(name string) string {
