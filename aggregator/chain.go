@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/aggsim/aggsim/aggregator/request"
 	"github.com/aggsim/aggsim/internal/uuid4"
@@ -328,24 +327,19 @@ func beginRequest(w http.ResponseWriter, r *http.Request) *requestState {
 	return st
 }
 
-// generatedAuditID is a new Audit-Id's header value and its text in one
-// allocation. It is not part of the requestState: the inspector's ring
-// keeps the client's header values, this one among them, for its last
-// DefaultInspectorRingSize requests, and a value inside the state kept
-// the whole state alive with them (its copy of the request, the stream
-// its body reads from; issue 21).
-type generatedAuditID struct {
-	value [1]string
-	text  [36]byte
-}
-
 // newAuditID returns the header value of a new random Audit-Id (a
-// version 4 UUID, as upstream's uuid.New), never appended to in place.
+// version 4 UUID, as upstream's uuid.New), never appended to in place. It
+// is allocated apart from the requestState: the inspector's ring keeps
+// the client's header values, this one among them, for its last
+// DefaultInspectorRingSize requests, and a value inside the state kept the
+// whole state alive with them (its copy of the request, the stream its
+// body reads from; issue 21).
 func newAuditID() []string {
-	id := new(generatedAuditID)
-	uuid4.NewInto(&id.text)
-	id.value[0] = unsafe.String(&id.text[0], len(id.text)) // text is never written again
-	return id.value[:]
+	var text [36]byte
+	uuid4.NewInto(&text)
+	value := new([1]string)
+	value[0] = string(text[:])
+	return value[:]
 }
 
 // finish writes the access-log record: one debug-level "HTTP" record with
