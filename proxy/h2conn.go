@@ -62,7 +62,7 @@ const (
 	h2WindowRefresh    = 1 << 20 // a WINDOW_UPDATE once this much was read
 	h2InitialMaxStream = 100
 	h2MaxHeaderList    = 10 << 20
-	h2MaxReadFrame     = 16 << 10 // what we announce: the default
+	h2MaxReadFrame     = 1 << 20 // SETTINGS_MAX_FRAME_SIZE announced (net/http's defaultMaxReadFrameSize)
 	h2HealthInterval   = 15 * time.Second
 	h2MaxRemembered    = 256 // addrs kept in http1 at most
 	h2MaxCanonNames    = 512 // per-connection cache of response field names
@@ -241,6 +241,7 @@ func newH2Conn(c *h2Client, addr string, tc *tls.Conn) (*h2Conn, error) {
 	if err := cc.fr.WriteSettings(
 		http2.Setting{ID: http2.SettingEnablePush, Val: 0},
 		http2.Setting{ID: http2.SettingInitialWindowSize, Val: h2StreamWindow},
+		http2.Setting{ID: http2.SettingMaxFrameSize, Val: h2MaxReadFrame},
 		http2.Setting{ID: http2.SettingMaxHeaderListSize, Val: h2MaxHeaderList},
 	); err != nil {
 		return nil, err

@@ -75,6 +75,13 @@ func TestOwnHTTP2MatchesNetHTTP(t *testing.T) {
 			io.WriteString(w, `{"kind":"Status"}`)
 		case "empty":
 			w.WriteHeader(http.StatusNoContent)
+		case "abort": // RST_STREAM INTERNAL_ERROR before any header
+			panic(http.ErrAbortHandler)
+		case "abort-mid-body":
+			h.Set("Content-Type", "application/json")
+			io.WriteString(w, `{"partial":`)
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
 		default:
 			h.Set("Content-Type", "application/json")
 			io.WriteString(w, `{"ok":true}`)
@@ -119,6 +126,8 @@ func TestOwnHTTP2MatchesNetHTTP(t *testing.T) {
 		{"404 with repeated fields", "GET", "multi"},
 		{"204", "GET", "empty"},
 		{"HEAD", "HEAD", ""},
+		{"backend resets the stream", "GET", "abort"},
+		{"backend resets the stream mid-body", "GET", "abort-mid-body"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			target := flunderPath + "?b=2&a=1&answer=" + c.answer
@@ -129,6 +138,17 @@ func TestOwnHTTP2MatchesNetHTTP(t *testing.T) {
 			}
 			if got.Received.Proto != "HTTP/2.0" {
 				t.Errorf("backend saw %s", got.Received.Proto)
+			}
+			// The reset cases must exercise what they claim.
+			switch c.answer {
+			case "abort":
+				if want := "error trying to reach service: stream error: stream ID "; got.Code != 503 || !strings.HasPrefix(got.Body, want) {
+					t.Errorf("reset: %d %q, want 503 %q...", got.Code, got.Body, want)
+				}
+			case "abort-mid-body":
+				if got.Code != 200 || got.Body != `{"partial":` {
+					t.Errorf("reset mid-body: %d %q", got.Code, got.Body)
+				}
 			}
 		})
 	}
