@@ -246,10 +246,11 @@ func TestOwnHTTP2CancelResetsStream(t *testing.T) {
 	}
 }
 
-// TestOwnHTTP2AuditIDNeverIndexed reads the request's HPACK block on the
-// wire: Audit-Id is a never-indexed literal, so a new id per request does
-// not enter the backend's table; the other fields are indexed as usual.
-func TestOwnHTTP2AuditIDNeverIndexed(t *testing.T) {
+// rawH2Backend is a TLS HTTP/2 server written on the Framer: for every
+// request's HEADERS, answer(conn number from 0, stream, fields) runs on
+// the framer; it returns false to close the connection.
+func rawH2Backend(t *testing.T, answer func(conn int, fr *http2.Framer, id uint32, fields []hpack.HeaderField) bool) (port string) {
+	t.Helper()
 	p := testPKI(t)
 	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{
 		Certificates: []tls.Certificate{*p.serving}, NextProtos: []string{"h2"},
@@ -259,42 +260,68 @@ func TestOwnHTTP2AuditIDNeverIndexed(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	fields := make(chan []hpack.HeaderField, 1)
 	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		br := bufio.NewReader(c)
-		if _, err := io.ReadFull(br, make([]byte, len(http2.ClientPreface))); err != nil {
-			return
-		}
-		fr := http2.NewFramer(c, br)
-		var got []hpack.HeaderField
-		dec := hpack.NewDecoder(4096, func(f hpack.HeaderField) { got = append(got, f) })
-		_ = fr.WriteSettings()
-		for {
-			f, err := fr.ReadFrame()
+		for n := 0; ; n++ {
+			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			hf, ok := f.(*http2.HeadersFrame)
-			if !ok {
-				continue
-			}
-			if _, err := dec.Write(hf.HeaderBlockFragment()); err != nil {
-				return
-			}
-			fields <- got
-			var buf strings.Builder
-			enc := hpack.NewEncoder(&buf)
-			_ = enc.WriteField(hpack.HeaderField{Name: ":status", Value: "200"})
-			_ = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: hf.StreamID, BlockFragment: []byte(buf.String()), EndHeaders: true})
-			_ = fr.WriteData(hf.StreamID, true, []byte("ok"))
+			go func(n int) {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				if _, err := io.ReadFull(br, make([]byte, len(http2.ClientPreface))); err != nil {
+					return
+				}
+				fr := http2.NewFramer(c, br)
+				var got []hpack.HeaderField
+				dec := hpack.NewDecoder(4096, func(f hpack.HeaderField) { got = append(got, f) })
+				_ = fr.WriteSettings()
+				for {
+					f, err := fr.ReadFrame()
+					if err != nil {
+						return
+					}
+					switch f := f.(type) {
+					case *http2.SettingsFrame:
+						if !f.IsAck() {
+							_ = fr.WriteSettingsAck()
+						}
+					case *http2.HeadersFrame:
+						got = got[:0]
+						if _, err := dec.Write(f.HeaderBlockFragment()); err != nil {
+							return
+						}
+						if !answer(n, fr, f.StreamID, got) {
+							return
+						}
+					}
+				}
+			}(n)
 		}
 	}()
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	_, port, _ = net.SplitHostPort(ln.Addr().String())
+	return port
+}
+
+// writeOK answers stream id 200 "ok".
+func writeOK(fr *http2.Framer, id uint32) {
+	var buf strings.Builder
+	enc := hpack.NewEncoder(&buf)
+	_ = enc.WriteField(hpack.HeaderField{Name: ":status", Value: "200"})
+	_ = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: []byte(buf.String()), EndHeaders: true})
+	_ = fr.WriteData(id, true, []byte("ok"))
+}
+
+// TestOwnHTTP2AuditIDNeverIndexed reads the request's HPACK block on the
+// wire: Audit-Id is a never-indexed literal, so a new id per request does
+// not enter the backend's table; the other fields are indexed as usual.
+func TestOwnHTTP2AuditIDNeverIndexed(t *testing.T) {
+	fields := make(chan []hpack.HeaderField, 1)
+	port := rawH2Backend(t, func(_ int, fr *http2.Framer, id uint32, got []hpack.HeaderField) bool {
+		fields <- append([]hpack.HeaderField(nil), got...)
+		writeOK(fr, id)
+		return true
+	})
 	h := newTestHandler(t, &testBackend{}, "127.0.0.1", Options{Resolver: staticResolver("127.0.0.1", port)})
 	r := httptest.NewRequest("GET", flunderPath, nil)
 	r.Header.Set("Accept-Encoding", "gzip")
@@ -325,5 +352,55 @@ func TestOwnHTTP2AuditIDNeverIndexed(t *testing.T) {
 	}
 	if !sawAuditID {
 		t.Errorf("no audit-id in %+v", got)
+	}
+}
+
+// TestOwnHTTP2RetriesUnprocessed checks that a request the backend did not
+// process (GOAWAY with a lower last stream id, RST_STREAM REFUSED_STREAM)
+// is sent again through net/http's transport, on a new connection, as
+// net/http's transport retries it, and that the own path then dials anew.
+func TestOwnHTTP2RetriesUnprocessed(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		refuse func(fr *http2.Framer, id uint32) bool
+	}{
+		{"GOAWAY", func(fr *http2.Framer, id uint32) bool { _ = fr.WriteGoAway(0, http2.ErrCodeNo, nil); return false }},
+		{"REFUSED_STREAM", func(fr *http2.Framer, id uint32) bool {
+			_ = fr.WriteRSTStream(id, http2.ErrCodeRefusedStream)
+			return true
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var conns []int
+			port := rawH2Backend(t, func(n int, fr *http2.Framer, id uint32, _ []hpack.HeaderField) bool {
+				mu.Lock()
+				conns = append(conns, n)
+				mu.Unlock()
+				if n == 0 {
+					return c.refuse(fr, id)
+				}
+				writeOK(fr, id)
+				return true
+			})
+			h := newTestHandler(t, &testBackend{}, "127.0.0.1", Options{Resolver: staticResolver("127.0.0.1", port)})
+			for i := range 2 {
+				r := httptest.NewRequest("GET", flunderPath, nil)
+				r.Header.Set("Accept-Encoding", "gzip")
+				if w := serve(h, r, testUser()); w.Code != 200 || w.Body.String() != "ok" {
+					t.Fatalf("request %d: %d %q", i, w.Code, w.Body.String())
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			// Connection 0 (own path) refused; 1 is net/http's retry; the
+			// second request takes the own path again (GOAWAY: a new
+			// connection 2; REFUSED_STREAM: connection 0, which refuses
+			// again and the retry reuses net/http's connection 1).
+			want := map[string][]int{"GOAWAY": {0, 1, 2}, "REFUSED_STREAM": {0, 1, 0, 1}}[c.name]
+			if !reflect.DeepEqual(conns, want) {
+				t.Errorf("requests arrived on connections %v, want %v", conns, want)
+			}
+		})
 	}
 }
