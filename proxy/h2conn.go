@@ -122,9 +122,15 @@ func (c *h2Client) roundTrip(req *http.Request) (*http.Response, error) {
 // none, or nil when the request should take the main transport.
 func (c *h2Client) conn(ctx context.Context, addr string) *h2Conn {
 	c.mu.Lock()
-	if cc := c.conns[addr]; cc != nil && cc.usable() {
-		c.mu.Unlock()
-		return cc
+	if cc := c.conns[addr]; cc != nil {
+		alive, free := cc.state()
+		if alive {
+			c.mu.Unlock()
+			if !free {
+				return nil // at the peer's stream limit: the main transport takes the excess
+			}
+			return cc
+		}
 	}
 	if c.http1[addr] || c.dialing[addr] {
 		c.mu.Unlock()
@@ -258,11 +264,13 @@ func newH2Conn(c *h2Client, addr string, tc *tls.Conn) (*h2Conn, error) {
 	return cc, nil
 }
 
-// usable reports whether a new stream may start on cc now.
-func (cc *h2Conn) usable() bool {
+// state reports whether cc may still take streams (not dead, not going
+// away) and whether it has room for one more now.
+func (cc *h2Conn) state() (alive, free bool) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	return cc.err == nil && !cc.goingAway && uint32(len(cc.streams)) < cc.maxStreams
+	alive = cc.err == nil && !cc.goingAway
+	return alive, alive && uint32(len(cc.streams)) < cc.maxStreams
 }
 
 // h2Stream is one request on an h2Conn; once the response headers are in,

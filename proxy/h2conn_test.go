@@ -220,8 +220,9 @@ func TestOwnHTTP2FallsBack(t *testing.T) {
 // while the backend has not answered ends the backend's request (the
 // own path resets the stream) and the handler returns.
 func TestOwnHTTP2CancelResetsStream(t *testing.T) {
-	gone := make(chan struct{})
+	arrived, gone := make(chan struct{}), make(chan struct{})
 	backend := newBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
 		select {
 		case <-r.Context().Done():
 			close(gone)
@@ -237,7 +238,7 @@ func TestOwnHTTP2CancelResetsStream(t *testing.T) {
 		defer close(done)
 		serve(h, r, testUser())
 	}()
-	time.Sleep(50 * time.Millisecond)
+	guard(t, arrived, "the request reaches the backend")
 	cancel()
 	guard(t, gone, "the backend's request context ends")
 	guard(t, done, "the handler returns")
@@ -402,5 +403,68 @@ func TestOwnHTTP2RetriesUnprocessed(t *testing.T) {
 				t.Errorf("requests arrived on connections %v, want %v", conns, want)
 			}
 		})
+	}
+}
+
+// TestOwnHTTP2StreamLimit checks that requests beyond the backend's
+// SETTINGS_MAX_CONCURRENT_STREAMS take net/http's transport while the own
+// connection stays the pooled one (it is not replaced by a new one).
+func TestOwnHTTP2StreamLimit(t *testing.T) {
+	var mu sync.Mutex
+	var addrs []string
+	both := make(chan struct{})
+	s := unstartedBackend(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		addrs = append(addrs, r.RemoteAddr)
+		if len(addrs) == 3 {
+			close(both)
+		}
+		mu.Unlock()
+		if r.URL.Query().Get("wait") != "" {
+			select {
+			case <-both:
+			case <-time.After(10 * time.Second):
+			}
+		}
+		io.WriteString(w, "ok")
+	}))
+	s.Config.HTTP2 = &http.HTTP2Config{MaxConcurrentStreams: 1}
+	s.StartTLS()
+	t.Cleanup(s.Close)
+	h := newTestHandler(t, &testBackend{Server: s}, "127.0.0.1", Options{})
+	get := func(query string) {
+		r := httptest.NewRequest("GET", flunderPath+query, nil)
+		r.Header.Set("Accept-Encoding", "gzip")
+		if w := serve(h, r, testUser()); w.Code != 200 || w.Body.String() != "ok" {
+			t.Errorf("GET %s: %d %q", query, w.Code, w.Body.String())
+		}
+	}
+	get("") // the own connection, which now knows the limit
+	c := h.cur.Load().entry.rt.h2
+	c.mu.Lock()
+	var first *h2Conn
+	for _, cc := range c.conns {
+		first = cc
+	}
+	c.mu.Unlock()
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() { defer wg.Done(); get("?wait=1") }()
+	}
+	wg.Wait()
+	c.mu.Lock()
+	var last *h2Conn
+	for _, cc := range c.conns {
+		last = cc
+	}
+	c.mu.Unlock()
+	if first == nil || last != first {
+		t.Errorf("pooled own connection %p, then %p: want the same", first, last)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(addrs) != 3 || addrs[1] == addrs[2] || (addrs[0] != addrs[1] && addrs[0] != addrs[2]) {
+		t.Errorf("requests came from %v: want the two concurrent ones on two connections, one of them the first's", addrs)
 	}
 }
