@@ -355,6 +355,10 @@ type TransportOptions struct {
 	// DISABLE_HTTP2 environment variable). false means HTTP/2 is offered
 	// through ALPN and used when the backend accepts it.
 	DisableHTTP2 bool
+
+	// disableOwnHTTP2 sends every request through net/http's transports
+	// (tests and benchmarks compare the two).
+	disableOwnHTTP2 bool
 }
 
 // TLSConfig is what distinguishes one backend transport from another: the
@@ -539,20 +543,33 @@ func (t *Transports) clientTLSConfig(cfg TLSConfig) (*tls.Config, error) {
 type backendTransport struct {
 	main    *http.Transport
 	upgrade *http.Transport
+	// h2 sends the plain GETs to HTTP/2 backends (h2conn.go); nil when
+	// HTTP/2 is disabled or an HTTP proxy may be in the way.
+	h2 *h2Client
 }
 
-// RoundTrip picks the HTTP/1.1 transport for upgrades, else the main one.
+// RoundTrip picks the HTTP/1.1 transport for upgrades, the own HTTP/2
+// path for the requests it takes (h2Eligible) when the backend speaks
+// HTTP/2, else the main transport.
 func (b *backendTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if isUpgrade(req.Header) {
 		return b.upgrade.RoundTrip(req)
 	}
+	if b.h2 != nil && h2Eligible(req) {
+		if res, err := b.h2.roundTrip(req); err != errH2Fallback {
+			return res, err
+		}
+	}
 	return b.main.RoundTrip(req)
 }
 
-// CloseIdleConnections closes the idle connections of both transports.
+// CloseIdleConnections closes the idle connections of the transports.
 func (b *backendTransport) CloseIdleConnections() {
 	b.main.CloseIdleConnections()
 	b.upgrade.CloseIdleConnections()
+	if b.h2 != nil {
+		b.h2.closeIdle()
+	}
 }
 
 // nextProtos is the ALPN list of the main backend transport: h2 and
@@ -580,7 +597,11 @@ func (t *Transports) newBackendTransport(tlsCfg *tls.Config) *backendTransport {
 	}
 	up := t.newHTTPTransport(upCfg)
 	up.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
-	return &backendTransport{main: main, upgrade: up}
+	bt := &backendTransport{main: main, upgrade: up}
+	if h2 && !t.opts.disableOwnHTTP2 {
+		bt.h2 = newH2Client(t.newTLSDialer(mainCfg))
+	}
+	return bt
 }
 
 // newTLSDialer returns the dialer of every backend connection: TCP with

@@ -30,6 +30,11 @@
 //     backend offers it and wraps "never connected" failures in *DialError.
 //     CaptureChain does the same handshake without verification, for
 //     explain.
+//   - The own HTTP/2 client path (h2conn.go): plain GETs and HEADs carrying
+//     the client's Accept-Encoding go to an HTTP/2 backend over a connection
+//     of the transport's own (x/net/http2's Framer and hpack), written from
+//     the handler's goroutine with Audit-Id never indexed; everything else,
+//     and every backend that negotiates HTTP/1.1, takes net/http's transport.
 //   - The inspector's hop record (inspect.go): a Handler built with
 //     Options.RecordHops fills the *Hop the request's context carries
 //     (address, server name, headers sent and received, the backend's

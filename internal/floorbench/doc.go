@@ -17,6 +17,11 @@
 //     server answering /apis with the response headers aggsim adds (a new
 //     Audit-Id, Cache-Control), to show what those headers cost each
 //     process;
+//   - diagnostic legs of the bare proxy with aggsim's headers: one
+//     constant Audit-Id to both sides (const id), to the backend only
+//     (const be), to the client only (const cl); lower-case field names
+//     (lower); no HPACK indexing towards the backend (noindex): what each
+//     part of the headers costs the three processes;
 //
 // and prints each leg's requests per second (median of the rounds), the
 // CPU time per request of the answering process, the backend and the load
@@ -45,6 +50,13 @@
 //	go run ./internal/floorbench -apis-baseline /tmp/old -aggsim /tmp/new -rounds 9
 //	                                             # GET /apis of two binaries and the
 //	                                             # static server, interleaved
+//	go run ./internal/floorbench -startup 0 -aggsim /tmp/new -compare /tmp/old -legs '^GET (aggsim|bare)'
+//	                                             # load legs of two binaries, interleaved
+//
+// -legs runs only the legs whose name matches; -compare adds the /apis and
+// proxied legs of a second aggsim ("... -compare"); with -profile the
+// diagnostic proxies also write CPU profiles of their whole run
+// (<profile>-bare-<mode>.pprof).
 //
 // It listens on and connects to 127.0.0.1 only and stops only the
 // processes it started. It owns nothing aggsim serves; it must not import

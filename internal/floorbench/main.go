@@ -57,6 +57,9 @@ func main() {
 	apisBaseline := flag.String("apis-baseline", "", "another aggsim binary: measure only GET /apis, of it, of -aggsim and of the static server, interleaved (apiscompare.go)")
 	profile := flag.String("profile", "", "write CPU profiles of aggsim during round 1's aggsim legs to <profile>-apis.pprof and <profile>-proxy.pprof (through its /debug/pprof)")
 	verbose := flag.Bool("v", false, "print the end of aggsim's log after the load legs")
+	var sel loadSelection
+	flag.StringVar(&sel.legs, "legs", "", "run only the load legs whose name matches this regexp")
+	flag.StringVar(&sel.compare, "compare", "", "another aggsim binary: also run its /apis and proxied GET legs (\"... -compare\"), interleaved with the others")
 	var rf roleFlags
 	rf.register()
 	flag.Parse()
@@ -105,7 +108,7 @@ func main() {
 		}
 	}
 	if *load {
-		if err := measureLoad(bin, work, *rounds, *dur, *conc, *verbose, *profile); err != nil {
+		if err := measureLoad(bin, work, *rounds, *dur, *conc, *verbose, *profile, sel); err != nil {
 			log.Fatal(err)
 		}
 	}

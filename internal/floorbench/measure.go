@@ -202,7 +202,7 @@ func runLeg(l *leg, conc int, d time.Duration, record bool) error {
 
 // measureLoad starts aggsim, the backend and both floors, runs the legs
 // interleaved for rounds rounds and prints medians and ratios.
-func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbose bool, profile string) error {
+func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbose bool, profile string, sel loadSelection) error {
 	var s servers
 	defer s.stop()
 	dataDir := filepath.Join(work, "load")
@@ -228,6 +228,12 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 	if err != nil {
 		return err
 	}
+	var old *aggsimUnderTest
+	if sel.compare != "" {
+		if old, err = startAggsim(&s, sel.compare, filepath.Join(work, "load-compare")); err != nil {
+			return err
+		}
+	}
 
 	// The backend: its own CA and serving pair for perf-api.default.svc,
 	// requiring aggsim's front-proxy client certificate.
@@ -243,8 +249,15 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 	if err := os.WriteFile(beCA, be.CA.CertPEM, 0o600); err != nil {
 		return err
 	}
+	frontProxyCA := pkiFile(dataDir, certs.FrontProxyCACertName)
+	if old != nil {
+		// The backend trusts both aggsims' front-proxy CAs.
+		if frontProxyCA, err = concatFiles(filepath.Join(work, "front-proxy-cas.crt"), frontProxyCA, pkiFile(old.dataDir, certs.FrontProxyCACertName)); err != nil {
+			return err
+		}
+	}
 	beAddr, err := s.startRole("backend", "-cert", filepath.Join(beDir, certs.BackendCertName), "-key", filepath.Join(beDir, certs.BackendKeyName),
-		"-client-ca", pkiFile(dataDir, certs.FrontProxyCACertName), "-require-cn", certs.FrontProxyClientCN)
+		"-client-ca", frontProxyCA, "-require-cn", certs.FrontProxyClientCN)
 	if err != nil {
 		return err
 	}
@@ -252,6 +265,11 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 	bePort, _ := strconv.Atoi(portStr)
 	if err := register(admin, aggURL, bePort, be.CA.CertPEM); err != nil {
 		return err
+	}
+	if old != nil {
+		if err := register(old.admin, old.url, bePort, be.CA.CertPEM); err != nil {
+			return err
+		}
 	}
 
 	// The static server answers aggsim's own /apis bytes.
@@ -275,7 +293,11 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 	if err != nil {
 		return err
 	}
-	sameAddr, err := s.startRole("reverseproxy", append(serving,
+	var sameProf []string
+	if profile != "" {
+		sameProf = []string{"-role-cpuprofile", profile + "-bare-fresh.pprof"}
+	}
+	sameAddr, err := s.startRole("reverseproxy", append(append(sameProf, serving...),
 		"-backend", "https://"+beAddr, "-backend-ca", beCA, "-backend-server-name", be.ServerName, "-same-headers",
 		"-proxy-cert", pkiFile(dataDir, certs.FrontProxyClientCertName), "-proxy-key", pkiFile(dataDir, certs.FrontProxyClientKeyName))...)
 	if err != nil {
@@ -284,6 +306,26 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 	staticSameAddr, err := s.startRole("static", append(serving, "-body", apisFile, "-same-headers")...)
 	if err != nil {
 		return err
+	}
+	// The bare proxy with aggsim's headers: Audit-Id const, const-backend,
+	// const-client; lower-case names; no field indexed towards the backend.
+	var idAddrs [5]string
+	for i, mode := range []string{"const", "const-backend", "const-client", "fresh", "fresh"} {
+		var prof []string
+		if profile != "" {
+			prof = []string{"-role-cpuprofile", profile + "-bare-" + mode + [...]string{"", "", "", "-lower", "-noindex"}[i] + ".pprof"}
+		}
+		switch i {
+		case 3:
+			prof = append(prof, "-lower-names")
+		case 4:
+			prof = append(prof, "-encoder-table", "1")
+		}
+		if idAddrs[i], err = s.startRole("reverseproxy", append(append(prof, serving...),
+			"-backend", "https://"+beAddr, "-backend-ca", beCA, "-backend-server-name", be.ServerName, "-same-headers", "-audit-id", mode,
+			"-proxy-cert", pkiFile(dataDir, certs.FrontProxyClientCertName), "-proxy-key", pkiFile(dataDir, certs.FrontProxyClientKeyName))...); err != nil {
+			return err
+		}
 	}
 
 	// One HTTP/2 connection per leg.
@@ -296,7 +338,12 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 	if err != nil {
 		return err
 	}
-	staticProc, proxyProc, sameProc, staticSameProc, beProc := s.children[2], s.children[3], s.children[4], s.children[5], s.children[1]
+	n0 := 1 // the children after aggsim (and the -compare aggsim)
+	if old != nil {
+		n0 = 2
+	}
+	beProc, staticProc, proxyProc, sameProc, staticSameProc := s.children[n0], s.children[n0+1], s.children[n0+2], s.children[n0+3], s.children[n0+4]
+	idProcs := s.children[n0+5 : n0+10]
 	legs := []*leg{
 		{name: "/apis static server", url: "https://" + staticAddr + "/apis", want: len(apis), server: staticProc},
 		{name: "/apis aggsim", url: aggURL + "/apis", want: len(apis), server: agg},
@@ -310,6 +357,29 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 		// headers aggsim (and upstream) adds, a new Audit-Id and
 		// Cache-Control, to show what they cost it and the load generator.
 		{name: "/apis static+aggsim hdrs", url: "https://" + staticSameAddr + "/apis", want: len(apis), server: staticSameProc},
+		// Not floors: the proxy+aggsim hdrs leg with one constant
+		// Audit-Id to the backend and the client, to the backend only, to
+		// the client only, to show what a new HPACK literal (and
+		// dynamic-table entry, evicting the constant fields' entries
+		// every ~50 requests) per request costs the three processes.
+		{name: "GET proxy+hdrs const id", url: "https://" + idAddrs[0] + objectPath, want: len(object), server: idProcs[0]},
+		{name: "GET proxy+hdrs const be", url: "https://" + idAddrs[1] + objectPath, want: len(object), server: idProcs[1]},
+		{name: "GET proxy+hdrs const cl", url: "https://" + idAddrs[2] + objectPath, want: len(object), server: idProcs[2]},
+		// Not a floor: the proxy+aggsim hdrs leg sending lower-case field
+		// names, which the HTTP/2 transport then need not lower-case.
+		{name: "GET proxy+hdrs lower", url: "https://" + idAddrs[3] + objectPath, want: len(object), server: idProcs[3]},
+		// Not a floor: the proxy+aggsim hdrs leg whose HPACK encoder
+		// towards the backend indexes nothing (a table limit of 1 byte):
+		// every field a literal, no table to churn.
+		{name: "GET proxy+hdrs noindex", url: "https://" + idAddrs[4] + objectPath, want: len(object), server: idProcs[4]},
+	}
+	if old != nil {
+		legs = append(legs,
+			&leg{name: "/apis aggsim -compare", url: old.url + "/apis", want: len(apis), server: old.proc, client: old.admin},
+			&leg{name: "GET aggsim -compare", url: old.url + objectPath, want: len(object), server: old.proc, client: old.admin})
+	}
+	if legs, err = sel.filter(legs); err != nil {
+		return err
 	}
 	for _, l := range legs {
 		if l.client == nil {
@@ -370,15 +440,7 @@ func measureLoad(bin, work string, rounds int, d time.Duration, conc int, verbos
 	for _, l := range legs {
 		fmt.Printf("  %-22s %39.0f %8.0f %8.0f\n", l.name, median(l.cpu[0]), median(l.cpu[1]), median(l.cpu[2]))
 	}
-	ratio := func(a, b *leg) float64 { return median(a.rps) / median(b.rps) }
-	fmt.Printf("\n  /apis:   aggsim / static server   = %.2f×  (goal ≥ 0.90×)\n", ratio(legs[1], legs[0]))
-	fmt.Printf("  proxied: aggsim / bare ReverseProxy = %.2f×  (goal ≥ 1.00×)\n", ratio(legs[3], legs[2]))
-	perRound := make([]float64, rounds)
-	for r := range perRound {
-		perRound[r] = legs[3].rps[r] / legs[2].rps[r]
-	}
-	fmt.Printf("  proxied ratio per round: %v\n", roundedRatio(perRound))
-	printCPURatios(legs[1], legs[0], legs[3], legs[2])
+	printRatios(legs, rounds)
 	if hwm, rss := memoryOf(agg); hwm != "" {
 		fmt.Printf("\n  aggsim memory after the load legs: peak RSS (VmHWM) %s, RSS %s\n", hwm, rss)
 	}
@@ -412,26 +474,50 @@ func (l *leg) totalCPU() float64 {
 	return median(l.cpu[0]) + median(l.cpu[1]) + median(l.cpu[2])
 }
 
-// printCPURatios prints the ratios of the floors' total CPU per request to
+// printRatios prints the rps and CPU ratios of aggsim to the floors, of
+// the pairs whose both legs ran.
+func printRatios(legs []*leg, rounds int) {
+	byName := map[string]*leg{}
+	for _, l := range legs {
+		byName[l.name] = l
+	}
+	ratio := func(a, b *leg) float64 { return median(a.rps) / median(b.rps) }
+	apisA, apisF := byName["/apis aggsim"], byName["/apis static server"]
+	proxA, proxF := byName["GET aggsim proxy"], byName["GET bare ReverseProxy"]
+	if apisA != nil && apisF != nil {
+		fmt.Printf("\n  /apis:   aggsim / static server   = %.2f×  (goal ≥ 0.90×)\n", ratio(apisA, apisF))
+	}
+	if proxA != nil && proxF != nil {
+		fmt.Printf("  proxied: aggsim / bare ReverseProxy = %.2f×  (goal ≥ 1.00×)\n", ratio(proxA, proxF))
+		perRound := make([]float64, rounds)
+		for r := range perRound {
+			perRound[r] = proxA.rps[r] / proxF.rps[r]
+		}
+		fmt.Printf("  proxied ratio per round: %v\n", roundedRatio(perRound))
+	}
+	fmt.Printf("\n  CPU per request of all processes (server + backend + loadgen, µs), floor / aggsim:\n")
+	for _, p := range [][2]*leg{{apisA, apisF}, {proxA, proxF},
+		{byName["/apis aggsim -compare"], apisF}, {byName["GET aggsim -compare"], proxF}} {
+		if p[0] != nil && p[1] != nil {
+			printCPURatio(p[0], p[1])
+		}
+	}
+}
+
+// printCPURatio prints the ratio of the floor's total CPU per request to
 // aggsim's. When all the processes share the machine's cores and keep them
 // busy, throughput is the cores divided by the total CPU per request, so
 // these ratios are what the rps ratios tend to on an otherwise idle
 // machine; unlike the rps ratios they hardly change when other programs
 // take CPU time away during some legs (a shared machine), since /proc
 // counts only the time each process ran.
-func printCPURatios(apisAggsim, apisStatic, proxyAggsim, proxyBare *leg) {
-	fmt.Printf("\n  CPU per request of all processes (server + backend + loadgen, µs), floor / aggsim:\n")
-	for _, p := range []struct {
-		what        string
-		aggsim, flr *leg
-	}{{"/apis", apisAggsim, apisStatic}, {"proxied", proxyAggsim, proxyBare}} {
-		a, f := p.aggsim.totalCPU(), p.flr.totalCPU()
-		r := 0.0
-		if a > 0 {
-			r = f / a
-		}
-		fmt.Printf("  %-8s %-22s %4.0f   %-22s %4.0f   = %.2f×\n", p.what+":", p.aggsim.name, a, p.flr.name, f, r)
+func printCPURatio(aggsim, flr *leg) {
+	a, f := aggsim.totalCPU(), flr.totalCPU()
+	r := 0.0
+	if a > 0 {
+		r = f / a
 	}
+	fmt.Printf("  %-22s %4.0f   %-22s %4.0f   = %.2f×\n", aggsim.name, a, flr.name, f, r)
 }
 
 func rounded(xs []float64) []int {

@@ -12,7 +12,10 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"os/signal"
+	"runtime/pprof"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/aggsim/aggsim/internal/uuid4"
@@ -31,6 +34,10 @@ type roleFlags struct {
 	proxyKey       string
 	requireCertsCN string // backend: required client certificate CN
 	sameHeaders    bool   // reverseproxy, static: also send aggsim's headers (diagnostic legs)
+	lowerNames     bool   // reverseproxy: send lower-case field names (the backend speaks HTTP/2; diagnostic leg)
+	encoderTable   int    // reverseproxy: the HTTP/2 transport's MaxEncoderHeaderTableSize (0: Go's default, 4096)
+	cpuProfile     string // write the role's CPU profile, from start to stop, to this file
+	auditID        string // reverseproxy with sameHeaders: "fresh", "const", "const-backend" or "const-client" (diagnostic legs)
 }
 
 func (f *roleFlags) register() {
@@ -45,6 +52,10 @@ func (f *roleFlags) register() {
 	flag.StringVar(&f.proxyCert, "proxy-cert", "", "reverseproxy: client certificate for the backend")
 	flag.StringVar(&f.proxyKey, "proxy-key", "", "reverseproxy: client key for the backend")
 	flag.StringVar(&f.requireCertsCN, "require-cn", "", "backend: required client certificate common name")
+	flag.BoolVar(&f.lowerNames, "lower-names", false, "reverseproxy: send the request's field names lower-case, as HTTP/2 writes them, so that the transport need not lower-case (and allocate) them")
+	flag.IntVar(&f.encoderTable, "encoder-table", 0, "reverseproxy: the backend transport's HPACK encoder table size limit (1: no field is indexed; 0: Go's default)")
+	flag.StringVar(&f.cpuProfile, "role-cpuprofile", "", "role: write a CPU profile of the whole run to this file")
+	flag.StringVar(&f.auditID, "audit-id", "fresh", "reverseproxy with -same-headers: a new Audit-Id per request (fresh), one constant Audit-Id to the backend and the client (const), to the backend only (const-backend) or to the client only (const-client), to see what a new HPACK literal per request costs")
 	flag.BoolVar(&f.sameHeaders, "same-headers", false, "reverseproxy, static: add the headers aggsim adds (Audit-Id, X-Forwarded-*, X-Remote-Extra-*, Cache-Control; static: Audit-Id, Cache-Control) to see what they cost")
 }
 
@@ -92,9 +103,27 @@ func runRole(role string, f roleFlags) error {
 			NextProtos:   []string{"h2", "http/1.1"},
 		},
 	}
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pf.Close()
+		defer pprof.StopCPUProfile()
+	}
 	go func() { _ = srv.ServeTLS(ln, "", "") }()
 	fmt.Printf("listening on %s\n", ln.Addr())
-	_, _ = io.Copy(io.Discard, os.Stdin) // until the parent closes stdin or exits
+	// Until the parent closes stdin or exits, or stops this process
+	// (SIGTERM: the CPU profile is still written).
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(io.Discard, os.Stdin); done <- struct{}{} }()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM)
+	go func() { <-sig; done <- struct{}{} }()
+	<-done
 	return srv.Close()
 }
 
@@ -130,6 +159,20 @@ func staticHandler(path, contentType string, sameHeaders bool) (http.Handler, er
 	}), nil
 }
 
+// lowerNames are the lower-case names of the fields the -lower-names
+// proxy sends.
+var lowerNames = map[string]string{
+	"Accept": "accept", "Accept-Encoding": "accept-encoding", "User-Agent": "user-agent", "Audit-Id": "audit-id",
+	"X-Remote-User": "x-remote-user", "X-Remote-Group": "x-remote-group",
+	"X-Remote-Extra-Authentication.kubernetes.io%2fcredential-Id": "x-remote-extra-authentication.kubernetes.io%2fcredential-id",
+	"X-Forwarded-For": "x-forwarded-for", "X-Forwarded-Host": "x-forwarded-host", "X-Forwarded-Proto": "x-forwarded-proto",
+	"X-Forwarded-Uri": "x-forwarded-uri",
+}
+
+// constAuditID is the Audit-Id of the -const-audit-id proxy: formatted as
+// aggsim formats a new one.
+const constAuditID = "6f1c0e2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b"
+
 // reverseProxy is the bare proxy: httputil.ReverseProxy with its defaults,
 // the caller's verified certificate turned into X-Remote-User and
 // X-Remote-Group, and TLS (HTTP/2) to the backend with the front-proxy
@@ -162,6 +205,9 @@ func reverseProxy(f roleFlags) (http.Handler, error) {
 				// forwarding headers, the credential id of the caller's
 				// certificate and a second group.
 				id := uuid4.New()
+				if f.auditID == "const" || f.auditID == "const-backend" {
+					id = constAuditID
+				}
 				pr.Out.Header.Set("Audit-Id", id)
 				pr.Out.Header.Add("X-Remote-Group", "system:authenticated")
 				pr.Out.Header.Set("X-Remote-Extra-Authentication.kubernetes.io%2fcredential-Id", "X509SHA256=7b4d03751b02e075b880f617744c05725fae3a3fffc3b44ba0a856f59fae8fdf")
@@ -169,12 +215,33 @@ func reverseProxy(f roleFlags) (http.Handler, error) {
 				pr.Out.Header.Set("X-Forwarded-Host", pr.Out.URL.Host)
 				pr.Out.Header.Set("X-Forwarded-Proto", "https")
 				pr.Out.Header.Set("X-Forwarded-Uri", pr.In.URL.Path)
-				pr.In.Header.Set("Audit-Id", id) // for the response below
+			}
+			if f.lowerNames {
+				// A new map with the names as constants, so that this
+				// leg pays for no lower-casing of its own either.
+				lower := make(http.Header, len(pr.Out.Header))
+				for k, v := range pr.Out.Header {
+					l, ok := lowerNames[k]
+					if !ok {
+						l = strings.ToLower(k)
+					}
+					lower[l] = v
+				}
+				pr.Out.Header = lower
 			}
 		},
 		ModifyResponse: func(res *http.Response) error {
 			if f.sameHeaders {
-				res.Header.Set("Audit-Id", res.Request.Header.Get("Audit-Id"))
+				// The id sent to the backend (res.Request is the outgoing
+				// request), except in the modes that differ per side.
+				id := res.Request.Header.Get("Audit-Id")
+				switch f.auditID {
+				case "const-client":
+					id = constAuditID
+				case "const-backend":
+					id = uuid4.New()
+				}
+				res.Header.Set("Audit-Id", id)
 				res.Header.Set("Cache-Control", "no-cache, private")
 			}
 			return nil
@@ -182,6 +249,7 @@ func reverseProxy(f roleFlags) (http.Handler, error) {
 		Transport: &http.Transport{
 			TLSClientConfig:   &tls.Config{RootCAs: roots, ServerName: f.backendName, Certificates: []tls.Certificate{client}},
 			ForceAttemptHTTP2: true,
+			HTTP2:             &http.HTTP2Config{MaxEncoderHeaderTableSize: f.encoderTable},
 		},
 	}, nil
 }
