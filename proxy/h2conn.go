@@ -653,17 +653,26 @@ func (cc *h2Conn) onHeaders(f *http2.MetaHeadersFrame) {
 	}
 	ended := f.StreamEnded()
 	isHead := res.Request.Method == http.MethodHead
-	if !ended || isHead {
-		res.ContentLength = -1
-		if cl := header["Content-Length"]; len(cl) == 1 {
-			if n, err := strconv.ParseUint(cl[0], 10, 63); err == nil {
-				res.ContentLength = int64(n)
-			}
+	// Content-Length and the body as net/http's HTTP/2 transport sets
+	// them: the field when it is one number, 0 for a GET's answer that
+	// ended with its headers, else unknown; an answer that ended with its
+	// headers but announced a length reads io.ErrUnexpectedEOF.
+	res.ContentLength = -1
+	if cl := header["Content-Length"]; len(cl) == 1 {
+		if n, err := strconv.ParseUint(cl[0], 10, 63); err == nil {
+			res.ContentLength = int64(n)
 		}
+	} else if len(cl) == 0 && ended && !isHead {
+		res.ContentLength = 0
 	}
-	if ended || isHead {
+	switch {
+	case isHead:
 		res.Body = http.NoBody
-	} else {
+	case ended && res.ContentLength > 0:
+		res.Body = missingBody{}
+	case ended:
+		res.Body = http.NoBody
+	default:
 		res.Body = s
 	}
 	s.reqres = res
@@ -678,6 +687,13 @@ func (cc *h2Conn) onHeaders(f *http2.MetaHeadersFrame) {
 		s.cancel(nil)
 	}
 }
+
+// missingBody is the body of an answer that announced a length and ended
+// with its headers (net/http's HTTP/2 transport: missingBody).
+type missingBody struct{}
+
+func (missingBody) Close() error             { return nil }
+func (missingBody) Read([]byte) (int, error) { return 0, io.ErrUnexpectedEOF }
 
 // canonical returns the canonical form of a response field name,
 // from the connection's cache. Called from the read loop only.
@@ -808,15 +824,23 @@ func (s *h2Stream) Read(p []byte) (int, error) {
 	}
 }
 
-// Close ends the body; an unfinished stream is reset (CANCEL).
+// Close ends the body; an unfinished stream is reset (CANCEL). What was
+// received and not read is given back to the connection's window, as
+// net/http's transport does when a body is closed early: otherwise every
+// body closed unread would shrink the window for the connection's other
+// streams until the backend could send nothing more on it.
 func (s *h2Stream) Close() error {
 	s.mu.Lock()
 	done := s.eof || s.err != nil
+	unread := len(s.buf) - s.off
 	s.closed = true
-	s.buf = nil
+	s.buf, s.off = nil, 0
 	s.mu.Unlock()
 	if !done {
 		s.cancel(nil)
+	}
+	if unread > 0 {
+		s.cc.returnFlow(nil, uint32(unread))
 	}
 	return nil
 }

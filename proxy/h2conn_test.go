@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -252,6 +253,13 @@ func TestOwnHTTP2CancelResetsStream(t *testing.T) {
 // the framer; it returns false to close the connection.
 func rawH2Backend(t *testing.T, answer func(conn int, fr *http2.Framer, id uint32, fields []hpack.HeaderField) bool) (port string) {
 	t.Helper()
+	return rawH2BackendWindows(t, answer, nil)
+}
+
+// rawH2BackendWindows is rawH2Backend that also hands every WINDOW_UPDATE
+// it reads to windowUpdate (when not nil).
+func rawH2BackendWindows(t *testing.T, answer func(conn int, fr *http2.Framer, id uint32, fields []hpack.HeaderField) bool, windowUpdate func(*http2.WindowUpdateFrame)) (port string) {
+	t.Helper()
 	p := testPKI(t)
 	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{
 		Certificates: []tls.Certificate{*p.serving}, NextProtos: []string{"h2"},
@@ -286,6 +294,10 @@ func rawH2Backend(t *testing.T, answer func(conn int, fr *http2.Framer, id uint3
 					case *http2.SettingsFrame:
 						if !f.IsAck() {
 							_ = fr.WriteSettingsAck()
+						}
+					case *http2.WindowUpdateFrame:
+						if windowUpdate != nil {
+							windowUpdate(f)
 						}
 					case *http2.HeadersFrame:
 						got = got[:0]
@@ -466,5 +478,130 @@ func TestOwnHTTP2StreamLimit(t *testing.T) {
 	defer mu.Unlock()
 	if len(addrs) != 3 || addrs[1] == addrs[2] || (addrs[0] != addrs[1] && addrs[0] != addrs[2]) {
 		t.Errorf("requests came from %v: want the two concurrent ones on two connections, one of them the first's", addrs)
+	}
+}
+
+// TestOwnHTTP2ClosedBodyReturnsWindow closes a body whose DATA the own
+// path has buffered but nobody read (a client gone mid-answer): the
+// connection's window must get those bytes back, as net/http's transport
+// gives them back, or every such body shrinks what the backend may still
+// send on the connection's other streams.
+func TestOwnHTTP2ClosedBodyReturnsWindow(t *testing.T) {
+	const unread = 1536 << 10 // beyond h2WindowRefresh, inside the stream window
+	connUpdates := make(chan uint32, 16)
+	sent := make(chan struct{})
+	port := rawH2BackendWindows(t, func(_ int, fr *http2.Framer, id uint32, fields []hpack.HeaderField) bool {
+		for _, f := range fields {
+			if f.Name == ":path" && strings.HasSuffix(f.Value, "/big") {
+				var buf strings.Builder
+				enc := hpack.NewEncoder(&buf)
+				_ = enc.WriteField(hpack.HeaderField{Name: ":status", Value: "200"})
+				_ = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: []byte(buf.String()), EndHeaders: true})
+				chunk := make([]byte, 16<<10)
+				for range unread / len(chunk) {
+					_ = fr.WriteData(id, false, chunk)
+				}
+				close(sent)
+				return true
+			}
+		}
+		writeOK(fr, id)
+		return true
+	}, func(f *http2.WindowUpdateFrame) {
+		if f.StreamID == 0 {
+			connUpdates <- f.Increment
+		}
+	})
+	h := newTestHandler(t, &testBackend{}, "127.0.0.1", Options{Resolver: staticResolver("127.0.0.1", port)})
+	r := httptest.NewRequest("GET", flunderPath, nil)
+	r.Header.Set("Accept-Encoding", "gzip")
+	if w := serve(h, r, testUser()); w.Code != 200 || w.Body.String() != "ok" {
+		t.Fatalf("first answer %d %q", w.Code, w.Body.String())
+	}
+	if n := ownConns(h); n != 1 {
+		t.Fatalf("own HTTP/2 path holds %d connections, want 1", n)
+	}
+
+	req, err := http.NewRequest("GET", "https://127.0.0.1:"+port+"/big", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept-Encoding", "gzip")
+	res, err := h.cur.Load().entry.rt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok := res.Body.(*h2Stream)
+	if !ok {
+		t.Fatalf("body %T did not come from the own path", res.Body)
+	}
+	<-sent
+	buffered := 0
+	for range 500 { // until the read loop has buffered every DATA frame
+		s.mu.Lock()
+		buffered = len(s.buf)
+		s.mu.Unlock()
+		if buffered == unread {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if buffered != unread {
+		t.Fatalf("buffered %d of %d bytes", buffered, unread)
+	}
+	for len(connUpdates) > 0 { // the connection's first window (its preface) and the first answer's
+		<-connUpdates
+	}
+	res.Body.Close()
+	var returned uint32
+	deadline := time.After(10 * time.Second)
+	for returned < unread {
+		select {
+		case n := <-connUpdates:
+			returned += n
+		case <-deadline:
+			t.Fatalf("connection window got %d bytes back after closing an unread body of %d, want all of them", returned, unread)
+		}
+	}
+}
+
+// TestOwnHTTP2AnnouncedLengthNoBody pins the response of an answer that
+// announces a Content-Length and ends with its headers to what net/http's
+// transport makes of it: that ContentLength, and a body that reads
+// io.ErrUnexpectedEOF (its missingBody).
+func TestOwnHTTP2AnnouncedLengthNoBody(t *testing.T) {
+	port := rawH2Backend(t, func(_ int, fr *http2.Framer, id uint32, _ []hpack.HeaderField) bool {
+		var buf strings.Builder
+		enc := hpack.NewEncoder(&buf)
+		_ = enc.WriteField(hpack.HeaderField{Name: ":status", Value: "200"})
+		_ = enc.WriteField(hpack.HeaderField{Name: "content-length", Value: "5"})
+		_ = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: []byte(buf.String()), EndHeaders: true, EndStream: true})
+		return true
+	})
+	answer := func(opts Options) string {
+		opts.Resolver = staticResolver("127.0.0.1", port)
+		h := newTestHandler(t, &testBackend{}, "127.0.0.1", opts)
+		r := httptest.NewRequest("GET", flunderPath, nil)
+		r.Header.Set("Accept-Encoding", "gzip")
+		serve(h, r, testUser()) // builds the backend transport
+		req, err := http.NewRequest("GET", "https://127.0.0.1:"+port+"/x", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Accept-Encoding", "gzip")
+		res, err := h.cur.Load().entry.rt.RoundTrip(req)
+		if err != nil {
+			return "error " + err.Error()
+		}
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		return fmt.Sprintf("%d ContentLength %d body %q read error %v", res.StatusCode, res.ContentLength, body, err)
+	}
+	own, viaNetHTTP := answer(Options{}), answer(netHTTPOnly(t))
+	if want := "200 ContentLength 5 body \"\" read error unexpected EOF"; viaNetHTTP != want {
+		t.Fatalf("net/http's transport: %s, want %s", viaNetHTTP, want)
+	}
+	if own != viaNetHTTP {
+		t.Errorf("own path: %s, net/http's transport: %s", own, viaNetHTTP)
 	}
 }
