@@ -599,7 +599,10 @@ func (t *Transports) newBackendTransport(tlsCfg *tls.Config) *backendTransport {
 	up.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
 	bt := &backendTransport{main: main, upgrade: up}
 	if h2 && !t.opts.disableOwnHTTP2 {
-		bt.h2 = newH2Client(t.newTLSDialer(mainCfg))
+		// A clone: the main transport sets its TLSClientConfig's
+		// NextProtos on its first request, which may run while the own
+		// path dials.
+		bt.h2 = newH2Client(t.newTLSDialer(mainCfg.Clone()))
 	}
 	return bt
 }

@@ -196,12 +196,15 @@ type h2Conn struct {
 	tc       *tls.Conn
 	tlsState *tls.ConnectionState
 
-	wmu    sync.Mutex // guards the writing side: bw, fr's writes, henc, hbuf, nextID
-	bw     *bufio.Writer
-	fr     *http2.Framer
-	henc   *hpack.Encoder
-	hbuf   bytes.Buffer
-	nextID uint32
+	wmu sync.Mutex // guards the writing side: bw, fr's writes, henc, hbuf, nextID
+	// headerWriters counts the requests holding or waiting for wmu to
+	// write their HEADERS (lockHeaders, unlockHeaders).
+	headerWriters atomic.Int32
+	bw            *bufio.Writer
+	fr            *http2.Framer
+	henc          *hpack.Encoder
+	hbuf          bytes.Buffer
+	nextID        uint32
 
 	mu            sync.Mutex // guards what follows
 	streams       map[uint32]*h2Stream
@@ -306,23 +309,23 @@ func (s *h2Stream) wake() {
 // roundTrip writes req's HEADERS and waits for the response's.
 func (cc *h2Conn) roundTrip(req *http.Request) (*http.Response, error) {
 	s := &h2Stream{cc: cc, reqp: req, ctx: req.Context(), notify: make(chan struct{}, 1)}
-	cc.wmu.Lock()
+	cc.lockHeaders()
 	cc.mu.Lock()
 	if cc.err != nil || cc.goingAway || uint32(len(cc.streams)) >= cc.maxStreams {
 		cc.mu.Unlock()
-		cc.wmu.Unlock()
+		cc.unlockHeaders()
 		return nil, errH2Fallback
 	}
 	maxFrame, maxList := cc.maxFrame, cc.maxHeaderList
 	cc.mu.Unlock()
 	if !cc.encodeHeaders(req, maxList) {
-		cc.wmu.Unlock()
+		cc.unlockHeaders()
 		return nil, errH2Fallback // the main transport reports what is wrong
 	}
 	cc.mu.Lock()
 	if cc.err != nil {
 		cc.mu.Unlock()
-		cc.wmu.Unlock()
+		cc.unlockHeaders()
 		return nil, errH2Fallback
 	}
 	s.id = cc.nextID
@@ -330,7 +333,9 @@ func (cc *h2Conn) roundTrip(req *http.Request) (*http.Response, error) {
 	cc.streams[s.id] = s
 	cc.mu.Unlock()
 	err := cc.writeHeaders(s.id, cc.hbuf.Bytes(), maxFrame)
-	cc.wmu.Unlock()
+	if ferr := cc.unlockHeaders(); err == nil {
+		err = ferr
+	}
 	if err != nil {
 		// Nothing was answered: the main transport retries the GET, as
 		// net/http's retries a request on a connection that failed.
@@ -423,8 +428,31 @@ func (cc *h2Conn) encodeHeaders(req *http.Request, maxList uint32) bool {
 	return true
 }
 
+// lockHeaders takes the writing side for a request's HEADERS, counting
+// the request among those waiting to write (headerWriters).
+func (cc *h2Conn) lockHeaders() {
+	cc.headerWriters.Add(1)
+	cc.wmu.Lock()
+}
+
+// unlockHeaders releases what lockHeaders took. The frames written stay
+// in the buffer while another request waits to write its HEADERS: the
+// last of a run of requests flushes them all in one write (one TLS
+// record, one system call, one read for the backend) instead of one each.
+// The count falls to zero in exactly one holder of the lock, which then
+// flushes, so no frame is left in the buffer. It returns the flush's
+// error.
+func (cc *h2Conn) unlockHeaders() error {
+	var err error
+	if cc.headerWriters.Add(-1) == 0 && cc.bw.Buffered() > 0 {
+		err = cc.bw.Flush()
+	}
+	cc.wmu.Unlock()
+	return err
+}
+
 // writeHeaders writes the block as HEADERS (and CONTINUATION) frames that
-// end the stream, and flushes. Called with cc.wmu held.
+// end the stream; unlockHeaders flushes them. Called with cc.wmu held.
 func (cc *h2Conn) writeHeaders(id uint32, block []byte, maxFrame uint32) error {
 	first := true
 	for first || len(block) > 0 {
@@ -444,7 +472,7 @@ func (cc *h2Conn) writeHeaders(id uint32, block []byte, maxFrame uint32) error {
 			return err
 		}
 	}
-	return cc.bw.Flush()
+	return nil
 }
 
 // lowerNames caches the lower-case form of the canonical field names

@@ -605,3 +605,46 @@ func TestOwnHTTP2AnnouncedLengthNoBody(t *testing.T) {
 		t.Errorf("own path: %s, net/http's transport: %s", own, viaNetHTTP)
 	}
 }
+
+// TestOwnHTTP2ConcurrentHeadersFlushed sends many requests at once on one
+// own connection: HEADERS written while another request waits to write
+// stay in the buffer for the last writer to flush (unlockHeaders), and
+// every request must still reach the backend and be answered.
+func TestOwnHTTP2ConcurrentHeadersFlushed(t *testing.T) {
+	backend := newBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.URL.Query().Get("n"))
+	})
+	h := newTestHandler(t, backend, "127.0.0.1", Options{})
+	const workers, each = 16, 25
+	errs := make(chan string, workers*each)
+	var wg sync.WaitGroup
+	for g := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				n := fmt.Sprint(g*each + i)
+				r := httptest.NewRequest("GET", flunderPath+"?n="+n, nil)
+				r.Header.Set("Accept-Encoding", "gzip")
+				w := serve(h, r, testUser())
+				if w.Code != 200 || w.Body.String() != n {
+					errs <- fmt.Sprintf("request %s: %d %q", n, w.Code, w.Body.String())
+				}
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second): // a HEADERS frame left unflushed
+		t.Fatal("requests still unanswered after 60 s")
+	}
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if n := ownConns(h); n != 1 {
+		t.Errorf("own HTTP/2 path holds %d connections, want 1", n)
+	}
+}
