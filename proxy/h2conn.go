@@ -35,11 +35,12 @@ import (
 // cache.
 //
 // Everything it does not handle goes to the main transport, whose
-// answers and errors stay what they were: a dial or TLS failure (the main
-// transport dials again and reports it), a backend that negotiates
+// answers and errors stay what they were: a backend that negotiates
 // HTTP/1.1 (remembered per address until CloseIdleConnections), a
 // connection at its peer's stream limit or going away, a header the
-// transport would refuse, a stream the peer refuses. Once the request's
+// transport would refuse, a stream the peer refuses. A dial or handshake
+// that fails is reported as the main transport's dial reports it (the
+// same *DialError), without a second dial. Once the request's
 // HEADERS are out, errors are reported as net/http's HTTP/2 transport
 // reports them: io.ErrUnexpectedEOF for a connection lost, the context's
 // error for a cancelled request, "stream error: stream ID n; CODE;
@@ -111,7 +112,10 @@ func (c *h2Client) roundTrip(req *http.Request) (*http.Response, error) {
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return nil, errH2Fallback
 	}
-	cc := c.conn(req.Context(), addr)
+	cc, err := c.conn(req.Context(), addr)
+	if err != nil {
+		return nil, err
+	}
 	if cc == nil {
 		return nil, errH2Fallback
 	}
@@ -119,43 +123,51 @@ func (c *h2Client) roundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // conn returns the usable connection to addr, dialling one when there is
-// none, or nil when the request should take the main transport.
-func (c *h2Client) conn(ctx context.Context, addr string) *h2Conn {
+// none, or nil when the request should take the main transport. A dial or
+// handshake that fails is the request's error (a *DialError, what the
+// main transport's dial would report): dialling again through the main
+// transport would double the time a request to an unresponsive backend
+// takes to fail.
+func (c *h2Client) conn(ctx context.Context, addr string) (*h2Conn, error) {
 	c.mu.Lock()
 	if cc := c.conns[addr]; cc != nil {
 		alive, free := cc.state()
 		if alive {
 			c.mu.Unlock()
 			if !free {
-				return nil // at the peer's stream limit: the main transport takes the excess
+				return nil, nil // at the peer's stream limit: the main transport takes the excess
 			}
-			return cc
+			return cc, nil
 		}
 	}
 	if c.http1[addr] || c.dialing[addr] {
 		c.mu.Unlock()
-		return nil
+		return nil, nil
 	}
 	c.dialing[addr] = true
 	c.mu.Unlock()
 
 	nc, err := c.dialer.dialTLS(ctx, "tcp", addr)
+	if err != nil {
+		c.mu.Lock()
+		delete(c.dialing, addr)
+		c.mu.Unlock()
+		return nil, err
+	}
 	var cc *h2Conn
-	if err == nil {
-		tc := nc.(*tls.Conn)
-		if tc.ConnectionState().NegotiatedProtocol != "h2" {
-			tc.Close()
-			c.mu.Lock()
-			if len(c.http1) < h2MaxRemembered {
-				c.http1[addr] = true
-			}
-			delete(c.dialing, addr)
-			c.mu.Unlock()
-			return nil
+	tc := nc.(*tls.Conn)
+	if tc.ConnectionState().NegotiatedProtocol != "h2" {
+		tc.Close()
+		c.mu.Lock()
+		if len(c.http1) < h2MaxRemembered {
+			c.http1[addr] = true
 		}
-		if cc, err = newH2Conn(c, addr, tc); err != nil {
-			tc.Close()
-		}
+		delete(c.dialing, addr)
+		c.mu.Unlock()
+		return nil, nil
+	}
+	if cc, err = newH2Conn(c, addr, tc); err != nil {
+		tc.Close()
 	}
 	c.mu.Lock()
 	delete(c.dialing, addr)
@@ -163,7 +175,7 @@ func (c *h2Client) conn(ctx context.Context, addr string) *h2Conn {
 		c.conns[addr] = cc
 	}
 	c.mu.Unlock()
-	return cc // nil after an error: the main transport dials and reports it
+	return cc, nil // nil when the preface could not be written: the main transport takes the request
 }
 
 // forget drops cc from the pool when it is addr's current connection.

@@ -648,3 +648,70 @@ func TestOwnHTTP2ConcurrentHeadersFlushed(t *testing.T) {
 		t.Errorf("own HTTP/2 path holds %d connections, want 1", n)
 	}
 }
+
+// TestOwnHTTP2DialFailureDialsOnce sends a GET the own path takes to a
+// backend that accepts TCP and never answers the TLS handshake: the
+// answer must be the main transport's (same code and body as with
+// net/http's transport alone) after one connection attempt, not one of
+// each path (which doubled the time to fail).
+func TestOwnHTTP2DialFailureDialsOnce(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var mu sync.Mutex
+	accepted := 0
+	var held []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			accepted++
+			held = append(held, c) // never answered; closed at the end
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	answer := func(netHTTPOnly bool) (int, string, int) {
+		p := testPKI(t)
+		h := newTestHandler(t, &testBackend{}, "127.0.0.1", Options{
+			Resolver: staticResolver("127.0.0.1", port),
+			Transports: NewTransports(TransportOptions{
+				GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return p.client, nil },
+				TLSHandshakeTimeout:  300 * time.Millisecond,
+				disableOwnHTTP2:      netHTTPOnly,
+			}),
+		})
+		mu.Lock()
+		before := accepted
+		mu.Unlock()
+		r := httptest.NewRequest("GET", flunderPath, nil)
+		r.Header.Set("Accept-Encoding", "gzip")
+		w := serve(h, r, testUser())
+		mu.Lock()
+		defer mu.Unlock()
+		return w.Code, w.Body.String(), accepted - before
+	}
+	ownCode, ownBody, ownDials := answer(false)
+	netCode, netBody, netDials := answer(true)
+	if ownCode != netCode || ownBody != netBody {
+		t.Errorf("own path answered %d %q, net/http's transport %d %q", ownCode, ownBody, netCode, netBody)
+	}
+	if ownDials != 1 || netDials != 1 {
+		t.Errorf("connections accepted: %d through the own path, %d through net/http's transport; want 1 each", ownDials, netDials)
+	}
+	if ownCode != http.StatusServiceUnavailable && ownCode != http.StatusBadGateway {
+		t.Errorf("answer %d %q, want a 502 or 503 for a backend that does not finish the handshake", ownCode, ownBody)
+	}
+}
