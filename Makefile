@@ -61,7 +61,8 @@ bench-floor:
 	$(GO) run ./internal/floorbench $(FLOOR_FLAGS)
 
 # Issue 21: idle RSS of a fresh `aggsim serve` (VmRSS, RssAnon, RssFile in kB,
-# median of 5 starts, each measured 5 s after its banner). About 35 s.
+# median of 5 starts, each measured 5 s after its banner; and the same with
+# --release-startup-pages=false, as VmRSS-kept and RssFile-kept). About 70 s.
 bench-rss:
 	$(GO) test -run '^$$' -bench ServeIdleRSS -benchtime 5x ./cmd/aggsim/
 

@@ -22,6 +22,7 @@ import (
 
 	"github.com/aggsim/aggsim/aggregator"
 	"github.com/aggsim/aggsim/certs"
+	"github.com/aggsim/aggsim/internal/codepages"
 	"github.com/aggsim/aggsim/internal/stackstart"
 	"github.com/aggsim/aggsim/registry/storage"
 )
@@ -62,6 +63,7 @@ type serveOptions struct {
 	discoveryRefreshInterval  time.Duration
 	serveAggregatedV2Beta1    bool
 	profiling                 bool
+	releaseStartupPages       bool
 	controllers               []string
 	shutdownTimeout           time.Duration
 	logLevel                  string
@@ -104,6 +106,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.StringSliceVar(&o.controllers, "controllers", []string{"*"}, "kube-controller-manager controllers to run, as its --controllers: '*' enables all on by default, 'foo' enables foo, '-foo' disables it. Known: "+strings.Join(aggregator.KnownControllers, ", ")+" (aliases namespace, serviceaccount; '-namespace': a deleted namespace stays Terminating, as with a bare kube-apiserver; '-serviceaccount': namespaces get no default ServiceAccount)")
 	f.BoolVar(&o.serveAggregatedV2Beta1, "serve-aggregated-discovery-v2beta1", false, "also answer aggregated discovery v2beta1 (kube-apiserver 1.33 answers 406)")
 	f.BoolVar(&o.profiling, "profiling", true, "serve Go's profiles under /debug/pprof/ (as kube-apiserver's --profiling)")
+	f.BoolVar(&o.releaseStartupPages, "release-startup-pages", true, "a second after ready, drop the pages of aggsim's binary that start-up mapped from the process's page tables: they stay in the page cache and the idle server maps again those it uses (idle RSS about 17 instead of 33 MB); false keeps them mapped")
 	f.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long in-flight requests may take to finish on SIGINT/SIGTERM")
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.BoolVar(&o.demo, "demo", false, "also start the demo wardle.example.com backend and register it")
@@ -303,7 +306,7 @@ func runServe(ctx context.Context, o *serveOptions, out, errOut io.Writer) error
 	}
 	phases.mark("ready")
 	restoreGC()
-	go releaseStartupMemory(runCtx) // and keeps new goroutines' stacks at 8 KiB (internal/stackstart)
+	go releaseStartupMemory(runCtx, o.releaseStartupPages, logger) // and keeps new goroutines' stacks at 8 KiB (internal/stackstart)
 	logger.Debug("start-up phases", phases.attrs()...)
 	fmt.Fprintf(out, "aggsim %s (Kubernetes %s) serving on %s\n", version, kubeGitVersion(), server)
 	fmt.Fprintf(out, "data dir: %s (storage: %s)\n", dataDir, o.storage)
@@ -392,7 +395,33 @@ func (p *startupPhases) attrs() []any {
 // heap, off the serving path. It also runs the stack ballast
 // (stackstart.KeepSettling, until ctx ends): sized at ready, resized just
 // before that GC to the goroutines the controllers have started by then,
-// so that the GC returns the replaced ballast's stack too (issue 21).
-func releaseStartupMemory(ctx context.Context) {
-	stackstart.KeepSettling(ctx, time.After(time.Second), debug.FreeOSMemory)
+// so that the GC returns the replaced ballast's stack too (issue 21). With
+// pages (--release-startup-pages), the binary's pages that start-up mapped
+// are then dropped from the page tables (releaseStartupPages).
+func releaseStartupMemory(ctx context.Context, pages bool, logger *slog.Logger) {
+	stackstart.KeepSettling(ctx, time.After(time.Second), func() {
+		debug.FreeOSMemory()
+		if pages {
+			releaseStartupPages(logger)
+		}
+	})
+}
+
+// releaseStartupPages drops the pages of aggsim's executable that are
+// mapped (start-up's package initialisation, certificate generation and
+// bootstrap faulted in about 23 MB of them) from the process's page
+// tables; they stay in the page cache, and the idle server maps again the
+// ones it uses (internal/codepages, issue 21). Only logged: a failure
+// changes nothing the server does.
+func releaseStartupPages(logger *slog.Logger) {
+	start := time.Now()
+	st, err := codepages.Release()
+	took := time.Since(start).Round(10 * time.Microsecond)
+	switch {
+	case errors.Is(err, errors.ErrUnsupported):
+	case err != nil:
+		logger.Debug("release start-up pages of the executable", "err", err)
+	default:
+		logger.Debug("released start-up pages of the executable", "mappings", st.Mappings, "released_kB", st.Released>>10, "kept_kB", st.Kept>>10, "took", took)
+	}
 }

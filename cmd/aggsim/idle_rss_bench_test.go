@@ -39,9 +39,13 @@ const idleSettle = 5 * time.Second
 // built binary through once (os.ReadFile) before the starts raised it by
 // 2.1 MB (24,496 -> 26,612 kB, same binary): compare binaries built and
 // cached alike, interleaved.
+// Each iteration also starts one with --release-startup-pages=false and
+// reports its VmRSS and RssFile as VmRSS-kept and RssFile-kept: the
+// binary's pages that start-up mapped, which a server by default drops
+// from its page tables a second after ready (internal/codepages).
 // The metrics are the medians of the iterations, in kB (goroutines and
-// cpu-ms as counted); -benchtime 5x gives the median of 5 starts (make
-// bench-rss). The time per op is the start plus idleSettle and means
+// cpu-ms as counted); -benchtime 5x gives the median of 5 starts of each
+// (make bench-rss). The time per op is the start plus idleSettle and means
 // nothing.
 func BenchmarkServeIdleRSS(b *testing.B) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
@@ -56,6 +60,13 @@ func BenchmarkServeIdleRSS(b *testing.B) {
 		for _, n := range names {
 			vals[n] = append(vals[n], st[n])
 		}
+		kept := idleStatus(b, filepath.Join(b.TempDir(), "data"), "--release-startup-pages=false")
+		for _, n := range keptNames {
+			vals[n+"-kept"] = append(vals[n+"-kept"], kept[n])
+		}
+	}
+	for _, n := range keptNames {
+		names = append(names, n+"-kept")
 	}
 	for _, n := range names {
 		unit := n + "-kB"
@@ -66,13 +77,18 @@ func BenchmarkServeIdleRSS(b *testing.B) {
 	}
 }
 
-// idleStatus starts `aggsim serve` on dataDir (startServe), waits
+// keptNames are the figures BenchmarkServeIdleRSS also reports, with the
+// suffix -kept, of a server started with --release-startup-pages=false:
+// what start-up left mapped of the binary.
+var keptNames = []string{"VmRSS", "RssFile"}
+
+// idleStatus starts `aggsim serve` on dataDir with extra flags (startServe), waits
 // idleSettle after its banner, and returns the kB fields of its /proc
 // status and its heap figures (heapStats). The process is killed (by its
 // PID) before it returns.
-func idleStatus(b *testing.B, dataDir string) map[string]float64 {
+func idleStatus(b *testing.B, dataDir string, extra ...string) map[string]float64 {
 	b.Helper()
-	s := startServe(b, dataDir)
+	s := startServe(b, dataDir, extra...)
 	defer s.kill()
 	time.Sleep(idleSettle)
 	cpu, err := childCPU(s.cmd.Process.Pid)

@@ -53,6 +53,7 @@ var rank = map[string]int{
 	"internal/apigen":                     95, // go:generate tool, imported by nothing
 	"internal/floorbench":                 95, // issue 21 benchmark command, imported by nothing
 	"internal/stackstart":                 5,  // issue 21: the goroutine starting-stack ballast `aggsim serve` runs
+	"internal/codepages":                  5,  // issue 21: drops the binary's start-up pages from the page tables
 	"internal/uuid4":                      5,  // version 4 UUIDs: Audit-Id, metadata.uid
 	"internal/archtest":                   1,
 
