@@ -95,19 +95,7 @@ func idleStatus(b *testing.B, dataDir string, extra ...string) map[string]float6
 	if err != nil {
 		b.Fatal(err)
 	}
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/status")
-	if err != nil {
-		b.Fatal(err)
-	}
-	st, err := parseStatusKB(string(raw))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, k := range []string{"VmRSS", "RssAnon", "RssFile"} {
-		if _, ok := st[k]; !ok {
-			b.Fatalf("/proc/%d/status has no %s", s.cmd.Process.Pid, k)
-		}
-	}
+	st := procStatusKB(b, s.cmd.Process.Pid)
 	c := adminClient(b, s.Kubeconfig)
 	heap, err := heapStats(c, s.URL)
 	if err != nil {
@@ -118,6 +106,27 @@ func idleStatus(b *testing.B, dataDir string, extra ...string) map[string]float6
 		b.Fatal(err)
 	}
 	st["cpu-ms"] = cpu
+	return st
+}
+
+// procStatusKB returns the kB fields of /proc/<pid>/status
+// (parseStatusKB), failing tb when it cannot be read or lacks VmRSS,
+// RssAnon or RssFile.
+func procStatusKB(tb testing.TB, pid int) map[string]float64 {
+	tb.Helper()
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st, err := parseStatusKB(string(raw))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, k := range []string{"VmRSS", "RssAnon", "RssFile"} {
+		if _, ok := st[k]; !ok {
+			tb.Fatalf("/proc/%d/status has no %s", pid, k)
+		}
+	}
 	return st
 }
 

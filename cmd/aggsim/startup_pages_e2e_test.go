@@ -45,14 +45,7 @@ func TestServeReleasesStartupPages(t *testing.T) {
 	if mappings < 2 || released < 4096 || kept != 0 {
 		t.Fatalf("logged mappings=%d released_kB=%d kept_kB=%d; want text and read-only data, several MB, nothing kept", mappings, released, kept)
 	}
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := parseStatusKB(string(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := procStatusKB(t, s.cmd.Process.Pid)
 	if st["RssFile"] >= float64(released) {
 		t.Errorf("RssFile %v kB after releasing %d kB: the release left them mapped", st["RssFile"], released)
 	}
