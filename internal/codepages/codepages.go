@@ -15,7 +15,9 @@ type Stats struct {
 
 // Release drops from the process's page tables every page of its own
 // executable (/proc/self/exe) that is mapped, read-only and still the
-// file's own page; see the package documentation. Pages stay in the page
+// file's own page; see the package documentation. A mapping is the
+// executable's when /proc/self/maps gives it the executable's device and
+// inode, or its path (on overlayfs the device and inode differ). Pages stay in the page
 // cache; the next access to one maps it again. It is safe to call at any
 // time from any goroutine, and costs about a millisecond for aggsim's
 // binary (one pass over /proc/self/maps and the mappings' pagemap

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -29,12 +30,26 @@ func release() (Stats, error) {
 	if err := syscall.Stat("/proc/self/exe", &exe); err != nil {
 		return Stats{}, fmt.Errorf("codepages: %w", err)
 	}
-	return releaseFile(exe.Dev, exe.Ino)
+	path, _ := os.Readlink("/proc/self/exe") // "" matches no mapping by path
+	return releaseFile(fileID{dev: exe.Dev, ino: exe.Ino, path: path})
+}
+
+// fileID names the file whose mappings releaseFile looks at: a mapping is
+// the file's when its device and inode are the file's, or when its path is
+// (on overlayfs, /proc/<pid>/maps gives the device and inode of the
+// underlying file, which stat of the overlay's path does not).
+type fileID struct {
+	dev, ino uint64
+	path     string
+}
+
+func (f fileID) matches(m mapping) bool {
+	return (m.dev == f.dev && m.ino == f.ino) || (f.path != "" && m.path == f.path)
 }
 
 // releaseFile drops the mapped pages of the private read-only mappings of
-// the file with device dev and inode ino that are the file's own pages.
-func releaseFile(dev, ino uint64) (Stats, error) {
+// file f that are the file's own pages.
+func releaseFile(f fileID) (Stats, error) {
 	var st Stats
 	maps, err := os.ReadFile("/proc/self/maps")
 	if err != nil {
@@ -50,7 +65,7 @@ func releaseFile(dev, ino uint64) (Stats, error) {
 	sc := bufio.NewScanner(bytes.NewReader(maps))
 	for sc.Scan() {
 		m, ok := parseMapping(sc.Text())
-		if !ok || m.writable || !m.private || m.ino != ino || m.dev != dev {
+		if !ok || m.writable || !m.private || !f.matches(m) {
 			continue
 		}
 		st.Mappings++
@@ -108,29 +123,34 @@ type mapping struct {
 	start, end        uintptr
 	writable, private bool
 	dev, ino          uint64
+	path              string // "" for anonymous memory; may end in " (deleted)"
 }
 
-// parseMapping parses "start-end perms offset major:minor inode [path]".
+// parseMapping parses "start-end perms offset major:minor inode [path]"
+// (proc(5); the path may hold spaces).
 func parseMapping(line string) (mapping, bool) {
 	var m mapping
-	f := bytes.Fields([]byte(line))
-	if len(f) < 5 {
+	var f [5]string
+	rest := line
+	for i := range f {
+		rest = strings.TrimLeft(rest, " ")
+		j := strings.IndexByte(rest, ' ')
+		if j < 0 {
+			j = len(rest)
+		}
+		f[i], rest = rest[:j], rest[j:]
+	}
+	startS, endS, ok := strings.Cut(f[0], "-")
+	majorS, minorS, ok2 := strings.Cut(f[3], ":")
+	if !ok || !ok2 || len(f[1]) != 4 {
 		return m, false
 	}
-	se := bytes.SplitN(f[0], []byte("-"), 2)
-	if len(se) != 2 || len(f[1]) != 4 {
-		return m, false
-	}
-	start, err1 := strconv.ParseUint(string(se[0]), 16, 64)
-	end, err2 := strconv.ParseUint(string(se[1]), 16, 64)
-	mm := bytes.SplitN(f[3], []byte(":"), 2)
-	if err1 != nil || err2 != nil || len(mm) != 2 {
-		return m, false
-	}
-	major, err3 := strconv.ParseUint(string(mm[0]), 16, 32)
-	minor, err4 := strconv.ParseUint(string(mm[1]), 16, 32)
-	ino, err5 := strconv.ParseUint(string(f[4]), 10, 64)
-	if err3 != nil || err4 != nil || err5 != nil || end <= start {
+	start, err1 := strconv.ParseUint(startS, 16, 64)
+	end, err2 := strconv.ParseUint(endS, 16, 64)
+	major, err3 := strconv.ParseUint(majorS, 16, 32)
+	minor, err4 := strconv.ParseUint(minorS, 16, 32)
+	ino, err5 := strconv.ParseUint(f[4], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || end <= start {
 		return m, false
 	}
 	m.start, m.end = uintptr(start), uintptr(end)
@@ -138,6 +158,7 @@ func parseMapping(line string) (mapping, bool) {
 	m.private = f[1][3] == 'p'
 	m.dev = mkdev(uint32(major), uint32(minor))
 	m.ino = ino
+	m.path = strings.TrimLeft(rest, " ")
 	return m, true
 }
 
