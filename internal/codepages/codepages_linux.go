@@ -89,8 +89,11 @@ func releaseFile(f fileID) (Stats, error) {
 				n = entriesPerRead
 			}
 			b := buf[:8*n]
-			if _, err := pm.ReadAt(b, int64(addr/pageSize*8)); err != nil && err != io.EOF {
-				return st, fmt.Errorf("codepages: pagemap: %w", err)
+			if k, err := pm.ReadAt(b, int64(addr/pageSize*8)); k != len(b) {
+				if err == nil || err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				return st, fmt.Errorf("codepages: pagemap at %#x: %w", addr, err)
 			}
 			for i := uintptr(0); i < n; i++ {
 				e := binary.LittleEndian.Uint64(b[8*i:])
