@@ -335,10 +335,8 @@ func beginRequest(w http.ResponseWriter, r *http.Request) *requestState {
 // whole state alive with them (its copy of the request, the stream its
 // body reads from; issue 21).
 func newAuditID() []string {
-	var text [36]byte
-	uuid4.NewInto(&text)
 	value := new([1]string)
-	value[0] = string(text[:])
+	value[0] = uuid4.New()
 	return value[:]
 }
 

@@ -31,6 +31,14 @@ func ownConns(h *Handler) int {
 	return len(c.conns)
 }
 
+// ownPathGet returns a client's GET of path that the own HTTP/2 path
+// takes (it carries an Accept-Encoding, as kubectl's requests do).
+func ownPathGet(path string) *http.Request {
+	r := httptest.NewRequest("GET", path, nil)
+	r.Header.Set("Accept-Encoding", "gzip")
+	return r
+}
+
 // netHTTPOnly returns Options whose transports never take the own HTTP/2
 // path.
 func netHTTPOnly(t testing.TB) Options {
@@ -179,8 +187,7 @@ func TestOwnHTTP2FallsBack(t *testing.T) {
 	t.Cleanup(s.Close)
 	h := newTestHandler(t, &testBackend{Server: s}, "127.0.0.1", Options{})
 	for range 2 {
-		r := httptest.NewRequest("GET", flunderPath, nil)
-		r.Header.Set("Accept-Encoding", "gzip")
+		r := ownPathGet(flunderPath)
 		if w := serve(h, r, testUser()); w.Code != 200 || w.Body.String() != "ok" {
 			t.Fatalf("HTTP/1.1 backend: %d %q", w.Code, w.Body.String())
 		}
@@ -232,8 +239,7 @@ func TestOwnHTTP2CancelResetsStream(t *testing.T) {
 	})
 	h := newTestHandler(t, backend, "127.0.0.1", Options{})
 	ctx, cancel := context.WithCancel(context.Background())
-	r := httptest.NewRequest("GET", flunderPath, nil).WithContext(ctx)
-	r.Header.Set("Accept-Encoding", "gzip")
+	r := ownPathGet(flunderPath).WithContext(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -336,8 +342,7 @@ func TestOwnHTTP2AuditIDNeverIndexed(t *testing.T) {
 		return true
 	})
 	h := newTestHandler(t, &testBackend{}, "127.0.0.1", Options{Resolver: staticResolver("127.0.0.1", port)})
-	r := httptest.NewRequest("GET", flunderPath, nil)
-	r.Header.Set("Accept-Encoding", "gzip")
+	r := ownPathGet(flunderPath)
 	r.Header.Set("Audit-Id", "0b6e4f4e-7a43-4b8e-9a43-5f1e0c3c1d2a")
 	w := serve(h, r, testUser())
 	if w.Code != 200 || w.Body.String() != "ok" {
@@ -398,8 +403,7 @@ func TestOwnHTTP2RetriesUnprocessed(t *testing.T) {
 			})
 			h := newTestHandler(t, &testBackend{}, "127.0.0.1", Options{Resolver: staticResolver("127.0.0.1", port)})
 			for i := range 2 {
-				r := httptest.NewRequest("GET", flunderPath, nil)
-				r.Header.Set("Accept-Encoding", "gzip")
+				r := ownPathGet(flunderPath)
 				if w := serve(h, r, testUser()); w.Code != 200 || w.Body.String() != "ok" {
 					t.Fatalf("request %d: %d %q", i, w.Code, w.Body.String())
 				}
@@ -445,8 +449,7 @@ func TestOwnHTTP2StreamLimit(t *testing.T) {
 	t.Cleanup(s.Close)
 	h := newTestHandler(t, &testBackend{Server: s}, "127.0.0.1", Options{})
 	get := func(query string) {
-		r := httptest.NewRequest("GET", flunderPath+query, nil)
-		r.Header.Set("Accept-Encoding", "gzip")
+		r := ownPathGet(flunderPath + query)
 		if w := serve(h, r, testUser()); w.Code != 200 || w.Body.String() != "ok" {
 			t.Errorf("GET %s: %d %q", query, w.Code, w.Body.String())
 		}
@@ -513,8 +516,7 @@ func TestOwnHTTP2ClosedBodyReturnsWindow(t *testing.T) {
 		}
 	})
 	h := newTestHandler(t, &testBackend{}, "127.0.0.1", Options{Resolver: staticResolver("127.0.0.1", port)})
-	r := httptest.NewRequest("GET", flunderPath, nil)
-	r.Header.Set("Accept-Encoding", "gzip")
+	r := ownPathGet(flunderPath)
 	if w := serve(h, r, testUser()); w.Code != 200 || w.Body.String() != "ok" {
 		t.Fatalf("first answer %d %q", w.Code, w.Body.String())
 	}
@@ -581,8 +583,7 @@ func TestOwnHTTP2AnnouncedLengthNoBody(t *testing.T) {
 	answer := func(opts Options) string {
 		opts.Resolver = staticResolver("127.0.0.1", port)
 		h := newTestHandler(t, &testBackend{}, "127.0.0.1", opts)
-		r := httptest.NewRequest("GET", flunderPath, nil)
-		r.Header.Set("Accept-Encoding", "gzip")
+		r := ownPathGet(flunderPath)
 		serve(h, r, testUser()) // builds the backend transport
 		req, err := http.NewRequest("GET", "https://127.0.0.1:"+port+"/x", nil)
 		if err != nil {
@@ -624,8 +625,7 @@ func TestOwnHTTP2ConcurrentHeadersFlushed(t *testing.T) {
 			defer wg.Done()
 			for i := range each {
 				n := fmt.Sprint(g*each + i)
-				r := httptest.NewRequest("GET", flunderPath+"?n="+n, nil)
-				r.Header.Set("Accept-Encoding", "gzip")
+				r := ownPathGet(flunderPath + "?n=" + n)
 				w := serve(h, r, testUser())
 				if w.Code != 200 || w.Body.String() != n {
 					errs <- fmt.Sprintf("request %s: %d %q", n, w.Code, w.Body.String())
@@ -696,8 +696,7 @@ func TestOwnHTTP2DialFailureDialsOnce(t *testing.T) {
 		mu.Lock()
 		before := accepted
 		mu.Unlock()
-		r := httptest.NewRequest("GET", flunderPath, nil)
-		r.Header.Set("Accept-Encoding", "gzip")
+		r := ownPathGet(flunderPath)
 		w := serve(h, r, testUser())
 		mu.Lock()
 		defer mu.Unlock()

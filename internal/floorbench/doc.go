@@ -31,11 +31,11 @@
 // and aggsim's peak RSS after the load legs. With -startup N it also measures aggsim's start-up
 // as a process: exec to the first 200 from /readyz, N times with a fresh data
 // dir (PKI generated) and N times with an existing one, interleaved, and
-// prints the medians. With -apis-baseline OLD it measures only GET /apis,
-// of OLD, of -aggsim and of the static server, in one run with the legs'
-// order rotating every round, and prints the new / old ratios of rps and
-// CPU per request: on a shared machine, two binaries measured in separate
-// runs differ by more than a change of a few µs does.
+// prints the medians. With -compare OLD it also runs OLD's /apis and
+// proxied-GET legs in the same rounds and prints the new / old ratios and
+// the per-round differences of aggsim's CPU per request: on a shared
+// machine, two binaries measured in separate runs differ by more than a
+// change of a few µs does, and the same round's legs ran seconds apart.
 //
 // Every server is a separate process (aggsim is the binary built from this
 // tree; the floors and the backend are this program run with -role), so no
@@ -47,7 +47,7 @@
 //	go run ./internal/floorbench -startup 11     # start-up only
 //	go run ./internal/floorbench -startup 10 -baseline /tmp/old -aggsim /tmp/new
 //	                                             # start-up of two binaries, interleaved
-//	go run ./internal/floorbench -apis-baseline /tmp/old -aggsim /tmp/new -rounds 9
+//	go run ./internal/floorbench -startup 0 -aggsim /tmp/new -compare /tmp/old -legs '^/apis' -rounds 9
 //	                                             # GET /apis of two binaries and the
 //	                                             # static server, interleaved
 //	go run ./internal/floorbench -startup 0 -aggsim /tmp/new -compare /tmp/old -legs '^GET (aggsim|bare)'

@@ -54,7 +54,6 @@ func main() {
 	load := flag.Bool("load", true, "run the load legs")
 	aggsimBin := flag.String("aggsim", "", "aggsim binary to measure (default: go build ./cmd/aggsim)")
 	baseline := flag.String("baseline", "", "another aggsim binary: measure only start-up, of it and of -aggsim, interleaved (startcompare.go)")
-	apisBaseline := flag.String("apis-baseline", "", "another aggsim binary: measure only GET /apis, of it, of -aggsim and of the static server, interleaved (apiscompare.go)")
 	profile := flag.String("profile", "", "write CPU profiles of aggsim during round 1's aggsim legs to <profile>-apis.pprof and <profile>-proxy.pprof (through its /debug/pprof)")
 	verbose := flag.Bool("v", false, "print the end of aggsim's log after the load legs")
 	var sel loadSelection
@@ -92,12 +91,6 @@ func main() {
 	fmt.Printf("floorbench: %s, %d CPUs, %s\n", time.Now().UTC().Format(time.RFC3339), runtime.NumCPU(), runtime.Version())
 	if *baseline != "" {
 		if err := measureStartupCompare([]string{*baseline, bin}, work, max(*startup, 1)); err != nil {
-			log.Fatal(err)
-		}
-		return
-	}
-	if *apisBaseline != "" {
-		if err := measureAPIsCompare(*apisBaseline, bin, work, *rounds, *dur, *conc); err != nil {
 			log.Fatal(err)
 		}
 		return

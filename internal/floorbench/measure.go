@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -495,6 +496,11 @@ func printRatios(legs []*leg, rounds int) {
 		}
 		fmt.Printf("  proxied ratio per round: %v\n", roundedRatio(perRound))
 	}
+	for _, p := range [][2]*leg{{apisA, byName["/apis aggsim -compare"]}, {proxA, byName["GET aggsim -compare"]}} {
+		if p[0] != nil && p[1] != nil {
+			printCompare(p[0], p[1])
+		}
+	}
 	fmt.Printf("\n  CPU per request of all processes (server + backend + loadgen, µs), floor / aggsim:\n")
 	for _, p := range [][2]*leg{{apisA, apisF}, {proxA, proxF},
 		{byName["/apis aggsim -compare"], apisF}, {byName["GET aggsim -compare"], proxF}} {
@@ -502,6 +508,22 @@ func printRatios(legs []*leg, rounds int) {
 			printCPURatio(p[0], p[1])
 		}
 	}
+}
+
+// printCompare prints, for -compare, the -aggsim binary's leg (nw) against
+// the same leg of the -compare binary (old): the ratios of their median rps
+// and CPU per request, and the difference of aggsim's CPU per request in
+// each round, whose two legs ran seconds apart and so are steadier than
+// the medians when the machine's load changes between rounds.
+func printCompare(nw, old *leg) {
+	var diffs []float64
+	var shown []int
+	for r := range min(len(old.cpu[0]), len(nw.cpu[0])) {
+		diffs = append(diffs, nw.cpu[0][r]-old.cpu[0][r])
+		shown = append(shown, int(math.Round(diffs[r])))
+	}
+	fmt.Printf("  %s new / -compare: rps %.3f×, aggsim CPU per request %.3f×, all processes %.3f×; aggsim µs new − old per round %v, median %+.1f\n",
+		nw.name, median(nw.rps)/median(old.rps), median(nw.cpu[0])/median(old.cpu[0]), nw.totalCPU()/old.totalCPU(), shown, median(diffs))
 }
 
 // printCPURatio prints the ratio of the floor's total CPU per request to

@@ -10,15 +10,9 @@ import (
 // (RFC 4122 section 4.4), in the 36-character 8-4-4-4-12 lower-case hex
 // form upstream's github.com/google/uuid prints.
 func Format(b [16]byte) string {
-	var out [36]byte
-	encode(&out, b)
-	return string(out[:])
-}
-
-// encode writes b into out as Format formats it.
-func encode(out *[36]byte, b [16]byte) {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
+	var out [36]byte
 	hex.Encode(out[0:8], b[0:4])
 	out[8] = '-'
 	hex.Encode(out[9:13], b[4:6])
@@ -28,6 +22,7 @@ func encode(out *[36]byte, b [16]byte) {
 	hex.Encode(out[19:23], b[8:10])
 	out[23] = '-'
 	hex.Encode(out[24:36], b[10:16])
+	return string(out[:])
 }
 
 // New returns a random version 4 UUID whose bytes come from math/rand/v2's
@@ -36,20 +31,8 @@ func encode(out *[36]byte, b [16]byte) {
 // crypto/rand costs a getrandom system call per call, which is slow in
 // sandboxes such as gVisor.
 func New() string {
-	return Format(random())
-}
-
-// NewInto writes a random version 4 UUID, as New returns it, into out:
-// for a caller that keeps the text in a larger value of its own (one
-// allocation instead of two).
-func NewInto(out *[36]byte) {
-	encode(out, random())
-}
-
-// random returns 16 random bytes (see New).
-func random() [16]byte {
 	var b [16]byte
 	binary.LittleEndian.PutUint64(b[0:8], rand.Uint64())
 	binary.LittleEndian.PutUint64(b[8:16], rand.Uint64())
-	return b
+	return Format(b)
 }

@@ -34,20 +34,3 @@ func TestNew(t *testing.T) {
 		seen[u] = true
 	}
 }
-
-// TestNewInto checks that NewInto writes what New returns: a version 4
-// UUID, a new one each time.
-func TestNewInto(t *testing.T) {
-	re := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
-	var a, b [36]byte
-	NewInto(&a)
-	NewInto(&b)
-	for _, u := range []string{string(a[:]), string(b[:])} {
-		if !re.MatchString(u) {
-			t.Fatalf("NewInto wrote %q, not a version 4 UUID", u)
-		}
-	}
-	if a == b {
-		t.Fatalf("NewInto wrote %q twice", a[:])
-	}
-}
