@@ -26,7 +26,9 @@
 // and prints each leg's requests per second (median of the rounds), the
 // CPU time per request of the answering process, the backend and the load
 // generator (from /proc), the ratios aggsim / floor of the requests per
-// second, the ratios floor / aggsim of the total CPU per request (what the
+// second (for the proxied GET also of the proxy's own CPU per request, and
+// aggsim's rps over the bare proxy sending aggsim's headers: the floor
+// doing what kube-apiserver sends), the ratios floor / aggsim of the total CPU per request (what the
 // rps ratios tend to on an idle machine, and steadier on a shared one),
 // and aggsim's peak RSS after the load legs. With -startup N it also measures aggsim's start-up
 // as a process: exec to the first 200 from /readyz, N times with a fresh data
