@@ -635,15 +635,18 @@ func (cc *h2Conn) onHeaders(f *http2.MetaHeadersFrame) {
 	}
 	s.mu.Lock()
 	if s.res != nil { // trailers: Read copies them into res.Trailer at EOF
-		s.trailer = http.Header{}
+		s.mu.Unlock()
+		trailer := http.Header{}
 		for _, hf := range f.RegularFields() {
 			k := cc.canonical(hf.Name)
-			s.trailer[k] = append(s.trailer[k], hf.Value)
+			trailer[k] = append(trailer[k], hf.Value)
 		}
+		cc.finish(s) // before a reader can see the end: see finish
+		s.mu.Lock()
+		s.trailer = trailer
 		s.eof = true
 		s.mu.Unlock()
 		s.wake()
-		cc.finish(s)
 		return
 	}
 	s.mu.Unlock()
@@ -716,14 +719,15 @@ func (cc *h2Conn) onHeaders(f *http2.MetaHeadersFrame) {
 		res.Body = s
 	}
 	s.reqres = res
+	if ended {
+		cc.finish(s) // before a reader can see the end: see finish
+	}
 	s.mu.Lock()
 	s.res = res
 	s.eof = s.eof || ended
 	s.mu.Unlock()
 	s.wake()
-	if ended {
-		cc.finish(s)
-	} else if isHead {
+	if !ended && isHead {
 		s.cancel(nil)
 	}
 }
@@ -757,6 +761,10 @@ func (cc *h2Conn) onData(f *http2.DataFrame) {
 		cc.returnFlow(nil, f.Length)
 		return
 	}
+	ended := f.StreamEnded()
+	if ended {
+		cc.finish(s) // before a reader can see the end: see finish
+	}
 	s.mu.Lock()
 	if s.closed || s.err != nil {
 		s.mu.Unlock()
@@ -764,17 +772,13 @@ func (cc *h2Conn) onData(f *http2.DataFrame) {
 		return
 	}
 	s.buf = append(s.buf, data...)
-	if f.StreamEnded() {
+	if ended {
 		s.eof = true
 	}
-	ended := s.eof
 	s.mu.Unlock()
 	s.wake()
 	if pad > 0 {
 		cc.returnFlow(s, pad)
-	}
-	if ended {
-		cc.finish(s)
 	}
 }
 
@@ -914,7 +918,11 @@ func (s *h2Stream) fail(err error, reset bool) {
 }
 
 // finish removes s from the connection; it reports whether s was still
-// there.
+// there. A stream the peer ended (END_STREAM) is removed before its reader
+// can see the end: it no longer counts against the peer's
+// MAX_CONCURRENT_STREAMS, and a client that reads an answer to its end and
+// sends the next request must find the slot free, not fall back to the
+// main transport's connections (TestOwnHTTP2StreamLimit).
 func (cc *h2Conn) finish(s *h2Stream) bool {
 	cc.mu.Lock()
 	_, ok := cc.streams[s.id]

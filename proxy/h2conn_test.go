@@ -462,6 +462,17 @@ func TestOwnHTTP2StreamLimit(t *testing.T) {
 		first = cc
 	}
 	c.mu.Unlock()
+	if first != nil {
+		// The answer was read to its end: its stream must no longer count
+		// against the backend's limit of one (finish), or the next two
+		// requests would both miss the own connection.
+		first.mu.Lock()
+		open := len(first.streams)
+		first.mu.Unlock()
+		if open != 0 {
+			t.Fatalf("%d streams still open on the own connection after the answer was read", open)
+		}
+	}
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Add(1)
