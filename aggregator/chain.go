@@ -335,9 +335,7 @@ func beginRequest(w http.ResponseWriter, r *http.Request) *requestState {
 // whole state alive with them (its copy of the request, the stream its
 // body reads from; issue 21).
 func newAuditID() []string {
-	value := new([1]string)
-	value[0] = uuid4.New()
-	return value[:]
+	return []string{uuid4.New()}
 }
 
 // finish writes the access-log record: one debug-level "HTTP" record with

@@ -495,6 +495,36 @@ func TestOwnHTTP2StreamLimit(t *testing.T) {
 	}
 }
 
+// TestOwnHTTP2SequentialOneConnection sends requests one after another to a
+// backend that allows one stream per connection: each finds the slot its
+// predecessor freed, so all share one connection, as with net/http's
+// transport (upstream's; 2000 sequential GETs there: one connection).
+func TestOwnHTTP2SequentialOneConnection(t *testing.T) {
+	var mu sync.Mutex
+	addrs := map[string]int{}
+	s := unstartedBackend(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		addrs[r.RemoteAddr]++
+		mu.Unlock()
+		io.WriteString(w, "ok")
+	}))
+	s.Config.HTTP2 = &http.HTTP2Config{MaxConcurrentStreams: 1}
+	s.StartTLS()
+	t.Cleanup(s.Close)
+	h := newTestHandler(t, &testBackend{Server: s}, "127.0.0.1", Options{})
+	const n = 300
+	for i := 0; i < n; i++ {
+		if w := serve(h, ownPathGet(flunderPath), testUser()); w.Code != 200 || w.Body.String() != "ok" {
+			t.Fatalf("GET %d: %d %q", i, w.Code, w.Body.String())
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(addrs) != 1 {
+		t.Errorf("%d sequential requests came on %d connections %v; want one", n, len(addrs), addrs)
+	}
+}
+
 // TestOwnHTTP2ClosedBodyReturnsWindow closes a body whose DATA the own
 // path has buffered but nobody read (a client gone mid-answer): the
 // connection's window must get those bytes back, as net/http's transport

@@ -139,6 +139,14 @@ func (s *servedAggsim) kill() {
 	}
 }
 
+// stderrText returns what the process wrote to its standard error so far.
+func (s *servedAggsim) stderrText() string {
+	w := s.cmd.Stderr.(*lockedWriter)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return s.stderr.String()
+}
+
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer

@@ -12,14 +12,6 @@ import (
 
 var releasedPagesLog = regexp.MustCompile(`msg="released start-up pages of the executable" mappings=(\d+) released_kB=(\d+) kept_kB=(\d+)`)
 
-// stderrText returns what the process wrote to its standard error so far.
-func (s *servedAggsim) stderrText() string {
-	w := s.cmd.Stderr.(*lockedWriter)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return s.stderr.String()
-}
-
 // TestServeReleasesStartupPages starts `aggsim serve` (the binary make
 // build builds) and waits for it to log, a second after ready, that it
 // dropped its binary's start-up pages from its page tables

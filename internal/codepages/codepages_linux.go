@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Bits of a /proc/<pid>/pagemap entry (the kernel's
@@ -84,10 +86,7 @@ func releaseFile(f fileID) (Stats, error) {
 			return nil
 		}
 		for addr := m.start; addr < m.end; {
-			n := (m.end - addr) / pageSize
-			if n > entriesPerRead {
-				n = entriesPerRead
-			}
+			n := min((m.end-addr)/pageSize, entriesPerRead)
 			b := buf[:8*n]
 			if k, err := pm.ReadAt(b, int64(addr/pageSize*8)); k != len(b) {
 				if err == nil || err == io.EOF {
@@ -159,14 +158,8 @@ func parseMapping(line string) (mapping, bool) {
 	m.start, m.end = uintptr(start), uintptr(end)
 	m.writable = f[1][1] == 'w'
 	m.private = f[1][3] == 'p'
-	m.dev = mkdev(uint32(major), uint32(minor))
+	m.dev = unix.Mkdev(uint32(major), uint32(minor)) // as stat(2) encodes it
 	m.ino = ino
 	m.path = strings.TrimLeft(rest, " ")
 	return m, true
-}
-
-// mkdev encodes a device number as stat(2) returns it (glibc's
-// gnu_dev_makedev).
-func mkdev(major, minor uint32) uint64 {
-	return uint64(minor&0xff) | uint64(major&0xfff)<<8 | uint64(minor&^0xff)<<12 | uint64(major&^0xfff)<<32
 }

@@ -53,10 +53,10 @@ func TestParseMapping(t *testing.T) {
 	}
 }
 
-// TestMkdevMatchesStat checks the device numbers of /proc/self/maps against
-// stat(2)'s for the test's own executable: with a wrong encoding Release
-// would find no mapping of it.
-func TestMkdevMatchesStat(t *testing.T) {
+// TestMapsDeviceMatchesStat checks the device numbers parseMapping reads
+// from /proc/self/maps against stat(2)'s for the test's own executable:
+// with a wrong encoding Release would find no mapping of it.
+func TestMapsDeviceMatchesStat(t *testing.T) {
 	var exe syscall.Stat_t
 	if err := syscall.Stat("/proc/self/exe", &exe); err != nil {
 		t.Fatal(err)

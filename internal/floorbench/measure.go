@@ -522,13 +522,11 @@ func printRatios(legs []*leg, rounds int) {
 // the medians when the machine's load changes between rounds.
 func printCompare(nw, old *leg) {
 	var diffs []float64
-	var shown []int
 	for r := range min(len(old.cpu[0]), len(nw.cpu[0])) {
 		diffs = append(diffs, nw.cpu[0][r]-old.cpu[0][r])
-		shown = append(shown, int(math.Round(diffs[r])))
 	}
 	fmt.Printf("  %s new / -compare: rps %.3f×, aggsim CPU per request %.3f×, all processes %.3f×; aggsim µs new − old per round %v, median %+.1f\n",
-		nw.name, median(nw.rps)/median(old.rps), median(nw.cpu[0])/median(old.cpu[0]), nw.totalCPU()/old.totalCPU(), shown, median(diffs))
+		nw.name, median(nw.rps)/median(old.rps), median(nw.cpu[0])/median(old.cpu[0]), nw.totalCPU()/old.totalCPU(), rounded(diffs), median(diffs))
 }
 
 // printCPURatio prints the ratio of the floor's total CPU per request to
@@ -547,10 +545,11 @@ func printCPURatio(aggsim, flr *leg) {
 	fmt.Printf("  %-22s %4.0f   %-22s %4.0f   = %.2f×\n", aggsim.name, a, flr.name, f, r)
 }
 
+// rounded rounds each of xs to the nearest integer (half away from zero).
 func rounded(xs []float64) []int {
 	out := make([]int, len(xs))
 	for i, x := range xs {
-		out[i] = int(x + 0.5)
+		out[i] = int(math.Round(x))
 	}
 	return out
 }
